@@ -1,0 +1,165 @@
+"""Configuration: ratchet.yaml in the project root, overridden by RATCHET_* environment variables.
+
+Paths in ratchet.yaml are relative to the project root. Tiers map a role (agent, nano,
+super, ultra, injector) to a model id and api base; prices are USD per token.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ratchet.errors import ConfigError
+from ratchet.yamlio import load_yaml_text
+
+CONFIG_FILE = "ratchet.yaml"
+CONFIG_SCHEMA_VERSION = 1
+DEFAULT_CLOCK = "2026-10-14T16:00:00Z"
+Upstream = Literal["sim", "live"]
+
+
+class Paths(BaseModel):
+    """Where the project keeps its skills, tasks, goldens and world (relative to the root)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    skills: str = "skills"
+    tasks: str = "tasks.yaml"
+    goldens: str = "goldens"
+    world: str = "world"
+    workspaces: str = "workspaces"
+
+
+class TierConfig(BaseModel):
+    """One model tier."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str = Field(description="litellm model id, e.g. openai/gpt-4o-mini or nebius/...")
+    api_base: str | None = None
+    api_key_env: str | None = Field(default=None, description="Name of the env var holding the key.")
+    tool_protocol: Literal["native", "text"] = "native"
+    max_tokens: int = 1024
+
+
+class Price(BaseModel):
+    """USD per token. An explicit 0 is allowed (a local model)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    cached_input: float | None = Field(default=None, ge=0)
+
+
+NEBIUS_BASE = "https://api.tokenfactory.nebius.com/v1/"
+
+
+def _default_tiers() -> dict[str, TierConfig]:
+    def nebius(model: str, max_tokens: int) -> TierConfig:
+        return TierConfig(
+            model=f"openai/{model}", api_base=NEBIUS_BASE, api_key_env="NEBIUS_TOKEN_FACTORY_KEY", max_tokens=max_tokens
+        )
+
+    return {
+        "agent": nebius("nvidia/Llama-3_3-Nemotron-Super-49B-v1_5", 5000),
+        "nano": nebius("nvidia/NVIDIA-Nemotron-Nano-9B-v2", 300),
+        "super": nebius("nvidia/Llama-3_3-Nemotron-Super-49B-v1_5", 1000),
+        "ultra": nebius("nvidia/Llama-3_1-Nemotron-Ultra-253B-v1", 2000),
+        "injector": nebius("nvidia/Llama-3_1-Nemotron-Ultra-253B-v1", 4000),
+    }
+
+
+def _default_prices() -> dict[str, Price]:
+    return {
+        "openai/nvidia/NVIDIA-Nemotron-Nano-9B-v2": Price(input=0.04e-6, output=0.16e-6),
+        "openai/nvidia/Llama-3_3-Nemotron-Super-49B-v1_5": Price(input=0.10e-6, output=0.40e-6),
+        "openai/nvidia/Llama-3_1-Nemotron-Ultra-253B-v1": Price(input=0.60e-6, output=1.80e-6),
+    }
+
+
+class RatchetConfig(BaseModel):
+    """The whole of ratchet.yaml."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = CONFIG_SCHEMA_VERSION
+    paths: Paths = Field(default_factory=Paths)
+    clock: str = DEFAULT_CLOCK
+    upstream: Upstream = "sim"
+    tiers: dict[str, TierConfig] = Field(default_factory=_default_tiers)
+    prices: dict[str, Price] = Field(default_factory=_default_prices)
+    max_agent_turns: int = Field(default=16, ge=1, le=100)
+
+
+class Project(BaseModel):
+    """A resolved project: its root, its config and its work area."""
+
+    root: Path
+    config: RatchetConfig
+    home: Path = Field(description="Work area: store, caches, pending traces, scratch dirs.")
+
+    def path(self, name: Literal["skills", "tasks", "goldens", "world", "workspaces"]) -> Path:
+        return self.root / getattr(self.config.paths, name)
+
+    @property
+    def pending_dir(self) -> Path:
+        return self.home / "pending"
+
+
+def parse_config(text: str, *, source: str) -> RatchetConfig:
+    raw = load_yaml_text(text, source=source, error=ConfigError)
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise ConfigError("expected a mapping at the top level", path=source, line=1)
+    if raw.get("schema_version", CONFIG_SCHEMA_VERSION) != CONFIG_SCHEMA_VERSION:
+        raise ConfigError(f"unsupported schema_version {raw.get('schema_version')!r}", path=source)
+    try:
+        return RatchetConfig.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"])
+        raise ConfigError(f"{loc}: {first['msg']}", path=source) from None
+
+
+def _env_overrides(config: RatchetConfig) -> RatchetConfig:
+    upstream = os.environ.get("RATCHET_UPSTREAM")
+    if upstream is not None:
+        if upstream not in ("sim", "live"):
+            raise ConfigError(f"RATCHET_UPSTREAM must be 'sim' or 'live', not {upstream!r}")
+        config = config.model_copy(update={"upstream": upstream})
+    clock = os.environ.get("RATCHET_CLOCK")
+    if clock:
+        config = config.model_copy(update={"clock": clock})
+    return config
+
+
+def default_home(root: Path) -> Path:
+    """RATCHET_HOME, else a per-project folder in the user's cache (never inside the work tree)."""
+    env = os.environ.get("RATCHET_HOME")
+    if env:
+        return Path(env).expanduser().resolve()
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    slug = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:12]
+    return cache / "ratchet" / f"{root.resolve().name}-{slug}"
+
+
+def load_project(root: Path, *, home: Path | None = None) -> Project:
+    """Read ratchet.yaml (optional: defaults apply when absent) and the environment."""
+    root = root.resolve()
+    path = root / CONFIG_FILE
+    if path.exists():
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"cannot read: {exc}", path=path) from None
+        config = parse_config(text, source=str(path))
+    else:
+        config = RatchetConfig()
+    config = _env_overrides(config)
+    return Project(root=root, config=config, home=home.resolve() if home else default_home(root))

@@ -1,0 +1,159 @@
+"""Traces and goldens: what one run of one task did, as reviewable JSON.
+
+A golden is a trace that a human blessed; it lives in goldens/<skill>/<task>.json
+(skill-free canaries under goldens/_none/).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+from ratchet.errors import GoldenError
+from ratchet.jsonio import atomic_write_text, canonical_dumps
+
+TRACE_SCHEMA_VERSION = 1
+NO_SKILL_DIR = "_none"
+
+Effect = Literal["read", "write", "send", "spend", "destroy"]
+SIDE_EFFECTS: frozenset[str] = frozenset({"write", "send", "spend", "destroy"})
+
+
+class SkillRef(BaseModel):
+    """A skill that fired, pinned by its hashes."""
+
+    name: str
+    content_hash: str
+    substance_hash: str
+
+
+class StateChange(BaseModel):
+    """One change a mocked tool made to the world (nothing real happens)."""
+
+    path: str = Field(description="Dotted path in the world, e.g. github.issues.acme/widgets#42.labels")
+    before: Any = None
+    after: Any = None
+
+
+class ToolCall(BaseModel):
+    """One mocked tool call with its arguments, declared effect and result."""
+
+    index: int
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    effect: Effect
+    result: Any = None
+    error: str | None = None
+    state_changes: list[StateChange] = Field(default_factory=list)
+
+
+class ModelCall(BaseModel):
+    """One model call made while running the task."""
+
+    index: int
+    tier: str
+    model: str
+    purpose: str
+    request_digest: str
+    tokens_in: int = 0
+    tokens_out: int = 0
+    tokens_cached: int = 0
+    cost_usd: float = 0.0
+    latency_ms: float = 0.0
+    cache_hit: bool = False
+    finish_reason: str = "stop"
+
+
+class VolatileRead(BaseModel):
+    """A volatile world fact (FX rate, latest version ...) read during the run, with its value."""
+
+    key: str
+    value: Any
+    tool_call_index: int
+
+
+class Trace(BaseModel):
+    """One run of one task: routing, model calls, tool calls, output and cost."""
+
+    schema_version: int = TRACE_SCHEMA_VERSION
+    task_id: str
+    prompt: str
+    expected_skill: str | None = None
+    skills_fired: list[SkillRef] = Field(default_factory=list)
+    upstream: Literal["sim", "live"] = "sim"
+    simulated: bool = True
+    models: dict[str, str] = Field(default_factory=dict, description="tier -> model id")
+    seed: int
+    frozen_time: str = Field(description="ISO-8601 UTC time the clock was frozen at.")
+    world_digest: str = ""
+    model_calls: list[ModelCall] = Field(default_factory=list)
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    volatile_reads: list[VolatileRead] = Field(default_factory=list)
+    final_output: str = ""
+    status: Literal["ok", "error"] = "ok"
+    error: str | None = None
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float = 0.0
+
+    @property
+    def fired_skill(self) -> str | None:
+        return self.skills_fired[0].name if self.skills_fired else None
+
+    def to_json(self) -> str:
+        return canonical_dumps(self.model_dump(mode="json"))
+
+
+def golden_relpath(trace: Trace) -> Path:
+    """Where a trace's golden lives, relative to the goldens folder."""
+    return Path(trace.fired_skill or NO_SKILL_DIR) / f"{trace.task_id}.json"
+
+
+def write_trace(path: Path, trace: Trace) -> None:
+    atomic_write_text(path, trace.to_json())
+
+
+def parse_trace(text: str, *, source: str) -> Trace:
+    """Parse trace JSON, upgrading old shapes; one-line GoldenError on anything malformed."""
+    try:
+        raw: Any = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise GoldenError(f"not valid JSON: {exc.msg}", path=source, line=exc.lineno) from None
+    if not isinstance(raw, dict):
+        raise GoldenError("a trace must be a JSON object", path=source)
+    version = raw.get("schema_version")
+    if version != TRACE_SCHEMA_VERSION:
+        raise GoldenError(
+            f"unsupported schema_version {version!r} (this Ratchet reads {TRACE_SCHEMA_VERSION})",
+            path=source,
+        )
+    try:
+        return Trace.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"])
+        raise GoldenError(f"invalid trace: {loc}: {first['msg']}", path=source) from None
+
+
+def read_trace(path: Path) -> Trace:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise GoldenError(f"cannot read: {exc.strerror}", path=path) from None
+    return parse_trace(text, source=str(path))
+
+
+def load_goldens(goldens_dir: Path) -> dict[str, Trace]:
+    """All goldens under a folder, by task id."""
+    goldens: dict[str, Trace] = {}
+    if not goldens_dir.is_dir():
+        return goldens
+    for path in sorted(goldens_dir.glob("*/*.json")):
+        trace = read_trace(path)
+        if trace.task_id in goldens:
+            raise GoldenError(f"second golden for task {trace.task_id!r}", path=path)
+        goldens[trace.task_id] = trace
+    return goldens
