@@ -1,0 +1,50 @@
+"""The `ratchet` command line. Thin: each command parses, calls one public function, prints."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import typer
+
+from ratchet import __version__
+from ratchet.cli import hook, proxy, validate
+from ratchet.errors import RatchetError
+
+app = typer.Typer(
+    name="ratchet",
+    help="Pre-merge regression gate for agent skills.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"ratchet {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
+) -> None:
+    """Pre-merge regression gate for agent skills."""
+
+
+validate.register(app)
+hook.register(app)
+proxy.register(app)
+
+
+def main() -> None:
+    """Console entry point: RatchetError -> one line on stderr and its exit code."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    try:
+        app()
+    except RatchetError as exc:
+        if os.environ.get("RATCHET_DEBUG"):
+            raise
+        typer.echo(f"error: {exc.one_line()}", err=True)
+        sys.exit(exc.exit_code)
