@@ -8,7 +8,7 @@ import sys
 import typer
 
 from ratchet import __version__
-from ratchet.cli import hook, proxy, validate
+from ratchet.cli import gate, golden, hook, proxy, validate
 from ratchet.errors import RatchetError
 
 app = typer.Typer(
@@ -34,6 +34,8 @@ def _root(
 
 
 validate.register(app)
+gate.register(app)
+golden.register(app)
 hook.register(app)
 proxy.register(app)
 

@@ -1,0 +1,1 @@
+"""The gate: select -> replay -> level0 -> (cascade -> drift) -> decide, for one edit."""

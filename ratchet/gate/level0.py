@@ -1,0 +1,133 @@
+"""Level 0: a deterministic diff of a replay against its golden. No model, no opinion.
+
+Calls are aligned by (tool, arguments) with difflib; inside a changed stretch, calls of the
+same tool pair up in order and differ only in arguments. A side-effecting call (write, send,
+spend, destroy) in the replay with no counterpart in the golden is a hard fail: the edit made
+the agent do something to the world that it did not do before.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+from ratchet.gate.verdict import Finding
+from ratchet.jsonio import canonical_dumps
+from ratchet.trace import SIDE_EFFECTS, ToolCall, Trace
+
+
+def _signature(call: ToolCall) -> str:
+    return f"{call.name}({canonical_dumps(call.arguments, indent=None)})"
+
+
+def _args_detail(golden: ToolCall, replay: ToolCall) -> str:
+    keys = sorted(set(golden.arguments) | set(replay.arguments))
+    changes = [
+        f"{key}: {golden.arguments.get(key)!r} -> {replay.arguments.get(key)!r}"
+        for key in keys
+        if golden.arguments.get(key) != replay.arguments.get(key)
+    ]
+    return f"{replay.name} arguments changed ({'; '.join(changes)})"
+
+
+def _added(call: ToolCall) -> Finding:
+    if call.effect in SIDE_EFFECTS:
+        return Finding(
+            kind="new_side_effect",
+            severity="hard",
+            detail=f"new {call.effect} call {_signature(call)}",
+            tool=call.name,
+            effect=call.effect,
+            replay_index=call.index,
+        )
+    return Finding(
+        kind="call_added",
+        severity="diff",
+        detail=f"new read call {_signature(call)}",
+        tool=call.name,
+        effect=call.effect,
+        replay_index=call.index,
+    )
+
+
+def _removed(call: ToolCall) -> Finding:
+    return Finding(
+        kind="call_removed",
+        severity="diff",
+        detail=f"call no longer made: {_signature(call)}",
+        tool=call.name,
+        effect=call.effect,
+        golden_index=call.index,
+    )
+
+
+def _diff_stretch(golden: list[ToolCall], replay: list[ToolCall]) -> list[Finding]:
+    """A replaced stretch: same-tool calls pair up in order (argument changes), the rest are added/removed."""
+    findings: list[Finding] = []
+    unmatched = list(replay)
+    for old in golden:
+        partner = next((new for new in unmatched if new.name == old.name), None)
+        if partner is None:
+            findings.append(_removed(old))
+            continue
+        unmatched.remove(partner)
+        findings.append(
+            Finding(
+                kind="args_changed",
+                severity="diff",
+                detail=_args_detail(old, partner),
+                tool=partner.name,
+                effect=partner.effect,
+                golden_index=old.index,
+                replay_index=partner.index,
+            )
+        )
+    findings.extend(_added(new) for new in unmatched)
+    return findings
+
+
+def diff_tool_calls(golden: list[ToolCall], replay: list[ToolCall]) -> list[Finding]:
+    matcher = difflib.SequenceMatcher(
+        a=[_signature(c) for c in golden], b=[_signature(c) for c in replay], autojunk=False
+    )
+    findings: list[Finding] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        findings.extend(_diff_stretch(golden[i1:i2], replay[j1:j2]))
+    return findings
+
+
+def _volatile_changes(golden: Trace, replay: Trace) -> list[Finding]:
+    before = {read.key: read.value for read in golden.volatile_reads}
+    findings: list[Finding] = []
+    for read in replay.volatile_reads:
+        if read.key in before and before[read.key] != read.value:
+            findings.append(
+                Finding(
+                    kind="volatile_changed",
+                    severity="info",
+                    detail=f"volatile fact {read.key} moved: {before[read.key]!r} -> {read.value!r}",
+                )
+            )
+    return findings
+
+
+def level0_findings(golden: Trace, replay: Trace) -> list[Finding]:
+    """Every deterministic difference between golden and replay, hard fails first."""
+    if replay.status == "error":
+        return [Finding(kind="replay_error", severity="info", detail=replay.error or "replay failed")]
+    findings: list[Finding] = []
+    if golden.fired_skill != replay.fired_skill:
+        findings.append(
+            Finding(
+                kind="routing_changed",
+                severity="diff",
+                detail=f"routing changed: {golden.fired_skill or 'no skill'} -> {replay.fired_skill or 'no skill'}",
+            )
+        )
+    findings.extend(diff_tool_calls(golden.tool_calls, replay.tool_calls))
+    if golden.final_output != replay.final_output:
+        findings.append(Finding(kind="output_changed", severity="diff", detail="final output differs"))
+    findings.extend(_volatile_changes(golden, replay))
+    order = {"hard": 0, "diff": 1, "info": 2}
+    return sorted(findings, key=lambda f: order[f.severity])
