@@ -1,65 +1,413 @@
-"""SKILL.md parsing (PLACEHOLDER: full agentskills.io validation is being written)."""
+"""SKILL.md parsing and validation (agentskills.io rules), content and substance hashes.
+
+One pass reads a skill folder into `Problem`s (errors and warnings, each with its line) and,
+when there is no error, a `Skill`. `validate_*` report every problem; `load_*` raise the first
+error as a `SkillError`. Where and why the rules differ from the reference validator
+(skills-ref) is written down in docs/adr/0002-skill-validation.md.
+
+Frontmatter scalars are read as text, as skills-ref does (it parses with strictyaml): `123`,
+`true` and `1.0` are the strings "123", "true" and "1.0", so a number-like name or a
+metadata version never fails a type check, and no YAML value is ever constructed from a tag.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
-from ratchet.errors import SkillError
+from ratchet.errors import InputError, SkillError
+
+SKILL_FILE = "SKILL.md"
+MAX_NAME_CHARS = 64
+MAX_DESCRIPTION_CHARS = 1024
+MAX_COMPATIBILITY_CHARS = 500
+MAX_BODY_LINES = 500
+SPEC_KEYS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
+# Keys that some clients (Claude Code and others) read; the spec does not define them, so other
+# clients ignore them. Rejecting them would fail skills that work where they were written.
+CLIENT_KEYS = (
+    "disable-model-invocation",
+    "user-invocable",
+    "argument-hint",
+    "model",
+    "context",
+    "agent",
+    "hooks",
+)
+
+Severity = Literal["error", "warning"]
 
 
 class Skill(BaseModel):
     """A parsed skill folder."""
 
-    name: str
+    name: str = Field(description="The frontmatter name, stripped and NFKC-normalized.")
     description: str
     body: str = Field(description="Markdown body after the frontmatter.")
     folder: str = Field(description="Folder path the skill was read from.")
-    frontmatter: dict[str, Any] = Field(default_factory=dict)
+    frontmatter: dict[str, Any] = Field(
+        default_factory=dict, description="Frontmatter as read: every scalar is a string."
+    )
     body_line: int = Field(default=1, description="1-based line of SKILL.md where the body starts.")
-    content_hash: str
-    substance_hash: str
+    content_hash: str = Field(description="sha256 of the SKILL.md bytes.")
+    substance_hash: str = Field(description="sha256 of substance_of(text): blind to comments and whitespace.")
 
 
-_COMMENT = re.compile(r"<!--.*?-->", re.S)
+class Problem(BaseModel):
+    """One thing wrong with a skill, located as precisely as we can."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str = Field(description="The SKILL.md (or the folder, for folder-level problems).")
+    line: int | None = Field(default=None, description="1-based; the frontmatter key's line where there is one.")
+    severity: Severity
+    message: str
+
+    def render(self) -> str:
+        """`path:line: severity: message`, the form editors and CI annotators parse."""
+        where = f"{self.path}:{self.line}" if self.line is not None else self.path
+        return f"{where}: {self.severity}: {self.message}"
+
+    def sort_key(self) -> tuple[str, int, str, str]:
+        return (self.path, self.line or 0, self.severity, self.message)
+
+
+# --- substance -------------------------------------------------------------------------------
+
+# A fenced code block is kept whole (a `<!--` inside one is content, not a comment); a comment
+# outside one is dropped.
+_FENCE_OR_COMMENT = re.compile(r"(^[ \t]*(```|~~~).*?^[ \t]*\2[^\n]*$)|<!--.*?-->", re.S | re.M)
+
+
+def _drop_comments(text: str) -> str:
+    return _FENCE_OR_COMMENT.sub(lambda m: m.group(1) or "", text)
 
 
 def substance_of(text: str) -> str:
-    """SKILL.md text with Markdown comments and whitespace differences normalized away."""
-    text = _COMMENT.sub("", text)
-    return "\n".join(" ".join(line.split()) for line in text.splitlines() if line.strip())
+    """SKILL.md text with Markdown comments and whitespace differences normalized away.
+
+    Blank lines, indentation, runs of spaces and line endings do not count; every word does.
+    """
+    text = _drop_comments(text.replace("\r\n", "\n").replace("\r", "\n"))
+    return "\n".join(" ".join(line.split()) for line in text.split("\n") if line.strip())
 
 
-def parse_skill_text(text: str, *, folder: Path, source: str) -> Skill:
-    if not text.startswith("---"):
-        raise SkillError("frontmatter missing: SKILL.md must start with '---'", path=source, line=1)
-    parts = text.split("\n---", 2)
-    if len(parts) < 2:
-        raise SkillError("frontmatter not terminated", path=source, line=1)
-    meta = yaml.safe_load(parts[0][3:])
-    body = parts[1].split("\n", 1)[1] if "\n" in parts[1] else ""
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+# --- parsing ---------------------------------------------------------------------------------
+
+
+class _Report:
+    """Problems found in one SKILL.md."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.problems: list[Problem] = []
+
+    def error(self, message: str, line: int | None) -> None:
+        self.problems.append(Problem(path=self.source, line=line, severity="error", message=message))
+
+    def warning(self, message: str, line: int | None) -> None:
+        self.problems.append(Problem(path=self.source, line=line, severity="warning", message=message))
+
+    @property
+    def has_error(self) -> bool:
+        return any(p.severity == "error" for p in self.problems)
+
+
+class _Field:
+    """One frontmatter entry: its text-valued data, its YAML node and its 1-based line."""
+
+    def __init__(self, value: Any, node: yaml.Node, line: int) -> None:
+        self.value = value
+        self.node = node
+        self.line = line
+
+
+def _plain(node: yaml.Node, active: set[int]) -> Any:
+    """Node -> str | list | dict, scalars as their text (never a tag-constructed value)."""
+    if isinstance(node, yaml.ScalarNode):
+        return str(node.value)
+    if id(node) in active:
+        raise ValueError("recursive YAML alias")
+    active.add(id(node))
+    try:
+        if isinstance(node, yaml.SequenceNode):
+            return [_plain(item, active) for item in node.value]
+        if isinstance(node, yaml.MappingNode):
+            return {_plain(k, active) if isinstance(k, yaml.ScalarNode) else repr(_plain(k, active)): _plain(v, active)
+                    for k, v in node.value}
+        raise ValueError(f"unsupported YAML node {type(node).__name__}")
+    finally:
+        active.discard(id(node))
+
+
+def _split(text: str, report: _Report) -> tuple[str, int, int] | None:
+    """(frontmatter YAML, index of the closing line, body start offset) or None after an error."""
+    lines = text.split("\n")
+    if lines[0].rstrip() != "---":
+        report.error("frontmatter missing: SKILL.md must start with a '---' line, then YAML, then '---'", 1)
+        return None
+    for i in range(1, len(lines)):
+        if lines[i].rstrip() == "---":
+            return "\n".join(lines[1:i]), i, sum(len(x) + 1 for x in lines[: i + 1])
+    report.error("frontmatter not terminated: add a '---' line after the YAML", 1)
+    return None
+
+
+def _frontmatter(yaml_text: str, report: _Report) -> dict[str, _Field] | None:
+    """Frontmatter entries by key, or None after an error. YAML line 1 is SKILL.md line 2."""
+    try:
+        root = yaml.compose(yaml_text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        report.error(f"frontmatter is not valid YAML: {problem}", mark.line + 2 if mark is not None else 1)
+        return None
+    if not isinstance(root, yaml.MappingNode):
+        kind = "empty" if root is None else f"a {type(root).__name__.removesuffix('Node').lower()}"
+        report.error(f"frontmatter must be a YAML mapping (name: ..., description: ...), not {kind}", 2)
+        return None
+    fields: dict[str, _Field] = {}
+    for key, value in root.value:
+        line = key.start_mark.line + 2
+        if not isinstance(key, yaml.ScalarNode):
+            report.error("frontmatter keys must be plain strings", line)
+            continue
+        if key.value in fields:
+            report.error(f"duplicate frontmatter key '{key.value}' (first on line {fields[key.value].line})", line)
+            continue
+        try:
+            fields[key.value] = _Field(_plain(value, set()), value, line)
+        except ValueError as exc:
+            report.error(f"frontmatter key '{key.value}': {exc}", line)
+    return None if report.has_error else fields
+
+
+# --- rules -----------------------------------------------------------------------------------
+
+
+def _text(fields: dict[str, _Field], key: str, report: _Report) -> str | None:
+    """The key's string value, or None (absent, or not a string: reported)."""
+    field = fields.get(key)
+    if field is None:
+        return None
+    if not isinstance(field.node, yaml.ScalarNode):
+        report.error(f"'{key}' must be a string, not a YAML {type(field.node).__name__.removesuffix('Node').lower()}",
+                     field.line)
+        return None
+    return str(field.value)
+
+
+def _check_name(fields: dict[str, _Field], folder: Path, report: _Report) -> str | None:
+    if "name" not in fields:
+        report.error("required key 'name' missing: add name: <folder name>", 1)
+        return None
+    line = fields["name"].line
+    raw = _text(fields, "name", report)
+    if raw is None:
+        return None
+    if not raw.strip():
+        report.error("'name' is empty: set it to the folder name", line)
+        return None
+    name = unicodedata.normalize("NFKC", raw.strip())
+    if len(name) > MAX_NAME_CHARS:
+        report.error(f"'name' is {len(name)} characters; the limit is {MAX_NAME_CHARS}", line)
+    if name != name.lower():
+        report.error(f"'name' {name!r} must be lowercase", line)
+    if name.startswith("-") or name.endswith("-"):
+        report.error(f"'name' {name!r} must not start or end with a hyphen", line)
+    if "--" in name:
+        report.error(f"'name' {name!r} must not contain consecutive hyphens", line)
+    if not all(c.isalnum() or c == "-" for c in name):
+        report.error(f"'name' {name!r} may contain only letters, digits and hyphens", line)
+    if unicodedata.normalize("NFKC", folder.name) != name:
+        report.error(f"'name' {name!r} must equal the folder name {folder.name!r}: rename one of them", line)
+    return name
+
+
+def _check_description(fields: dict[str, _Field], report: _Report) -> str | None:
+    if "description" not in fields:
+        report.error("required key 'description' missing: say what the skill does and when to use it", 1)
+        return None
+    line = fields["description"].line
+    text = _text(fields, "description", report)
+    if text is None:
+        return None
+    if not text.strip():
+        report.error("'description' is empty: say what the skill does and when to use it", line)
+        return None
+    if len(text) > MAX_DESCRIPTION_CHARS:
+        report.error(f"'description' is {len(text)} characters; the limit is {MAX_DESCRIPTION_CHARS}", line)
+    return text
+
+
+def _check_optional(fields: dict[str, _Field], report: _Report) -> None:
+    _text(fields, "license", report)
+    _text(fields, "allowed-tools", report)
+    compatibility = _text(fields, "compatibility", report)
+    if compatibility is not None:
+        line = fields["compatibility"].line
+        if not compatibility.strip():
+            report.error("'compatibility' is empty: remove it or name what the skill needs", line)
+        elif len(compatibility) > MAX_COMPATIBILITY_CHARS:
+            report.error(
+                f"'compatibility' is {len(compatibility)} characters; the limit is {MAX_COMPATIBILITY_CHARS}", line
+            )
+    metadata = fields.get("metadata")
+    if metadata is not None:
+        node = metadata.node
+        if not isinstance(node, yaml.MappingNode):
+            report.error("'metadata' must be a mapping of string keys to string values", metadata.line)
+        else:
+            for key, value in node.value:
+                if not (isinstance(key, yaml.ScalarNode) and isinstance(value, yaml.ScalarNode)):
+                    report.error("'metadata' values must be strings (nested lists and mappings are not allowed)",
+                                 key.start_mark.line + 2)
+    for key, field in fields.items():
+        if key in SPEC_KEYS:
+            continue
+        if key in CLIENT_KEYS:
+            report.warning(f"'{key}' is a client-specific key, not in the agentskills.io spec; other clients ignore it",
+                           field.line)
+        else:
+            report.error(f"unknown frontmatter key '{key}': allowed keys are {', '.join(SPEC_KEYS)}", field.line)
+
+
+def _check(text: str, folder: Path, report: _Report) -> Skill | None:
+    """Every problem of one SKILL.md text into report; the Skill when there is no error."""
+    split = _split(text, report)
+    if split is None:
+        return None
+    yaml_text, closing, body_start = split
+    fields = _frontmatter(yaml_text, report)
+    if fields is None:
+        return None
+    name = _check_name(fields, folder, report)
+    description = _check_description(fields, report)
+    _check_optional(fields, report)
+    body = text[body_start:]
+    body_line = closing + 2
+    body_lines = body.split("\n")
+    if body_lines and body_lines[-1] == "":
+        body_lines.pop()
+    if len(body_lines) > MAX_BODY_LINES:
+        report.warning(
+            f"body is {len(body_lines)} lines; the spec recommends under {MAX_BODY_LINES}: "
+            "move detail into references/ files",
+            body_line + MAX_BODY_LINES,
+        )
+    if report.has_error or name is None or description is None:
+        return None
     return Skill(
-        name=str(meta["name"]),
-        description=str(meta["description"]),
+        name=name,
+        description=description,
         body=body,
         folder=str(folder),
-        frontmatter=meta,
-        body_line=parts[0].count("\n") + 3,
-        content_hash=hashlib.sha256(text.encode()).hexdigest(),
-        substance_hash=hashlib.sha256(substance_of(text).encode()).hexdigest(),
+        frontmatter={key: field.value for key, field in fields.items()},
+        body_line=body_line,
+        content_hash=_sha256(text.encode("utf-8")),
+        substance_hash=_sha256(substance_of(text).encode("utf-8")),
     )
 
 
+def _read(folder: Path) -> tuple[str | None, _Report]:
+    """The SKILL.md text (None after an error) and the report to add problems to."""
+    path = folder / SKILL_FILE
+    report = _Report(str(path))
+    if not path.is_file():
+        hint = ""
+        if folder.is_dir() and any(p.name.lower() == "skill.md" for p in folder.iterdir()):
+            hint = " (found a differently-cased file: rename it to SKILL.md)"
+        report.error(f"{SKILL_FILE} missing: every skill folder needs one{hint}", None)
+        return None, report
+    try:
+        # Bytes decoded as-is (no newline translation), so text.encode() is the file's bytes.
+        return path.read_bytes().decode("utf-8"), report
+    except UnicodeDecodeError as exc:
+        report.error(f"not UTF-8 text (byte {exc.start}): save the file as UTF-8", None)
+    except OSError as exc:
+        report.error(f"cannot read: {exc.strerror}", None)
+    return None, report
+
+
+def _sorted(problems: list[Problem]) -> list[Problem]:
+    return sorted(problems, key=Problem.sort_key)
+
+
+def _first_error(problems: list[Problem]) -> SkillError:
+    error = next(p for p in _sorted(problems) if p.severity == "error")
+    return SkillError(error.message, path=error.path, line=error.line)
+
+
+def parse_skill_text(text: str, *, folder: Path, source: str) -> Skill:
+    """Parse and validate one SKILL.md text; raise SkillError on its first error."""
+    report = _Report(source)
+    skill = _check(text, folder, report)
+    if skill is None:
+        raise _first_error(report.problems)
+    return skill
+
+
+def validate_skill_folder(folder: Path) -> list[Problem]:
+    """Every error and warning of one skill folder, sorted."""
+    text, report = _read(folder)
+    if text is not None:
+        _check(text, folder, report)
+    return _sorted(report.problems)
+
+
+def skill_folders(path: Path) -> list[Path]:
+    """The skill folders a path names: itself if it has SKILL.md (or is one), else its subfolders.
+
+    A folder with no SKILL.md and no subfolders is taken as one skill folder missing its
+    SKILL.md, so the user hears about it instead of seeing "0 skills".
+    """
+    if not path.exists():
+        raise InputError("path does not exist", path=path)
+    if path.is_file():
+        if path.name == SKILL_FILE:
+            return [path.parent]
+        raise InputError("not a skill folder: give a folder with SKILL.md, or a folder of them", path=path)
+    if (path / SKILL_FILE).exists():
+        return [path]
+    children = sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith("."))
+    return children or [path]
+
+
+def validate_paths(paths: list[Path]) -> list[Problem]:
+    """Every problem of every skill folder the paths name (see skill_folders), sorted.
+
+    Raises InputError for a path that does not exist or is neither a skill folder nor a folder.
+    """
+    problems: list[Problem] = []
+    seen: set[Path] = set()
+    for path in paths:
+        for folder in skill_folders(path):
+            if folder.resolve() not in seen:
+                seen.add(folder.resolve())
+                problems.extend(validate_skill_folder(folder))
+    return _sorted(problems)
+
+
 def load_skill(folder: Path) -> Skill:
-    path = folder / "SKILL.md"
-    return parse_skill_text(path.read_text(encoding="utf-8"), folder=folder, source=str(path))
+    """Read and validate one skill folder; raise SkillError on its first error (warnings pass)."""
+    text, report = _read(folder)
+    skill = _check(text, folder, report) if text is not None else None
+    if skill is None:
+        raise _first_error(report.problems)
+    return skill
 
 
 def load_skills(skills_dir: Path) -> dict[str, Skill]:
     """Every skill folder directly under skills_dir, by name."""
-    return {p.parent.name: load_skill(p.parent) for p in sorted(skills_dir.glob("*/SKILL.md"))}
+    skills = (load_skill(p.parent) for p in sorted(skills_dir.glob(f"*/{SKILL_FILE}")))
+    return {skill.name: skill for skill in skills}
