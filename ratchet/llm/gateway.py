@@ -1,0 +1,195 @@
+"""The gateway: every model call Ratchet makes goes through here.
+
+complete(request) -> cache lookup -> budget reservation -> upstream call (retries inside)
+-> price -> cache store -> ledger row (settling the reservation) -> ChatResponse.
+
+The cache is written before the ledger row: if the process dies between the two, the
+orphaned reservation is charged at its worst case on the next start and the answer is
+replayed from the cache, so nothing paid for is paid again and spend never goes down.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Mapping
+
+from ratchet.config import Price, Project, TierConfig
+from ratchet.errors import BudgetError, ConfigError, ModelCallError
+from ratchet.llm.budget import cap_from_env
+from ratchet.llm.cache import CACHE_MODES, ResponseCache, cache_key, cache_root
+from ratchet.llm.pricing import cost_of, price_for, worst_case_cost
+from ratchet.llm.retry import CallFailed, RetryPolicy, call_with_retries
+from ratchet.llm.secrets import key_from_env, scrub
+from ratchet.llm.types import ChatModel, ChatRequest, ChatResponse
+from ratchet.store import LedgerEntry, Store
+
+DEFAULT_TIMEOUT_S = 120.0
+
+__all__ = ["Gateway", "GatewayModel", "cache_key"]
+
+
+class Gateway:
+    """One run's door to the models: capture, cache, cost, cap."""
+
+    def __init__(
+        self,
+        project: Project,
+        store: Store,
+        *,
+        run_id: str,
+        cache_mode: str = "once",
+        budget_usd: float | None = None,
+        upstream_models: Mapping[str, ChatModel] | None = None,
+        retry: RetryPolicy | None = None,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+    ) -> None:
+        if cache_mode not in CACHE_MODES:
+            raise ConfigError(f"cache mode must be one of {', '.join(CACHE_MODES)}, not {cache_mode!r}")
+        self.project = project
+        self.store = store
+        self.run_id = run_id
+        self.cache_mode = cache_mode
+        self.simulated = project.config.upstream == "sim"
+        self.budget_usd = budget_usd
+        # Simulated dollars never count against the real cap; a run budget applies to both.
+        self.global_cap = None if self.simulated else cap_from_env()
+        self.retry = retry or RetryPolicy()
+        self.timeout_s = timeout_s
+        self.cache = ResponseCache(cache_root(project.home))
+        self._overrides = dict(upstream_models or {})
+        self._upstreams: dict[str, ChatModel] = {}
+        self._lock = threading.Lock()
+        store.start_run(run_id, upstream=project.config.upstream)
+        store.recover_orphans()
+
+    def tier(self, tier: str) -> TierConfig:
+        config = self.project.config.tiers.get(tier)
+        if config is None:
+            known = ", ".join(sorted(self.project.config.tiers))
+            raise ConfigError(f"unknown model tier {tier!r} (configured: {known})")
+        return config
+
+    def upstream(self, tier: str) -> ChatModel:
+        """The raw model behind a tier: an injected one, the simulator, or litellm."""
+        with self._lock:
+            model = self._upstreams.get(tier)
+            if model is None:
+                model = self._overrides.get(tier) or self._resolve(tier)
+                self._upstreams[tier] = model
+            return model
+
+    def _resolve(self, tier: str) -> ChatModel:
+        if self.simulated:
+            from ratchet.sim.models import sim_model_for
+
+            return sim_model_for(tier)
+        from ratchet.llm.live import LiteLLMModel
+
+        config = self.tier(tier)
+        return LiteLLMModel(config, timeout_s=self.timeout_s)
+
+    def model(self, tier: str, purpose: str) -> GatewayModel:
+        """A ChatModel bound to a tier and a purpose; unpriced live models are refused here."""
+        config = self.project.config.tiers.get(tier)
+        if config is None and tier not in self._overrides:
+            config = self.tier(tier)  # raises: unknown tier
+        if not self.simulated:
+            price_for(self.project.config, config.model if config is not None else self.upstream(tier).model_id)
+        return GatewayModel(self, tier, purpose, config)
+
+    def spent(self) -> float:
+        """This run's settled spend (simulated dollars for a sim run)."""
+        return self.store.run_spend(self.run_id)
+
+
+class GatewayModel:
+    """A ChatModel bound to (gateway, tier, purpose)."""
+
+    def __init__(self, gateway: Gateway, tier: str, purpose: str, config: TierConfig | None) -> None:
+        self.gateway = gateway
+        self.tier = tier
+        self.purpose = purpose
+        self.config = config
+        self.api_base = config.api_base if config is not None and not gateway.simulated else None
+
+    @property
+    def model_id(self) -> str:
+        return self.gateway.upstream(self.tier).model_id
+
+    def _entry(self, key: str, model: str, **fields: object) -> LedgerEntry:
+        return LedgerEntry.model_validate(
+            {"run_id": self.gateway.run_id, "purpose": self.purpose, "tier": self.tier, "model": model,
+             "api_base": self.api_base, "simulated": self.gateway.simulated, "request_digest": key, **fields}
+        )
+
+    def _price_model(self, upstream_id: str) -> str:
+        # The simulator stands in for the configured model, so it is priced as that model.
+        return self.config.model if self.config is not None else upstream_id
+
+    def complete(self, request: ChatRequest) -> ChatResponse:
+        gw = self.gateway
+        upstream = gw.upstream(self.tier)
+        model_id = upstream.model_id
+        key = cache_key(model_id, self.api_base, request)
+        started = time.perf_counter()
+        if gw.cache_mode in ("once", "none"):
+            hit = gw.cache.get(key)
+            if hit is not None:
+                latency = (time.perf_counter() - started) * 1000
+                gw.store.settle(None, self._entry(key, model_id, cache_hit=True, latency_ms=latency,
+                                                  tokens_in=hit.usage.tokens_in, tokens_out=hit.usage.tokens_out))
+                return hit.model_copy(update={"cost_usd": 0.0, "cache_hit": True, "latency_ms": latency,
+                                              "request_digest": key})
+            if gw.cache_mode == "none":
+                raise ModelCallError(
+                    f"cache mode 'none': no recorded answer for {self.tier} ({self.purpose}) request {key[:12]}; "
+                    "re-run with cache mode 'once' to allow model calls"
+                )
+        price_model = self._price_model(model_id)
+        price = self._price(price_model)
+        worst = worst_case_cost(price, request) if price is not None else 0.0
+        reservation = gw.store.try_reserve(
+            run_id=gw.run_id, amount_usd=worst, simulated=gw.simulated, global_cap=gw.global_cap,
+            run_cap=gw.budget_usd, purpose=self.purpose, tier=self.tier, model=model_id, request_digest=key,
+        )
+        if reservation is None:
+            raise BudgetError(
+                f"{self.tier} call ({self.purpose}) refused: its worst case ${worst:.4f} would pass the "
+                f"{'run budget' if gw.budget_usd is not None else 'cap'} "
+                f"(spent ${gw.store.total_spend(simulated=gw.simulated):.4f})"
+            )
+        secret = key_from_env(self.config.api_key_env) if self.config is not None else None
+        try:
+            response, attempts = call_with_retries(
+                lambda: upstream.complete(request), policy=gw.retry, seed=int(key[:8], 16),
+                label=f"{self.tier} model {model_id}",
+            )
+        except CallFailed as exc:
+            message = scrub(exc.one_line(), [secret])
+            gw.store.settle(reservation, self._entry(key, model_id, status="error", attempts=exc.attempts,
+                                                     latency_ms=(time.perf_counter() - started) * 1000,
+                                                     error=message))
+            raise ModelCallError(message) from None
+        except BaseException:
+            gw.store.release(reservation)
+            raise
+        latency = (time.perf_counter() - started) * 1000
+        cost = cost_of(price, response.usage) if price is not None else 0.0
+        out = response.model_copy(update={
+            "model": response.model or model_id, "cost_usd": cost, "latency_ms": latency, "cache_hit": False,
+            "simulated": gw.simulated, "request_digest": key,
+        })
+        if gw.cache_mode != "new" or gw.cache.get(key) is None:
+            gw.cache.put(key, out)
+        usage = response.usage
+        gw.store.settle(reservation, self._entry(
+            key, model_id, tokens_in=usage.tokens_in, tokens_out=usage.tokens_out,
+            tokens_cached=usage.tokens_cached, cost_usd=cost, latency_ms=latency, attempts=attempts,
+        ))
+        return out
+
+    def _price(self, model: str) -> Price | None:
+        if self.gateway.simulated:
+            return self.gateway.project.config.prices.get(model)
+        return price_for(self.gateway.project.config, model)

@@ -1,0 +1,44 @@
+"""Catalog prices: what a call costs, and the most it could cost before it is made.
+
+Prices come from ratchet.yaml only (USD per token). litellm's bundled price map is not
+consulted: it drifts from a provider's catalog, and a gate must never guess what it spends.
+"""
+
+from __future__ import annotations
+
+from ratchet.config import Price, RatchetConfig
+from ratchet.errors import ConfigError
+from ratchet.jsonio import canonical_dumps
+from ratchet.llm.types import ChatRequest, Usage
+
+# Chat templates add a few tokens of framing per message.
+_PER_MESSAGE_TOKENS = 8
+
+
+def price_for(config: RatchetConfig, model_id: str) -> Price:
+    """The configured price of a model; ConfigError (before any call) when there is none."""
+    price = config.prices.get(model_id)
+    if price is None:
+        raise ConfigError(
+            f"no price for model {model_id!r}: add it under `prices:` in ratchet.yaml "
+            "(USD per token; an explicit 0 is fine for a local model)"
+        )
+    return price
+
+
+def cost_of(price: Price, usage: Usage) -> float:
+    """USD for the tokens a call used; cached prompt tokens at the cached-input price when set."""
+    cached = min(usage.tokens_cached, usage.tokens_in)
+    cached_price = price.cached_input if price.cached_input is not None else price.input
+    return (usage.tokens_in - cached) * price.input + cached * cached_price + usage.tokens_out * price.output
+
+
+def input_token_bound(request: ChatRequest) -> int:
+    """An upper bound on prompt tokens: byte-level BPE never makes more tokens than bytes."""
+    payload = request.model_dump(mode="json", include={"messages", "tools", "response_format"})
+    return len(canonical_dumps(payload, indent=None).encode()) + _PER_MESSAGE_TOKENS * (len(request.messages) + 1)
+
+
+def worst_case_cost(price: Price, request: ChatRequest) -> float:
+    """What a call could cost at most: the input bound plus max_tokens, all at full price."""
+    return input_token_bound(request) * price.input + request.max_tokens * price.output

@@ -1,0 +1,117 @@
+"""The gateway on the offline path, with the shipped ScriptedModel as upstream."""
+
+from __future__ import annotations
+
+import pytest
+
+from ratchet.config import Project
+from ratchet.errors import BudgetError, ConfigError, ModelCallError
+from ratchet.llm.cache import cache_key
+from ratchet.llm.fake import ScriptedModel
+from ratchet.llm.gateway import Gateway
+from ratchet.llm.retry import RetryPolicy, UpstreamError
+from ratchet.llm.types import ChatRequest, ChatResponse, Message, Usage
+from ratchet.store import Store
+
+FAST = RetryPolicy(max_attempts=3, base_delay_s=0.001, max_delay_s=0.002)
+
+
+def req(text: str = "hello", **kw: object) -> ChatRequest:
+    return ChatRequest.model_validate({"messages": [{"role": "user", "content": text}], **kw})
+
+
+def answer(text: str, tin: int = 100, tout: int = 10) -> ChatResponse:
+    return ChatResponse(message=Message(role="assistant", content=text), usage=Usage(tokens_in=tin, tokens_out=tout))
+
+
+def test_call_is_priced_ledgered_and_cached(sim_project: Project, store: Store) -> None:
+    fake = ScriptedModel("sim/nano", [answer("one", 1000, 100)])
+    gw = Gateway(sim_project, store, run_id="r1", upstream_models={"nano": fake})
+    model = gw.model("nano", "judge-nano")
+    first = model.complete(req())
+    # Nano at catalog price: 1000 * 0.04e-6 + 100 * 0.16e-6
+    assert first.cost_usd == pytest.approx(1000 * 0.04e-6 + 100 * 0.16e-6)
+    assert first.simulated and not first.cache_hit
+    assert first.request_digest == cache_key("sim/nano", None, req())
+    again = model.complete(req())
+    assert again.cache_hit and again.cost_usd == 0.0
+    assert again.message.content == "one"
+    assert len(fake.requests) == 1
+    rows = store.ledger("r1")
+    assert [(r.purpose, r.tier, r.cache_hit, r.simulated, r.status) for r in rows] == [
+        ("judge-nano", "nano", False, True, "ok"), ("judge-nano", "nano", True, True, "ok")]
+    assert rows[1].cost_usd == 0.0
+    assert gw.spent() == pytest.approx(first.cost_usd)
+    assert store.total_spend() == 0.0  # simulated dollars never count against the real cap
+    assert store.total_spend(simulated=True) == pytest.approx(first.cost_usd)
+
+
+def test_cache_mode_none_never_calls(sim_project: Project, store: Store) -> None:
+    fake = ScriptedModel("sim/nano")
+    Gateway(sim_project, store, run_id="a", upstream_models={"nano": fake}).model("nano", "x").complete(req("seen"))
+    gw = Gateway(sim_project, store, run_id="b", cache_mode="none", upstream_models={"nano": fake})
+    assert gw.model("nano", "x").complete(req("seen")).cache_hit
+    with pytest.raises(ModelCallError, match="cache mode 'none'"):
+        gw.model("nano", "x").complete(req("unseen"))
+    assert len(fake.requests) == 1
+
+
+def test_cache_mode_all_rerecords_and_new_keeps_first(sim_project: Project, store: Store) -> None:
+    fake = ScriptedModel("sim/nano", [answer("first"), answer("second"), answer("third")])
+    Gateway(sim_project, store, run_id="a", upstream_models={"nano": fake}).model("nano", "x").complete(req())
+    new = Gateway(sim_project, store, run_id="b", cache_mode="new", upstream_models={"nano": fake})
+    assert new.model("nano", "x").complete(req()).message.content == "second"
+    once = Gateway(sim_project, store, run_id="c", upstream_models={"nano": fake})
+    assert once.model("nano", "x").complete(req()).message.content == "first"
+    rec = Gateway(sim_project, store, run_id="d", cache_mode="all", upstream_models={"nano": fake})
+    assert rec.model("nano", "x").complete(req()).message.content == "third"
+    assert once.model("nano", "x").complete(req()).message.content == "third"
+
+
+def test_unknown_cache_mode_and_tier(sim_project: Project, store: Store) -> None:
+    with pytest.raises(ConfigError, match="cache mode"):
+        Gateway(sim_project, store, run_id="a", cache_mode="sometimes")
+    gw = Gateway(sim_project, store, run_id="a")
+    with pytest.raises(ConfigError, match="unknown model tier 'mega'"):
+        gw.model("mega", "x")
+
+
+def test_run_budget_refuses_before_the_call(sim_project: Project, store: Store) -> None:
+    fake = ScriptedModel("sim/ultra")
+    gw = Gateway(sim_project, store, run_id="a", budget_usd=0.001, upstream_models={"ultra": fake})
+    model = gw.model("ultra", "judge-ultra")
+    # worst case of max_tokens=2000 at 1.80e-6 is 0.0036 > 0.001
+    with pytest.raises(BudgetError, match="refused"):
+        model.complete(req(max_tokens=2000))
+    assert fake.requests == []
+    assert store.ledger() == []
+    model.complete(req(max_tokens=100))
+    assert len(fake.requests) == 1
+
+
+def test_retries_transient_then_fails_closed(sim_project: Project, store: Store) -> None:
+    flaky = ScriptedModel("sim/nano", [UpstreamError("503", retryable=True), answer("ok")])
+    gw = Gateway(sim_project, store, run_id="a", retry=FAST, upstream_models={"nano": flaky})
+    assert gw.model("nano", "x").complete(req("a")).message.content == "ok"
+    assert store.ledger()[-1].attempts == 2
+    down = ScriptedModel("sim/nano", [UpstreamError("503 down", retryable=True)] * 5)
+    gw2 = Gateway(sim_project, store, run_id="b", retry=FAST, upstream_models={"nano": down})
+    with pytest.raises(ModelCallError, match="gave up after 3 attempts"):
+        gw2.model("nano", "x").complete(req("b"))
+    assert len(down.requests) == 3
+    row = store.ledger("b")[-1]
+    assert (row.status, row.attempts, row.cost_usd) == ("error", 3, 0.0)
+    assert store.reserved(simulated=True) == 0.0
+    perm = ScriptedModel("sim/nano", [UpstreamError("401 bad key", retryable=False)])
+    gw3 = Gateway(sim_project, store, run_id="c", retry=FAST, upstream_models={"nano": perm})
+    with pytest.raises(ModelCallError, match="401"):
+        gw3.model("nano", "x").complete(req("c"))
+    assert len(perm.requests) == 1
+
+
+def test_failed_call_is_not_cached(sim_project: Project, store: Store) -> None:
+    fake = ScriptedModel("sim/nano", [UpstreamError("boom", retryable=False), answer("later")])
+    gw = Gateway(sim_project, store, run_id="a", retry=FAST, upstream_models={"nano": fake})
+    with pytest.raises(ModelCallError):
+        gw.model("nano", "x").complete(req())
+    assert gw.model("nano", "x").complete(req()).message.content == "later"
