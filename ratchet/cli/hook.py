@@ -1,9 +1,48 @@
-"""`ratchet hook` (placeholder: being written)."""
+"""`ratchet hook install`: put `ratchet check` into git's pre-push (or pre-commit) hook."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated
+
 import typer
+
+from ratchet.errors import RatchetError
+
+hook_app = typer.Typer(help="Git hooks that run `ratchet check`.", no_args_is_help=True)
+
+
+@hook_app.command("install")
+def install(
+    pre_commit: Annotated[
+        bool, typer.Option("--pre-commit", help="Install the pre-commit hook (checks staged edits) instead of pre-push.")
+    ] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace a hook not written by Ratchet (kept as <hook>.ratchet-backup).")
+    ] = False,
+    repo: Annotated[Path, typer.Option("--repo", help="Path inside the git repository.")] = Path("."),
+) -> None:
+    """Install a git hook that gates skill edits with `ratchet check`; print its path.
+
+    pre-push (default) checks each pushed range against the remote tip, or the merge-base with
+    the default branch for a new branch; --pre-commit checks the staged changes against HEAD.
+    """
+    from ratchet.gitops import install_hook, open_repo
+
+    try:
+        git_repo = open_repo(repo)
+        if pre_commit:
+            path = install_hook(git_repo, "pre-commit", force=force)
+        else:
+            path = install_hook(git_repo, "pre-push", force=force)
+    except RatchetError as exc:
+        # Same line and exit code as ratchet.cli.main, so the command behaves alike when typer
+        # runs it directly (CliRunner, embedding).
+        typer.echo(f"error: {exc.one_line()}", err=True)
+        raise typer.Exit(exc.exit_code) from None
+    typer.echo(f"installed {'pre-commit' if pre_commit else 'pre-push'} hook: {path}")
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the app."""
+    """Add the `hook` sub-app to the app."""
+    app.add_typer(hook_app, name="hook")

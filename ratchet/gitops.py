@@ -1,0 +1,472 @@
+"""Git access that never changes the user's repository.
+
+Everything here reads through plumbing (rev-parse, diff-tree, diff-index --cached, ls-tree,
+ls-files --stage, cat-file) with GIT_OPTIONAL_LOCKS=0, so the working tree, index, HEAD,
+refs, stash and worktree list stay byte-identical. The "scratch worktree" is an export of a
+tree into a folder under Ratchet's home, not `git worktree add` (docs/adr/0003-scratch-export.md).
+
+Hooks run with GIT_DIR and GIT_INDEX_FILE set; during `git commit` the index may be a
+temporary one, and "staged" must mean what is in *that* index. Every command gets an explicit
+environment built by `_git_env` so the answer never depends on which repository the
+surrounding environment happens to point at.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import shlex
+import shutil
+import signal
+import stat
+import sys
+import tempfile
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path, PurePosixPath
+from types import FrameType
+from typing import Literal
+
+import git
+
+from ratchet.errors import GitStateError
+
+INDEX = "<index>"
+"""Sentinel revision meaning "the staged content" (the index git would commit)."""
+
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+"""The SHA-1 empty tree: a valid base for "everything is new" (a branch with no merge-base)."""
+
+HOOK_MARKER = "# ratchet-hook:"
+"""Hook scripts we write carry a line starting with this; anything else is the user's."""
+
+HookKind = Literal["pre-push", "pre-commit"]
+
+_SCRATCH_NAME = re.compile(r"^(\d+)-[0-9a-f]+$")
+
+
+# -- running git ---------------------------------------------------------------------------
+
+
+def _abspath(value: str) -> str:
+    return os.path.abspath(value)  # relative GIT_* paths are relative to our cwd (the hook's)
+
+
+def _same_dir(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _git_env(repo: git.Repo) -> dict[str, str]:
+    """The environment for every git command: this repo, the right index, no optional locks."""
+    git_dir = _abspath(str(repo.git_dir))
+    env = {"GIT_OPTIONAL_LOCKS": "0", "GIT_DIR": git_dir}
+    if repo.working_tree_dir is not None:
+        env["GIT_WORK_TREE"] = _abspath(str(repo.working_tree_dir))
+    inherited_index = os.environ.get("GIT_INDEX_FILE")
+    inherited_dir = os.environ.get("GIT_DIR")
+    # A hook's GIT_INDEX_FILE (maybe a temporary index during `git commit`) belongs to the
+    # repository its GIT_DIR names; for any other repository we read that repo's own index.
+    if inherited_index and (not inherited_dir or _same_dir(_abspath(inherited_dir), git_dir)):
+        env["GIT_INDEX_FILE"] = _abspath(inherited_index)
+    else:
+        env["GIT_INDEX_FILE"] = os.path.join(git_dir, "index")
+    return env
+
+
+def _git(repo: git.Repo, *args: str, stdin: bytes | None = None, ok_codes: Sequence[int] = (0,)) -> bytes:
+    """Run one read-only git command and return its raw stdout."""
+    with tempfile.TemporaryFile() as feed:
+        if stdin is not None:
+            feed.write(stdin)
+            feed.seek(0)
+        try:
+            status, out, err = repo.git.execute(
+                ["git", *args],
+                istream=feed,
+                with_extended_output=True,
+                with_exceptions=False,
+                stdout_as_string=False,
+                strip_newline_in_stdout=False,
+                env=_git_env(repo),
+            )
+        except git.GitCommandNotFound as exc:
+            raise GitStateError("git is not installed or not on PATH") from exc
+    if status not in ok_codes:
+        message = err.decode("utf-8", "replace") if isinstance(err, bytes) else str(err)
+        first = next((line for line in message.splitlines() if line.strip()), f"exit {status}")
+        raise GitStateError(f"git {args[0]} failed: {first.strip()}")
+    assert isinstance(out, bytes)
+    return out
+
+
+def _z_fields(output: bytes) -> list[str]:
+    return [item.decode("utf-8", "surrogateescape") for item in output.split(b"\0") if item]
+
+
+# -- opening and resolving -----------------------------------------------------------------
+
+
+def open_repo(path: Path) -> git.Repo:
+    """Open the repository containing `path` (searching parent directories)."""
+    target = Path(path).expanduser().resolve()
+    if not target.exists():
+        raise GitStateError("no such file or directory", path=target)
+    try:
+        return git.Repo(target, search_parent_directories=True, expand_vars=False)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
+        raise GitStateError(
+            "not a git repository (or any parent); run inside a repo or pass --repo", path=target
+        ) from exc
+
+
+def repo_root(repo: git.Repo) -> Path:
+    """The top of the working tree."""
+    if repo.working_tree_dir is None:
+        raise GitStateError("bare repository has no working tree", path=str(repo.git_dir))
+    return Path(repo.working_tree_dir).resolve()
+
+
+def _has_commits(repo: git.Repo) -> bool:
+    out = _git(repo, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", ok_codes=(0, 1))
+    return bool(out.strip())
+
+
+def resolve_rev(repo: git.Repo, rev: str) -> str:
+    """Full sha of the commit `rev` names.
+
+    EMPTY_TREE is passed through unchanged: it is the base hooks use when nothing came before
+    (the first commit, a branch with no merge-base), and every reader here accepts it.
+    """
+    if rev == EMPTY_TREE:
+        return EMPTY_TREE
+    if not rev or rev.startswith("-") or rev == INDEX:
+        raise GitStateError(f"unknown revision '{rev}'")
+    out = _git(repo, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}", ok_codes=(0, 1))
+    sha = out.decode().strip()
+    if not sha:
+        hint = " (the repository has no commits yet)" if not _has_commits(repo) else ""
+        raise GitStateError(f"unknown revision '{rev}'{hint}")
+    return sha
+
+
+# -- what changed --------------------------------------------------------------------------
+
+
+def changed_files(repo: git.Repo, base: str, head: str | None = None, *, staged: bool = False) -> list[str]:
+    """Paths that differ between `base` and `head` (or the index with staged=True), sorted.
+
+    Renames count on both sides (rename detection is off), as do additions and deletions.
+    """
+    base_sha = resolve_rev(repo, base)
+    if staged or head == INDEX:
+        if head is not None and head != INDEX:
+            raise GitStateError("give either a head revision or staged=True, not both")
+        out = _git(repo, "diff-index", "--cached", "-z", "--name-only", "--no-renames", base_sha, "--")
+    else:
+        head_sha = resolve_rev(repo, head if head is not None else "HEAD")
+        out = _git(repo, "diff-tree", "-r", "-z", "--name-only", "--no-renames", base_sha, head_sha, "--")
+    return sorted(set(_z_fields(out)))
+
+
+def changed_skills(
+    repo: git.Repo,
+    base: str,
+    head: str | None = None,
+    *,
+    staged: bool = False,
+    skills_dir: str = "skills",
+) -> list[str]:
+    """Names of skill folders (`skills_dir/<name>/...`) with any changed file, sorted."""
+    prefix = PurePosixPath(skills_dir.strip("/")).parts
+    names: set[str] = set()
+    for path in changed_files(repo, base, head, staged=staged):
+        parts = PurePosixPath(path).parts
+        if len(parts) > len(prefix) + 1 and parts[: len(prefix)] == prefix:
+            names.add(parts[len(prefix)])
+    return sorted(names)
+
+
+# -- reading trees ---------------------------------------------------------------------------
+
+
+class _Entry:
+    __slots__ = ("mode", "path", "sha")
+
+    def __init__(self, mode: str, sha: str, path: str) -> None:
+        self.mode = mode
+        self.sha = sha
+        self.path = path
+
+
+def _tree_entries(repo: git.Repo, rev: str, prefix: str | None) -> list[_Entry]:
+    """Every blob (and gitlink) at `rev` or in the index, optionally only under `prefix`."""
+    pathspec = [prefix.strip("/")] if prefix else []
+    entries: list[_Entry] = []
+    if rev == INDEX:
+        out = _git(repo, "ls-files", "--stage", "-z", "--full-name", "--", *pathspec)
+        unmerged: set[str] = set()
+        for record in _z_fields(out):
+            meta, path = record.split("\t", 1)
+            mode, sha, stage = meta.split(" ")
+            if stage != "0":
+                unmerged.add(path)
+                continue
+            entries.append(_Entry(mode, sha, path))
+        if unmerged:
+            raise GitStateError(f"the index has unmerged paths ({sorted(unmerged)[0]} ...); resolve the conflict first")
+    else:
+        sha = resolve_rev(repo, rev)
+        out = _git(repo, "ls-tree", "-r", "-z", "--full-tree", sha, "--", *pathspec)
+        for record in _z_fields(out):
+            meta, path = record.split("\t", 1)
+            mode, _kind, obj = meta.split(" ")
+            entries.append(_Entry(mode, obj, path))
+    if prefix:
+        # pathspecs match prefixes of names too ("skills/a" matches "skills/ab"): keep whole folders
+        want = prefix.strip("/")
+        entries = [e for e in entries if e.path == want or e.path.startswith(want + "/")]
+    return entries
+
+
+def _read_blobs(repo: git.Repo, shas: Sequence[str]) -> dict[str, bytes]:
+    """Contents of many blobs with one `cat-file --batch`."""
+    unique = sorted(set(shas))
+    if not unique:
+        return {}
+    out = _git(repo, "cat-file", "--batch", stdin="".join(f"{s}\n" for s in unique).encode())
+    blobs: dict[str, bytes] = {}
+    pos = 0
+    for sha in unique:
+        end = out.index(b"\n", pos)
+        header = out[pos:end].decode().split(" ")
+        if len(header) != 3:
+            raise GitStateError(f"object {sha} is missing from the repository")
+        size = int(header[2])
+        blobs[sha] = out[end + 1 : end + 1 + size]
+        pos = end + 1 + size + 1
+    return blobs
+
+
+def read_file_at(repo: git.Repo, rev: str, path: str) -> str | None:
+    """Text of `path` at `rev` (or INDEX); None when the path is absent there."""
+    clean = str(PurePosixPath(path.strip("/")))
+    entries = [e for e in _tree_entries(repo, rev, clean) if e.path == clean and e.mode != "160000"]
+    if not entries:
+        return None
+    return _read_blobs(repo, [entries[0].sha])[entries[0].sha].decode("utf-8", "replace")
+
+
+def _safe_target(dest: Path, path: str) -> Path:
+    parts = PurePosixPath(path).parts
+    if not parts or PurePosixPath(path).is_absolute() or any(p in ("..", ".git") for p in parts):
+        raise GitStateError(f"refusing to export unsafe path {path!r}")
+    return dest.joinpath(*parts)
+
+
+def export_tree(repo: git.Repo, rev: str, dest: Path, *, prefix: str | None = None) -> None:
+    """Write every file of the tree at `rev` (or INDEX), optionally only under `prefix`, into dest.
+
+    Paths keep their place relative to the repository root. Symlinks become files holding
+    their target; submodules become empty folders.
+    """
+    entries = _tree_entries(repo, rev, prefix)
+    blobs = _read_blobs(repo, [e.sha for e in entries if e.mode != "160000"])
+    dest.mkdir(parents=True, exist_ok=True)
+    for entry in entries:
+        target = _safe_target(dest, entry.path)
+        if entry.mode == "160000":
+            target.mkdir(parents=True, exist_ok=True)
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(blobs[entry.sha])
+        if entry.mode == "100755":
+            target.chmod(target.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+
+
+# -- scratch folders -------------------------------------------------------------------------
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # exists, owned by someone else
+    except OverflowError:
+        return False
+    return True
+
+
+def prune_stale_scratch(home: Path) -> list[Path]:
+    """Remove scratch folders left by processes that are no longer alive; return them."""
+    root = Path(home) / "scratch"
+    if not root.is_dir():
+        return []
+    removed: list[Path] = []
+    for child in sorted(root.iterdir()):
+        match = _SCRATCH_NAME.match(child.name)
+        if match is None or not child.is_dir() or _pid_alive(int(match.group(1))):
+            continue
+        shutil.rmtree(child, ignore_errors=True)
+        if not child.exists():
+            removed.append(child)
+    return removed
+
+
+def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+@contextmanager
+def scratch_checkout(repo: git.Repo, rev: str, home: Path) -> Iterator[Path]:
+    """Export `rev` (or INDEX) into a fresh folder under home/scratch; remove it on exit.
+
+    SIGTERM is turned into KeyboardInterrupt for the duration so a killed run cleans up too.
+    """
+    prune_stale_scratch(home)
+    if rev != INDEX:
+        rev = resolve_rev(repo, rev)
+    folder = Path(home) / "scratch" / f"{os.getpid()}-{secrets.token_hex(4)}"
+    in_main_thread = _is_main_thread()
+    previous = signal.signal(signal.SIGTERM, _raise_interrupt) if in_main_thread else None
+    try:
+        folder.mkdir(parents=True)
+        export_tree(repo, rev, folder)
+        yield folder
+    finally:
+        try:
+            shutil.rmtree(folder, ignore_errors=True)
+        finally:
+            if in_main_thread:
+                signal.signal(signal.SIGTERM, previous)
+
+
+def _is_main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
+
+
+# -- hooks -----------------------------------------------------------------------------------
+
+
+def hooks_dir(repo: git.Repo) -> Path:
+    """Where git looks for hooks (core.hooksPath respected; shared by linked worktrees)."""
+    out = _git(repo, "rev-parse", "--git-path", "hooks").decode().strip()
+    base = Path(repo.working_tree_dir or repo.git_dir)
+    return (base / out).resolve()
+
+
+_ENTRY = 'import sys; from ratchet.cli import main; sys.argv[0] = "ratchet"; main()'
+
+# The interpreter that installed the hook runs Ratchet even when its venv is not active.
+_RUNNER = """\
+ratchet() {{
+  if [ -x {python} ]; then
+    {python} -c {entry} "$@"
+  else
+    command ratchet "$@"
+  fi
+}}
+"""
+
+_PRE_PUSH = """\
+#!/bin/sh
+{marker} pre-push (written by `ratchet hook install`; reinstall with --force to update)
+# Checks the skill edits in every pushed range; a BLOCK verdict (non-zero exit) stops the push.
+{runner}
+empty_tree={empty_tree}
+remote="$1"
+status=0
+while read -r local_ref local_sha remote_ref remote_sha; do
+  case "$local_sha" in *[!0]*) ;; *) continue ;; esac  # a deleted ref: nothing to check
+  base=""
+  case "$remote_sha" in
+    *[!0]*) git cat-file -e "$remote_sha^{{commit}}" 2>/dev/null && base="$remote_sha" ;;
+  esac
+  if [ -z "$base" ]; then
+    # A new branch (or a remote tip we have not fetched): compare with the default branch.
+    for ref in $(git symbolic-ref -q "refs/remotes/$remote/HEAD") \\
+        "refs/remotes/$remote/main" "refs/remotes/$remote/master" refs/heads/main refs/heads/master; do
+      if git rev-parse -q --verify "$ref^{{commit}}" >/dev/null 2>&1; then
+        base=$(git merge-base "$ref" "$local_sha" 2>/dev/null) && [ -n "$base" ] && break
+        base=""
+      fi
+    done
+  fi
+  [ -n "$base" ] || base="$empty_tree"
+  ratchet check --base "$base" --head "$local_sha" </dev/null || status=$?
+  [ "$status" -eq 0 ] || break
+done
+exit $status
+"""
+
+_PRE_COMMIT = """\
+#!/bin/sh
+{marker} pre-commit (written by `ratchet hook install`; reinstall with --force to update)
+# Checks the staged skill edits; a BLOCK verdict (non-zero exit) stops the commit.
+{runner}
+base=HEAD
+git rev-parse -q --verify HEAD >/dev/null 2>&1 || base={empty_tree}  # the first commit
+ratchet check --base "$base" --staged
+"""
+
+
+def render_hook(kind: HookKind, *, runner: str | None = None) -> str:
+    """The hook script text; `runner` replaces the shell function that runs Ratchet (tests)."""
+    if runner is None:
+        runner = _RUNNER.format(python=shlex.quote(sys.executable), entry=shlex.quote(_ENTRY))
+    template = {"pre-push": _PRE_PUSH, "pre-commit": _PRE_COMMIT}.get(kind)
+    if template is None:
+        raise GitStateError(f"unknown hook kind '{kind}' (use pre-push or pre-commit)")
+    return template.format(marker=HOOK_MARKER, runner=runner, empty_tree=EMPTY_TREE)
+
+
+def install_hook(repo: git.Repo, kind: HookKind, *, force: bool = False) -> Path:
+    """Write an executable `kind` hook that runs `ratchet check`; return its path.
+
+    A hook not written by Ratchet is kept unless `force`, in which case it is moved aside to
+    `<hook>.ratchet-backup`.
+    """
+    script = render_hook(kind)
+    directory = hooks_dir(repo)
+    path = directory / kind
+    if path.exists() or path.is_symlink():
+        ours = _is_ratchet_hook(path)
+        if not ours and not force:
+            raise GitStateError(
+                f"a {kind} hook not written by Ratchet is already installed; rerun with --force "
+                f"to replace it (the old hook is kept as {kind}.ratchet-backup)",
+                path=path,
+            )
+        if not ours:
+            os.replace(path, _free_backup_name(path))
+    directory.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{kind}.ratchet-tmp")
+    tmp.write_text(script, encoding="utf-8")
+    tmp.chmod(0o755)
+    os.replace(tmp, path)
+    return path
+
+
+def _free_backup_name(path: Path) -> Path:
+    candidate = path.with_name(f"{path.name}.ratchet-backup")
+    number = 1
+    while candidate.exists() or candidate.is_symlink():
+        candidate = path.with_name(f"{path.name}.ratchet-backup.{number}")
+        number += 1
+    return candidate
+
+
+def _is_ratchet_hook(path: Path) -> bool:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return any(line.startswith(HOOK_MARKER) for line in text.splitlines()[:5])

@@ -1,0 +1,566 @@
+"""ratchet.gitops against real temp repos: answers are right and the user's repo never changes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from ratchet.errors import GitStateError
+from ratchet.gitops import (
+    EMPTY_TREE,
+    INDEX,
+    changed_files,
+    changed_skills,
+    export_tree,
+    hooks_dir,
+    install_hook,
+    open_repo,
+    prune_stale_scratch,
+    read_file_at,
+    render_hook,
+    repo_root,
+    resolve_rev,
+    scratch_checkout,
+)
+from tests.helpers.gitrepo import (
+    commit,
+    git,
+    git_env,
+    make_repo,
+    snapshot_git_state,
+    stage,
+    write_files,
+)
+
+BASE_FILES = {
+    "README.md": "project\n",
+    "skills/alpha/SKILL.md": "---\nname: alpha\n---\nalpha v1\n",
+    "skills/alpha/notes.txt": "notes\n",
+    "skills/beta/SKILL.md": "---\nname: beta\n---\nbeta v1\n",
+    "skills/gamma/SKILL.md": "---\nname: gamma\n---\ngamma v1\n",
+    "tasks.yaml": "tasks: []\n",
+}
+
+
+@pytest.fixture(autouse=True)
+def _no_inherited_git_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_COMMON_DIR"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def repo_path(tmp_path: Path) -> Path:
+    return make_repo(tmp_path, BASE_FILES)
+
+
+def files_under(folder: Path) -> dict[str, str]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_text(encoding="utf-8")
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def busy_repo(tmp_path: Path) -> tuple[Path, str, str]:
+    """A repo in a lived-in state: branches, a stash, a linked worktree, staged, unstaged and
+    untracked changes, and a stat-dirty index that `git status` would rewrite."""
+    repo = make_repo(tmp_path, BASE_FILES)
+    base = git(repo, "rev-parse", "HEAD")
+    head = commit(
+        repo,
+        {"skills/alpha/SKILL.md": "---\nname: alpha\n---\nalpha v2\n", "skills/gamma/SKILL.md": None},
+        "edit alpha, drop gamma",
+    )
+    git(repo, "branch", "feature", base)
+    write_files(repo, {"README.md": "stashed change\n"})
+    git(repo, "stash", "push", "-q", "-m", "wip")
+    git(repo, "worktree", "add", "-q", str(tmp_path / "linked"), "feature")
+    stage(repo, {"skills/beta/SKILL.md": "---\nname: beta\n---\nbeta staged\n"})
+    write_files(repo, {"skills/beta/SKILL.md": "---\nname: beta\n---\nbeta unstaged\n", "scratch.txt": "untracked\n"})
+    os.utime(repo / "tasks.yaml", (1_000_000_000, 1_000_000_000))  # stat-dirty, content clean
+    return repo, base, head
+
+
+# -- the snapshot itself is sensitive ----------------------------------------------------------
+
+
+def test_snapshot_sees_an_index_refresh_by_git_status(tmp_path: Path) -> None:
+    repo, _, _ = busy_repo(tmp_path)
+    before = snapshot_git_state(repo)
+    env = {k: v for k, v in git_env().items() if k != "GIT_OPTIONAL_LOCKS"}
+    subprocess.run(["git", "status", "--porcelain"], cwd=repo, env=env, check=True, capture_output=True)
+    assert snapshot_git_state(repo)["index"] != before["index"]
+
+
+def test_every_read_operation_leaves_the_repo_byte_identical(tmp_path: Path) -> None:
+    repo_dir, base, head = busy_repo(tmp_path)
+    home = tmp_path / "home"
+    before = snapshot_git_state(repo_dir)
+    linked_before = snapshot_git_state(tmp_path / "linked")
+
+    repo = open_repo(repo_dir / "skills" / "alpha")
+    assert repo_root(repo) == repo_dir.resolve()
+    assert resolve_rev(repo, "HEAD") == head
+    assert changed_files(repo, base, head) == ["skills/alpha/SKILL.md", "skills/gamma/SKILL.md"]
+    assert changed_files(repo, "HEAD", staged=True) == ["skills/beta/SKILL.md"]
+    assert changed_skills(repo, base, staged=True) == ["alpha", "beta", "gamma"]
+    assert read_file_at(repo, INDEX, "skills/beta/SKILL.md") == "---\nname: beta\n---\nbeta staged\n"
+    assert read_file_at(repo, base, "skills/gamma/SKILL.md") is not None
+    export_tree(repo, head, tmp_path / "out-head")
+    export_tree(repo, INDEX, tmp_path / "out-index", prefix="skills")
+    with scratch_checkout(repo, INDEX, home) as folder:
+        assert (folder / "skills/beta/SKILL.md").read_text() == "---\nname: beta\n---\nbeta staged\n"
+    with scratch_checkout(repo, base, home) as folder:
+        assert (folder / "skills/gamma/SKILL.md").exists()
+    assert changed_files(open_repo(tmp_path / "linked"), "main", "feature") == [
+        "skills/alpha/SKILL.md",
+        "skills/gamma/SKILL.md",
+    ]
+
+    assert snapshot_git_state(repo_dir) == before
+    assert snapshot_git_state(tmp_path / "linked") == linked_before
+
+
+# -- opening and resolving ---------------------------------------------------------------------
+
+
+def test_open_repo_outside_a_repository_is_a_git_state_error(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    with pytest.raises(GitStateError, match="not a git repository"):
+        open_repo(plain)
+    with pytest.raises(GitStateError, match="no such file or directory"):
+        open_repo(tmp_path / "missing")
+
+
+def test_resolve_rev(repo_path: Path) -> None:
+    repo = open_repo(repo_path)
+    head = git(repo_path, "rev-parse", "HEAD")
+    git(repo_path, "tag", "v1")
+    assert resolve_rev(repo, "main") == head
+    assert resolve_rev(repo, "v1") == head
+    assert resolve_rev(repo, head[:8]) == head
+    assert resolve_rev(repo, EMPTY_TREE) == EMPTY_TREE
+    with pytest.raises(GitStateError) as info:
+        resolve_rev(repo, "nope")
+    assert info.value.one_line() == "unknown revision 'nope'"
+    with pytest.raises(GitStateError, match="unknown revision '--all'"):
+        resolve_rev(repo, "--all")
+
+
+def test_empty_repository_says_so(tmp_path: Path) -> None:
+    path = make_repo(tmp_path, {})
+    repo = open_repo(path)
+    with pytest.raises(GitStateError) as info:
+        resolve_rev(repo, "HEAD")
+    assert info.value.one_line() == "unknown revision 'HEAD' (the repository has no commits yet)"
+    stage(path, {"skills/a/SKILL.md": "a\n"})
+    assert changed_skills(repo, EMPTY_TREE, staged=True) == ["a"]
+
+
+# -- what changed ------------------------------------------------------------------------------
+
+
+def test_changed_files_covers_added_modified_deleted_and_both_sides_of_a_rename(repo_path: Path) -> None:
+    base = git(repo_path, "rev-parse", "HEAD")
+    (repo_path / "skills" / "delta").mkdir()
+    git(repo_path, "mv", "skills/alpha/notes.txt", "skills/delta/notes.txt")
+    head = commit(
+        repo_path,
+        {"skills/beta/SKILL.md": "changed\n", "tasks.yaml": None, "new dir/ünïcode file.md": "x\n"},
+        "mixed",
+    )
+    repo = open_repo(repo_path)
+    assert changed_files(repo, base, head) == [
+        "new dir/ünïcode file.md",
+        "skills/alpha/notes.txt",
+        "skills/beta/SKILL.md",
+        "skills/delta/notes.txt",
+        "tasks.yaml",
+    ]
+    assert changed_files(repo, base) == changed_files(repo, base, "HEAD")
+    assert changed_files(repo, head, head) == []
+    assert changed_skills(repo, base, head) == ["alpha", "beta", "delta"]
+
+
+def test_changed_files_staged_compares_base_with_the_index_only(repo_path: Path) -> None:
+    stage(repo_path, {"skills/beta/SKILL.md": "staged\n", "skills/gamma/SKILL.md": None})
+    write_files(repo_path, {"skills/alpha/SKILL.md": "unstaged only\n", "untracked.md": "u\n"})
+    repo = open_repo(repo_path)
+    assert changed_files(repo, "HEAD", staged=True) == ["skills/beta/SKILL.md", "skills/gamma/SKILL.md"]
+    assert changed_files(repo, "HEAD", INDEX) == changed_files(repo, "HEAD", staged=True)
+    assert changed_skills(repo, "HEAD", staged=True) == ["beta", "gamma"]
+
+
+def test_changed_skills_honours_skills_dir_and_ignores_loose_files(repo_path: Path) -> None:
+    base = git(repo_path, "rev-parse", "HEAD")
+    head = commit(
+        repo_path,
+        {
+            "skills/README.md": "loose file, not a skill\n",
+            "skillsX/a/SKILL.md": "not under skills/\n",
+            "bench/skills/omega/SKILL.md": "omega\n",
+            "bench/skills/omega/refs/deep.md": "deep\n",
+        },
+        "layout",
+    )
+    repo = open_repo(repo_path)
+    assert changed_skills(repo, base, head) == []
+    assert changed_skills(repo, base, head, skills_dir="bench/skills/") == ["omega"]
+
+
+def test_changed_files_with_an_unknown_revision(repo_path: Path) -> None:
+    with pytest.raises(GitStateError, match="unknown revision 'origin/main'"):
+        changed_files(open_repo(repo_path), "origin/main")
+
+
+# -- reading and exporting trees ---------------------------------------------------------------
+
+
+def test_read_file_at(repo_path: Path) -> None:
+    base = git(repo_path, "rev-parse", "HEAD")
+    commit(repo_path, {"skills/alpha/SKILL.md": "v2\n"}, "v2")
+    stage(repo_path, {"skills/alpha/SKILL.md": "staged\n", "skills/new/SKILL.md": "new\n"})
+    repo = open_repo(repo_path)
+    assert read_file_at(repo, base, "skills/alpha/SKILL.md") == BASE_FILES["skills/alpha/SKILL.md"]
+    assert read_file_at(repo, "HEAD", "skills/alpha/SKILL.md") == "v2\n"
+    assert read_file_at(repo, INDEX, "skills/alpha/SKILL.md") == "staged\n"
+    assert read_file_at(repo, INDEX, "skills/new/SKILL.md") == "new\n"
+    assert read_file_at(repo, "HEAD", "skills/new/SKILL.md") is None
+    assert read_file_at(repo, "HEAD", "skills/alpha") is None  # a folder is not a file
+    assert read_file_at(repo, "HEAD", "skills/alpha/SKILL") is None  # no prefix matches
+    assert read_file_at(repo, INDEX, "skills/alpha/SKILL") is None
+    with pytest.raises(GitStateError, match="unknown revision 'nope'"):
+        read_file_at(repo, "nope", "README.md")
+
+
+def test_export_tree_writes_exact_bytes_modes_and_symlinks_as_files(repo_path: Path, tmp_path: Path) -> None:
+    (repo_path / "bin").mkdir()
+    (repo_path / "bin" / "run.sh").write_bytes(b"#!/bin/sh\necho hi\n")
+    (repo_path / "data.bin").write_bytes(bytes(range(256)) + b"\n\n")
+    os.symlink("README.md", repo_path / "link.md")
+    git(repo_path, "add", "-A")
+    git(repo_path, "update-index", "--chmod=+x", "bin/run.sh")
+    git(repo_path, "commit", "-q", "-m", "more")
+    repo = open_repo(repo_path)
+
+    out = tmp_path / "out"
+    export_tree(repo, "HEAD", out)
+    assert (out / "data.bin").read_bytes() == bytes(range(256)) + b"\n\n"
+    assert (out / "bin" / "run.sh").stat().st_mode & stat.S_IXUSR
+    assert not (out / "README.md").stat().st_mode & stat.S_IXUSR
+    assert not (out / "link.md").is_symlink()
+    assert (out / "link.md").read_text() == "README.md"
+    assert (out / "skills/beta/SKILL.md").read_text() == BASE_FILES["skills/beta/SKILL.md"]
+    assert not (out / ".git").exists()
+
+    only = tmp_path / "only"
+    export_tree(repo, "HEAD", only, prefix="skills/alpha")
+    assert sorted(files_under(only)) == ["skills/alpha/SKILL.md", "skills/alpha/notes.txt"]
+
+
+def test_export_tree_of_the_index_and_an_unmerged_index(repo_path: Path, tmp_path: Path) -> None:
+    stage(repo_path, {"skills/beta/SKILL.md": "staged beta\n", "skills/gamma/SKILL.md": None})
+    repo = open_repo(repo_path)
+    export_tree(repo, INDEX, tmp_path / "idx", prefix="skills")
+    assert files_under(tmp_path / "idx") == {
+        "skills/alpha/SKILL.md": BASE_FILES["skills/alpha/SKILL.md"],
+        "skills/alpha/notes.txt": "notes\n",
+        "skills/beta/SKILL.md": "staged beta\n",
+    }
+
+    git(repo_path, "commit", "-q", "-m", "beta")
+    git(repo_path, "checkout", "-q", "-b", "other", "HEAD~1")
+    commit(repo_path, {"skills/beta/SKILL.md": "other beta\n"}, "other")
+    merge = subprocess.run(["git", "merge", "-q", "main"], cwd=repo_path, env=git_env(), capture_output=True)
+    assert merge.returncode != 0
+    with pytest.raises(GitStateError, match="unmerged paths"):
+        export_tree(repo, INDEX, tmp_path / "conflict")
+
+
+# -- hooks' environment: GIT_DIR and GIT_INDEX_FILE --------------------------------------------
+
+
+def _alternate_index(repo_path: Path, tmp_path: Path) -> Path:
+    """An index file outside .git holding HEAD plus one extra staged file (like a commit's temp index)."""
+    index = tmp_path / "alt-index"
+    env = {"GIT_INDEX_FILE": str(index)}
+    git(repo_path, "read-tree", "HEAD", env=env)
+    blob = subprocess.run(
+        ["git", "hash-object", "-w", "--stdin"], cwd=repo_path, env=git_env(), input=b"from the temp index\n",
+        capture_output=True, check=True,
+    ).stdout.decode().strip()
+    git(repo_path, "update-index", "--add", "--cacheinfo", f"100644,{blob},skills/beta/SKILL.md", env=env)
+    return index
+
+
+@pytest.mark.parametrize("relative", [True, False])
+def test_staged_content_comes_from_git_index_file(
+    repo_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, relative: bool
+) -> None:
+    stage(repo_path, {"skills/alpha/SKILL.md": "in the real index\n"})
+    index = _alternate_index(repo_path, tmp_path)
+    before = snapshot_git_state(repo_path)
+    index_bytes = index.read_bytes()
+    monkeypatch.chdir(repo_path)
+    monkeypatch.setenv("GIT_DIR", ".git" if relative else str(repo_path / ".git"))
+    monkeypatch.setenv("GIT_INDEX_FILE", os.path.relpath(index) if relative else str(index))
+
+    repo = open_repo(Path("."))
+    assert changed_files(repo, "HEAD", staged=True) == ["skills/beta/SKILL.md"]
+    assert read_file_at(repo, INDEX, "skills/beta/SKILL.md") == "from the temp index\n"
+    assert read_file_at(repo, INDEX, "skills/alpha/SKILL.md") == BASE_FILES["skills/alpha/SKILL.md"]
+    with scratch_checkout(repo, INDEX, tmp_path / "home") as folder:
+        assert (folder / "skills/beta/SKILL.md").read_text() == "from the temp index\n"
+
+    assert index.read_bytes() == index_bytes
+    assert snapshot_git_state(repo_path) == before
+
+
+def test_a_foreign_git_dir_does_not_redirect_an_explicit_repo(
+    repo_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other = make_repo(tmp_path, {"skills/zeta/SKILL.md": "zeta\n"}, name="other")
+    index = _alternate_index(repo_path, tmp_path)
+    monkeypatch.setenv("GIT_DIR", str(repo_path / ".git"))
+    monkeypatch.setenv("GIT_INDEX_FILE", str(index))
+    stage(other, {"skills/zeta/SKILL.md": "zeta staged\n"})
+
+    repo = open_repo(other)
+    assert repo_root(repo) == other.resolve()
+    assert changed_files(repo, "HEAD", staged=True) == ["skills/zeta/SKILL.md"]
+    assert read_file_at(repo, INDEX, "skills/zeta/SKILL.md") == "zeta staged\n"
+
+
+HOOK_PROBE = textwrap.dedent(
+    """\
+    import json, os, sys
+    from pathlib import Path
+    from ratchet.gitops import INDEX, changed_files, open_repo, read_file_at
+    repo = open_repo(Path("."))
+    Path(sys.argv[1]).write_text(json.dumps({
+        "staged": changed_files(repo, "HEAD", staged=True),
+        "b": read_file_at(repo, INDEX, "b.txt"),
+        "a": read_file_at(repo, INDEX, "a.txt"),
+        "index_env": os.environ.get("GIT_INDEX_FILE", ""),
+    }))
+    """
+)
+
+
+def test_inside_a_real_pre_commit_hook_staged_means_the_commit_s_temporary_index(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path, {"a.txt": "a1\n", "b.txt": "b1\n"})
+    probe = tmp_path / "probe.py"
+    probe.write_text(HOOK_PROBE)
+    result = tmp_path / "result.json"
+    hook = repo / ".git" / "hooks" / "pre-commit"
+    hook.write_text(f"#!/bin/sh\nexec '{sys.executable}' '{probe}' '{result}'\n")
+    hook.chmod(0o755)
+    stage(repo, {"a.txt": "a2 staged\n"})
+    write_files(repo, {"b.txt": "b2 worktree\n"})
+
+    # `git commit -- b.txt` commits only b.txt: the hook sees a temporary index holding HEAD + b.
+    git(repo, "commit", "-q", "-m", "only b", "--", "b.txt")
+
+    seen = json.loads(result.read_text())
+    assert "next-index" in seen["index_env"]
+    assert seen["staged"] == ["b.txt"]
+    assert seen["b"] == "b2 worktree\n"
+    assert seen["a"] == "a1\n"
+
+
+# -- scratch folders and interrupts ------------------------------------------------------------
+
+
+def test_scratch_checkout_exports_and_removes(repo_path: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    repo = open_repo(repo_path)
+    handler = signal.getsignal(signal.SIGTERM)
+    with scratch_checkout(repo, "HEAD", home) as folder:
+        assert folder.parent == home / "scratch"
+        assert folder.name.startswith(f"{os.getpid()}-")
+        assert files_under(folder) == BASE_FILES
+        assert signal.getsignal(signal.SIGTERM) is not handler
+    assert not folder.exists()
+    assert signal.getsignal(signal.SIGTERM) is handler
+
+    with pytest.raises(RuntimeError), scratch_checkout(repo, "HEAD", home) as folder:
+        raise RuntimeError("boom")
+    assert not folder.exists()
+    with pytest.raises(GitStateError), scratch_checkout(repo, "nope", home):
+        pass
+    assert list((home / "scratch").iterdir()) == []
+
+
+SCRATCH_CHILD = textwrap.dedent(
+    """\
+    import sys, time
+    from pathlib import Path
+    from ratchet.gitops import open_repo, scratch_checkout
+    with scratch_checkout(open_repo(Path(sys.argv[1])), "HEAD", Path(sys.argv[2])) as folder:
+        print(folder, flush=True)
+        time.sleep(60)
+    """
+)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupted_run_leaves_no_scratch_folder(repo_path: Path, tmp_path: Path, signum: int) -> None:
+    home = tmp_path / "home"
+    child = subprocess.Popen(
+        [sys.executable, "-c", SCRATCH_CHILD, str(repo_path), str(home)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        assert child.stdout is not None
+        folder = Path(child.stdout.readline().strip())
+        assert (folder / "skills/alpha/SKILL.md").exists()
+        child.send_signal(signum)
+        child.wait(timeout=30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        child.stdout and child.stdout.close()
+        child.stderr and child.stderr.close()
+    assert child.returncode != 0
+    assert not folder.exists()
+    assert list((home / "scratch").iterdir()) == []
+
+
+def _dead_pid() -> int:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def test_leftovers_of_dead_processes_are_pruned(repo_path: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    stale = home / "scratch" / f"{_dead_pid()}-deadbeef"
+    (stale / "skills").mkdir(parents=True)
+    (stale / "skills" / "x.md").write_text("left over\n")
+    alive = home / "scratch" / f"{os.getpid()}-0123abcd"
+    alive.mkdir()
+    unrelated = home / "scratch" / "keep-me"
+    unrelated.mkdir()
+
+    assert prune_stale_scratch(home) == [stale]
+    assert not stale.exists()
+    assert alive.exists()
+    assert unrelated.exists()
+    assert prune_stale_scratch(tmp_path / "no-home") == []
+
+    stale.mkdir()
+    with scratch_checkout(open_repo(repo_path), "HEAD", home):
+        assert not stale.exists()
+
+
+# -- hooks ---------------------------------------------------------------------------------------
+
+
+def test_install_hook_writes_an_executable_marked_script(repo_path: Path) -> None:
+    repo = open_repo(repo_path)
+    before = snapshot_git_state(repo_path)
+    path = install_hook(repo, "pre-push")
+    assert path == (repo_path / ".git" / "hooks" / "pre-push").resolve()
+    assert path.stat().st_mode & stat.S_IXUSR
+    text = path.read_text()
+    assert text.startswith("#!/bin/sh\n# ratchet-hook: pre-push")
+    assert 'ratchet check --base "$base" --head "$local_sha"' in text
+    pre_commit = install_hook(repo, "pre-commit")
+    assert 'ratchet check --base "$base" --staged' in pre_commit.read_text()
+    assert install_hook(repo, "pre-push") == path  # ours: reinstall without --force
+
+    after = snapshot_git_state(repo_path)
+    changed = {k for k in after if after[k] != before[k]}
+    assert changed == {"git_files"}
+    git_files_before = before["git_files"]
+    git_files_after = after["git_files"]
+    assert isinstance(git_files_before, dict) and isinstance(git_files_after, dict)
+    assert {k for k in git_files_after.keys() ^ git_files_before.keys()} == {"hooks/pre-push", "hooks/pre-commit"}
+
+
+def test_install_hook_refuses_a_foreign_hook_unless_forced(repo_path: Path) -> None:
+    repo = open_repo(repo_path)
+    foreign = repo_path / ".git" / "hooks" / "pre-push"
+    foreign.write_text("#!/bin/sh\necho mine\n")
+    with pytest.raises(GitStateError, match="not written by Ratchet"):
+        install_hook(repo, "pre-push")
+    assert foreign.read_text() == "#!/bin/sh\necho mine\n"
+    install_hook(repo, "pre-push", force=True)
+    assert foreign.read_text().startswith("#!/bin/sh\n# ratchet-hook:")
+    assert (foreign.parent / "pre-push.ratchet-backup").read_text() == "#!/bin/sh\necho mine\n"
+
+
+def test_install_hook_respects_core_hooks_path_and_linked_worktrees(repo_path: Path, tmp_path: Path) -> None:
+    git(repo_path, "config", "core.hooksPath", ".githooks")
+    assert install_hook(open_repo(repo_path), "pre-commit") == (repo_path / ".githooks" / "pre-commit").resolve()
+    git(repo_path, "config", "--unset", "core.hooksPath")
+    git(repo_path, "worktree", "add", "-q", "-b", "side", str(tmp_path / "side"))
+    linked = open_repo(tmp_path / "side")
+    assert hooks_dir(linked) == (repo_path / ".git" / "hooks").resolve()
+
+
+def test_the_default_runner_reaches_this_ratchet() -> None:
+    script = render_hook("pre-commit")
+    runner = script[script.index("ratchet() {") : script.index("}\n") + 2]
+    out = subprocess.run(["sh", "-c", runner + "ratchet --version"], capture_output=True, text=True, check=True)
+    assert out.stdout.startswith("ratchet ")
+
+
+def _with_recording_hook(repo: Path, kind: str, log: Path, exit_code: int = 0) -> None:
+    runner = f'ratchet() {{ echo "$*" >> \'{log}\'; return {exit_code}; }}\n'
+    hook = repo / ".git" / "hooks" / kind
+    hook.write_text(render_hook(kind, runner=runner))  # type: ignore[arg-type]
+    hook.chmod(0o755)
+
+
+def test_pre_push_hook_checks_each_pushed_range(repo_path: Path, tmp_path: Path) -> None:
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(repo_path, "remote", "add", "origin", str(remote))
+    git(repo_path, "push", "-q", "origin", "main")
+    first = git(repo_path, "rev-parse", "HEAD")
+    log = tmp_path / "calls.log"
+    _with_recording_hook(repo_path, "pre-push", log)
+
+    second = commit(repo_path, {"skills/alpha/SKILL.md": "v2\n"}, "v2")
+    git(repo_path, "push", "-q", "origin", "main")
+    git(repo_path, "checkout", "-q", "-b", "feature")
+    third = commit(repo_path, {"skills/beta/SKILL.md": "v2\n"}, "beta")
+    git(repo_path, "push", "-q", "origin", "feature")  # new branch: merge-base with origin/main
+    git(repo_path, "push", "-q", "origin", ":feature")  # deletion: nothing to check
+    assert log.read_text().splitlines() == [
+        f"check --base {first} --head {second}",
+        f"check --base {second} --head {third}",
+    ]
+
+    _with_recording_hook(repo_path, "pre-push", log, exit_code=1)
+    commit(repo_path, {"skills/beta/SKILL.md": "v3\n"}, "beta v3")
+    blocked = subprocess.run(
+        ["git", "push", "-q", "origin", "feature"], cwd=repo_path, env=git_env(), capture_output=True
+    )
+    assert blocked.returncode != 0
+    assert git(remote, "for-each-ref", "--format=%(refname)") == "refs/heads/main"
+
+
+def test_pre_commit_hook_checks_staged_against_head_or_the_empty_tree(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path, {})
+    log = tmp_path / "calls.log"
+    _with_recording_hook(repo, "pre-commit", log)
+    stage(repo, {"skills/a/SKILL.md": "a\n"})
+    subprocess.run(["git", "commit", "-q", "-m", "first"], cwd=repo, env=git_env(), check=True)
+    stage(repo, {"skills/a/SKILL.md": "a2\n"})
+    subprocess.run(["git", "commit", "-q", "-m", "second"], cwd=repo, env=git_env(), check=True)
+    assert log.read_text().splitlines() == [
+        f"check --base {EMPTY_TREE} --staged",
+        "check --base HEAD --staged",
+    ]
