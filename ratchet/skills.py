@@ -153,6 +153,9 @@ def _plain(node: yaml.Node, active: set[int]) -> Any:
 def _split(text: str, report: _Report) -> tuple[str, int, int] | None:
     """(frontmatter YAML, index of the closing line, body start offset) or None after an error."""
     lines = text.split("\n")
+    if lines[0].startswith("\ufeff"):
+        report.error("SKILL.md starts with a byte-order mark: save it as UTF-8 without BOM", 1)
+        return None
     if lines[0].rstrip() != "---":
         report.error("frontmatter missing: SKILL.md must start with a '---' line, then YAML, then '---'", 1)
         return None

@@ -447,3 +447,10 @@ def test_agrees_with_skills_ref(tmp_path: Path, case_id: str) -> None:
 
 def test_every_difference_is_a_case() -> None:
     assert set(DIFFERENCES) <= set(SUITE)
+
+
+def test_byte_order_mark_is_named(tmp_path: Path) -> None:
+    folder = tmp_path / "bom"
+    folder.mkdir()
+    (folder / "SKILL.md").write_bytes("\ufeff---\nname: bom\ndescription: d\n---\n".encode())
+    assert rendered(folder) == ["SKILL.md:1: error: SKILL.md starts with a byte-order mark: save it as UTF-8 without BOM"]

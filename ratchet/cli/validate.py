@@ -37,6 +37,7 @@ def validate_command(
         None,
         help="Skill folders (with SKILL.md) or folders of skill folders. Default: the project's skills dir.",
         show_default=False,
+        metavar="PATH",
     ),
 ) -> None:
     """Check skills against the agentskills.io rules; exit 2 if any has an error."""
