@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import typer
 
@@ -38,6 +41,34 @@ gate.register(app)
 golden.register(app)
 hook.register(app)
 proxy.register(app)
+
+
+def _friendly(callback: Callable[..., Any]) -> Callable[..., Any]:
+    """RatchetError -> one line on stderr and its exit code, also under CliRunner."""
+
+    @functools.wraps(callback)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return callback(*args, **kwargs)
+        except RatchetError as exc:
+            if os.environ.get("RATCHET_DEBUG"):
+                raise
+            typer.echo(f"error: {exc.one_line()}", err=True)
+            raise typer.Exit(exc.exit_code) from None
+
+    return wrapper
+
+
+def _wrap_commands(typer_app: typer.Typer) -> None:
+    for info in typer_app.registered_commands:
+        if info.callback is not None:
+            info.callback = _friendly(info.callback)
+    for group in typer_app.registered_groups:
+        if group.typer_instance is not None:
+            _wrap_commands(group.typer_instance)
+
+
+_wrap_commands(app)
 
 
 def main() -> None:
