@@ -11,7 +11,7 @@ from typing import Any
 import typer
 
 from ratchet import __version__
-from ratchet.cli import gate, golden, hook, proxy, validate
+from ratchet.cli import demo, gate, golden, hook, proxy, validate
 from ratchet.errors import RatchetError
 
 app = typer.Typer(
@@ -38,6 +38,7 @@ def _root(
 
 validate.register(app)
 gate.register(app)
+demo.register(app)
 golden.register(app)
 hook.register(app)
 proxy.register(app)

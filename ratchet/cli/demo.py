@@ -1,0 +1,40 @@
+"""`ratchet demo`: the gate end to end on a throwaway repository, offline."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from ratchet.errors import InfraError
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def demo(
+        directory: Path | None = typer.Option(
+            None, "--dir", help="Build the demo repository here and keep it (default: a temp dir, removed)."
+        ),
+    ) -> None:
+        """Record goldens for two skills, then gate a cosmetic, an argument and a side-effect edit."""
+        from rich.console import Console
+
+        from ratchet.cli.render import render_verdict
+        from ratchet.demo import run_demo
+
+        console = Console(highlight=False)
+        result = run_demo(directory, report=typer.echo, show=lambda v: render_verdict(v, console))
+        misses = [(e, v) for e, v in result.verdicts if v.decision != e.expected]
+        typer.echo("")
+        for edit, verdict in result.verdicts:
+            mark = "ok " if verdict.decision == edit.expected else "!! "
+            typer.echo(f"{mark}{edit.branch:<24} {verdict.decision:<5} (expected {edit.expected})  ${verdict.cost_usd:.6f}")
+        typer.echo("")
+        if directory is not None:
+            typer.echo(f"Try next:  cd {result.repo}")
+            typer.echo("           ratchet check --base main --head edit/new-side-effect --json")
+            typer.echo("           edit skills/*/SKILL.md, commit on a branch, and ratchet check --base main")
+        else:
+            typer.echo("Try next:  ratchet demo --dir ./ratchet-demo   (keeps the repository to explore)")
+        if misses:
+            raise InfraError(f"{len(misses)} demo edit(s) got an unexpected decision")

@@ -1,0 +1,189 @@
+"""`ratchet demo`: the gate end to end, offline, on a throwaway skills repository.
+
+It copies this repository's two demo skills with their tasks, world and workspaces into a new
+git repository, records and blesses goldens on the simulator, then gates three edits, each on
+its own branch: a cosmetic one, a changed tool argument and an added side-effecting step.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import git
+import yaml
+
+from ratchet.config import load_project
+from ratchet.errors import InputError
+from ratchet.gate.check import check_edit
+from ratchet.gate.verdict import Decision, Verdict
+from ratchet.recording import bless, record_tasks
+
+DEMO_SKILLS = ("github-triage", "fx-expense-converter")
+SOURCE_ROOT = Path(__file__).resolve().parent.parent
+_DEMO_AUTHOR = git.Actor("Ratchet Demo", "demo@example.com")
+
+
+@dataclass(frozen=True)
+class DemoEdit:
+    """One scripted edit of one skill, and the decision the gate should reach."""
+
+    branch: str
+    skill: str
+    message: str
+    expected: Decision
+    apply: Callable[[str], str]
+
+
+def _cosmetic(text: str) -> str:
+    head, sep, body = text.partition("\n---\n")
+    body = body.replace("\n## ", "\n\n<!-- section reviewed 2026-10 -->\n## ", 1)
+    return head + sep + body.rstrip("\n") + "\n\n\n"
+
+
+def _replace_once(old: str, new: str) -> Callable[[str], str]:
+    def apply(text: str) -> str:
+        if old not in text:
+            raise InputError(f"demo edit expects {old!r} in the skill; the bundled skill changed")
+        return text.replace(old, new, 1)
+
+    return apply
+
+
+def _add_step(anchor: str, step: str) -> Callable[[str], str]:
+    """Insert a step right after the line containing `anchor`."""
+
+    def apply(text: str) -> str:
+        lines = text.splitlines(keepends=True)
+        for index, line in enumerate(lines):
+            if anchor in line:
+                lines.insert(index + 1, step + "\n")
+                return "".join(lines)
+        raise InputError(f"demo edit expects {anchor!r} in the skill; the bundled skill changed")
+
+    return apply
+
+
+EDITS: tuple[DemoEdit, ...] = (
+    DemoEdit(
+        branch="edit/cosmetic",
+        skill="github-triage",
+        message="github-triage: tidy whitespace, add a review comment",
+        expected="PASS",
+        apply=_cosmetic,
+    ),
+    DemoEdit(
+        branch="edit/changed-argument",
+        skill="github-triage",
+        message="github-triage: rename the normal priority label to priority/medium",
+        expected="WARN",
+        apply=_replace_once('else "priority/normal"', 'else "priority/medium"'),
+    ),
+    DemoEdit(
+        branch="edit/new-side-effect",
+        skill="fx-expense-converter",
+        message="fx-expense-converter: also email the finance team",
+        expected="BLOCK",
+        apply=_add_step(
+            '$status = "converted"',
+            "8. Send the totals to finance: `email_send(to=\"finance@example.com\", "
+            "subject=\"Expenses converted\", body=fmt(\"Total: {} USD\", $total))`.",
+        ),
+    ),
+)
+
+
+def _copy_sources(dest: Path) -> None:
+    for name in DEMO_SKILLS:
+        source = SOURCE_ROOT / "skills" / name
+        if not (source / "SKILL.md").is_file():
+            raise InputError(f"demo data not found at {source}; run the demo from a clone of the Ratchet repository")
+        shutil.copytree(source, dest / "skills" / name)
+    shutil.copytree(SOURCE_ROOT / "bench" / "world", dest / "world")
+    shutil.copytree(SOURCE_ROOT / "bench" / "workspaces", dest / "workspaces")
+    raw = yaml.safe_load((SOURCE_ROOT / "bench" / "tasks.yaml").read_text(encoding="utf-8"))
+    raw["tasks"] = [t for t in raw["tasks"] if t.get("skill") in (*DEMO_SKILLS, None)]
+    (dest / "tasks.yaml").write_text(yaml.safe_dump(raw, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    (dest / "ratchet.yaml").write_text(
+        "schema_version: 1\nupstream: sim\npaths:\n  skills: skills\n  tasks: tasks.yaml\n"
+        "  goldens: goldens\n  world: world\n  workspaces: workspaces\n",
+        encoding="utf-8",
+    )
+    (dest / ".gitignore").write_text(".ratchet/\n", encoding="utf-8")
+
+
+def _commit_all(repo: git.Repo, message: str) -> str:
+    repo.git.add("-A")
+    commit = repo.index.commit(message, author=_DEMO_AUTHOR, committer=_DEMO_AUTHOR)
+    return commit.hexsha
+
+
+@contextmanager
+def _demo_dir(target: Path | None) -> Iterator[Path]:
+    if target is not None:
+        target = target.resolve()
+        if target.exists() and any(target.iterdir()):
+            raise InputError(f"{target} is not empty; give --dir a new or empty folder")
+        target.mkdir(parents=True, exist_ok=True)
+        yield target
+        return
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="ratchet-demo-") as tmp:
+        yield Path(tmp)
+
+
+@dataclass
+class DemoResult:
+    """What the demo did."""
+
+    repo: Path
+    goldens: int
+    verdicts: list[tuple[DemoEdit, Verdict]]
+
+
+def build_demo_repo(root: Path, home: Path) -> str:
+    """Copy the demo skills into a new git repo at root, record and bless goldens; return the sha."""
+    _copy_sources(root)
+    repo = git.Repo.init(root, initial_branch="main")
+    _commit_all(repo, "Skills, tasks and world")
+    project = load_project(root, home=home)
+    recorded = record_tasks(project)
+    if recorded.errors:
+        raise InputError(f"demo tasks failed to record: {recorded.errors[0]}")
+    bless(project)
+    return _commit_all(repo, "Bless goldens")
+
+
+def apply_edit(root: Path, edit: DemoEdit) -> str:
+    """Commit `edit` on its own branch from main; leave main checked out. Returns the edit's sha."""
+    repo = git.Repo(root)
+    repo.git.checkout("-q", "-b", edit.branch, "main")
+    path = root / "skills" / edit.skill / "SKILL.md"
+    path.write_text(edit.apply(path.read_text(encoding="utf-8")), encoding="utf-8")
+    sha = _commit_all(repo, edit.message)
+    repo.git.checkout("-q", "main")
+    return sha
+
+
+def run_demo(target: Path | None, *, report: Callable[[str], None], show: Callable[[Verdict], None]) -> DemoResult:
+    """Build the demo repository and gate the three edits; report/show print as it goes."""
+    os.environ.setdefault("RATCHET_UPSTREAM", "sim")
+    with _demo_dir(target) as root:
+        home = root / ".ratchet"
+        base = build_demo_repo(root, home)
+        goldens = len(list((root / "goldens").glob("*/*.json")))
+        report(f"demo repository: {root}")
+        report(f"recorded and blessed {goldens} goldens on the simulator")
+        verdicts: list[tuple[DemoEdit, Verdict]] = []
+        for edit in EDITS:
+            apply_edit(root, edit)
+            report(f"\n── {edit.branch}: {edit.message} (expect {edit.expected})")
+            verdict = check_edit(root, base=base, head=edit.branch, home=home)
+            show(verdict)
+            verdicts.append((edit, verdict))
+        return DemoResult(repo=root, goldens=goldens, verdicts=verdicts)
