@@ -61,20 +61,32 @@ def _same_dir(a: str, b: str) -> bool:
         return False
 
 
+def _ambient_git_dir() -> str | None:
+    """The repository a plain `git` would use here: GIT_DIR, else discovered from the cwd."""
+    env_dir = os.environ.get("GIT_DIR")
+    if env_dir:
+        return _abspath(env_dir)
+    try:
+        return _abspath(str(git.Repo(os.getcwd(), search_parent_directories=True).git_dir))
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError, OSError):
+        return None
+
+
 def _git_env(repo: git.Repo) -> dict[str, str]:
     """The environment for every git command: this repo, the right index, no optional locks."""
     git_dir = _abspath(str(repo.git_dir))
-    env = {"GIT_OPTIONAL_LOCKS": "0", "GIT_DIR": git_dir}
+    env = {"GIT_OPTIONAL_LOCKS": "0", "GIT_LITERAL_PATHSPECS": "1", "GIT_DIR": git_dir}
     if repo.working_tree_dir is not None:
         env["GIT_WORK_TREE"] = _abspath(str(repo.working_tree_dir))
+    env["GIT_INDEX_FILE"] = os.path.join(git_dir, "index")
     inherited_index = os.environ.get("GIT_INDEX_FILE")
-    inherited_dir = os.environ.get("GIT_DIR")
-    # A hook's GIT_INDEX_FILE (maybe a temporary index during `git commit`) belongs to the
-    # repository its GIT_DIR names; for any other repository we read that repo's own index.
-    if inherited_index and (not inherited_dir or _same_dir(_abspath(inherited_dir), git_dir)):
-        env["GIT_INDEX_FILE"] = _abspath(inherited_index)
-    else:
-        env["GIT_INDEX_FILE"] = os.path.join(git_dir, "index")
+    if inherited_index:
+        # A hook's GIT_INDEX_FILE (a temporary index during `git commit -- <paths>`, maybe a
+        # relative path) belongs to the repository git itself would use from here; any other
+        # repository (a scratch clone opened from inside a hook) is read with its own index.
+        ambient = _ambient_git_dir()
+        if ambient is not None and _same_dir(ambient, git_dir):
+            env["GIT_INDEX_FILE"] = _abspath(inherited_index)
     return env
 
 
@@ -119,6 +131,12 @@ def open_repo(path: Path) -> git.Repo:
     try:
         return git.Repo(target, search_parent_directories=True, expand_vars=False)
     except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
+        if os.environ.get("GIT_DIR"):
+            # `git --git-dir=... --work-tree=...` hooks: the work tree need not contain a .git
+            try:
+                return git.Repo(expand_vars=False)
+            except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+                pass
         raise GitStateError(
             "not a git repository (or any parent); run inside a repo or pass --repo", path=target
         ) from exc

@@ -189,6 +189,7 @@ def test_changed_files_covers_added_modified_deleted_and_both_sides_of_a_rename(
     assert changed_files(repo, base) == changed_files(repo, base, "HEAD")
     assert changed_files(repo, head, head) == []
     assert changed_skills(repo, base, head) == ["alpha", "beta", "delta"]
+    assert changed_skills(repo, EMPTY_TREE, base) == ["alpha", "beta", "gamma"]
 
 
 def test_changed_files_staged_compares_base_with_the_index_only(repo_path: Path) -> None:
@@ -302,17 +303,18 @@ def _alternate_index(repo_path: Path, tmp_path: Path) -> Path:
     return index
 
 
-@pytest.mark.parametrize("relative", [True, False])
+@pytest.mark.parametrize("git_dir", ["relative", "absolute", "unset"])
 def test_staged_content_comes_from_git_index_file(
-    repo_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, relative: bool
+    repo_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, git_dir: str
 ) -> None:
     stage(repo_path, {"skills/alpha/SKILL.md": "in the real index\n"})
     index = _alternate_index(repo_path, tmp_path)
     before = snapshot_git_state(repo_path)
     index_bytes = index.read_bytes()
-    monkeypatch.chdir(repo_path)
-    monkeypatch.setenv("GIT_DIR", ".git" if relative else str(repo_path / ".git"))
-    monkeypatch.setenv("GIT_INDEX_FILE", os.path.relpath(index) if relative else str(index))
+    monkeypatch.chdir(repo_path / "skills")  # hooks may run from anywhere in the tree
+    if git_dir != "unset":  # `git commit` leaves GIT_DIR unset for hooks; other callers set it
+        monkeypatch.setenv("GIT_DIR", "../.git" if git_dir == "relative" else str(repo_path / ".git"))
+    monkeypatch.setenv("GIT_INDEX_FILE", os.path.relpath(index) if git_dir == "relative" else str(index))
 
     repo = open_repo(Path("."))
     assert changed_files(repo, "HEAD", staged=True) == ["skills/beta/SKILL.md"]
@@ -325,19 +327,36 @@ def test_staged_content_comes_from_git_index_file(
     assert snapshot_git_state(repo_path) == before
 
 
-def test_a_foreign_git_dir_does_not_redirect_an_explicit_repo(
-    repo_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("set_git_dir", [True, False])
+def test_a_hook_s_index_does_not_leak_into_another_repository(
+    repo_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, set_git_dir: bool
 ) -> None:
     other = make_repo(tmp_path, {"skills/zeta/SKILL.md": "zeta\n"}, name="other")
-    index = _alternate_index(repo_path, tmp_path)
-    monkeypatch.setenv("GIT_DIR", str(repo_path / ".git"))
-    monkeypatch.setenv("GIT_INDEX_FILE", str(index))
     stage(other, {"skills/zeta/SKILL.md": "zeta staged\n"})
+    index = _alternate_index(repo_path, tmp_path)
+    monkeypatch.chdir(repo_path)
+    if set_git_dir:
+        monkeypatch.setenv("GIT_DIR", str(repo_path / ".git"))
+    monkeypatch.setenv("GIT_INDEX_FILE", str(index))
 
     repo = open_repo(other)
     assert repo_root(repo) == other.resolve()
     assert changed_files(repo, "HEAD", staged=True) == ["skills/zeta/SKILL.md"]
     assert read_file_at(repo, INDEX, "skills/zeta/SKILL.md") == "zeta staged\n"
+    assert changed_files(open_repo(repo_path), "HEAD", staged=True) == ["skills/beta/SKILL.md"]
+
+
+def test_git_dir_with_a_separate_work_tree(
+    repo_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    moved = tmp_path / "gitdir"
+    (repo_path / ".git").rename(moved)
+    monkeypatch.chdir(repo_path)
+    monkeypatch.setenv("GIT_DIR", str(moved))
+    monkeypatch.setenv("GIT_WORK_TREE", str(repo_path))
+    repo = open_repo(Path("."))
+    assert repo_root(repo) == repo_path.resolve()
+    assert read_file_at(repo, INDEX, "README.md") == "project\n"
 
 
 HOOK_PROBE = textwrap.dedent(
@@ -397,6 +416,8 @@ def test_scratch_checkout_exports_and_removes(repo_path: Path, tmp_path: Path) -
     assert not folder.exists()
     with pytest.raises(GitStateError), scratch_checkout(repo, "nope", home):
         pass
+    with scratch_checkout(repo, EMPTY_TREE, home) as folder:
+        assert list(folder.iterdir()) == []
     assert list((home / "scratch").iterdir()) == []
 
 
