@@ -1,0 +1,165 @@
+"""The judge prompt: a versioned file, untrusted content fenced in per-call nonce delimiters.
+
+Every piece of judged content (task, outputs, findings, trace diff) sits between
+`<<<BEGIN <nonce> <name>>>>` and `<<<END <nonce> <name>>>>`. The nonce is a hash over the
+pair id, tier, attempt and the fenced content itself, so it is deterministic (same inputs,
+same prompt, a cache hit) yet the content cannot contain it: to forge the closing line the
+content would have to include the hash of itself. See docs/adr/0005-judge-cascade.md.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import hashlib
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from ratchet.errors import ConfigError
+from ratchet.gate.opinion import OPINION_SCHEMA
+from ratchet.gate.verdict import Finding
+from ratchet.jsonio import canonical_dumps
+from ratchet.llm.types import ChatRequest, Message
+from ratchet.trace import ToolCall, Trace
+from ratchet.yamlio import load_yaml_text
+
+SECTIONS: tuple[str, ...] = ("task", "golden_output", "replay_output", "level0_findings", "trace_diff")
+NONCE_CHARS = 24
+FENCE_TOKEN = re.compile(rf"^Fence token: ([0-9a-f]{{{NONCE_CHARS}}})$", re.MULTILINE)
+RETRY_NOTE = "Your previous answer could not be parsed. Answer with the JSON object only."
+_PLACEHOLDER = "{{nonce}}"
+
+
+class JudgePrompt(BaseModel):
+    """A judge prompt file: its version, the system text and the rubric restated after the data."""
+
+    version: str
+    system: str
+    reminder: str
+
+
+@functools.lru_cache(maxsize=8)
+def load_judge_prompt(path: Path) -> JudgePrompt:
+    """Parse `---\\nversion: ...\\n---` front matter, then `## SYSTEM` and `## REMINDER` sections."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read judge prompt: {exc.strerror}", path=path) from None
+    match = re.match(r"^---\n(.*?)\n---\n(.*)$", text, re.DOTALL)
+    if match is None:
+        raise ConfigError("judge prompt needs front matter with a version", path=path, line=1)
+    meta = load_yaml_text(match.group(1), source=str(path), error=ConfigError)
+    if not isinstance(meta, dict) or not isinstance(meta.get("version"), str):
+        raise ConfigError("judge prompt front matter needs `version: <string>`", path=path, line=2)
+    parts = re.split(r"^## (SYSTEM|REMINDER)\s*$", match.group(2), flags=re.MULTILINE)
+    sections = {parts[i]: parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
+    if set(sections) != {"SYSTEM", "REMINDER"} or _PLACEHOLDER not in sections["SYSTEM"]:
+        raise ConfigError("judge prompt needs `## SYSTEM` (with {{nonce}}) and `## REMINDER` sections", path=path)
+    return JudgePrompt(version=meta["version"], system=sections["SYSTEM"], reminder=sections["REMINDER"])
+
+
+def _call_line(call: ToolCall) -> str:
+    return f"{call.name}({canonical_dumps(call.arguments, indent=None)}) [{call.effect}]"
+
+
+def trace_diff(golden: Sequence[ToolCall], replay: Sequence[ToolCall]) -> str:
+    """A unified diff of the tool calls, golden (-) vs replay (+); empty when they are equal."""
+    lines = difflib.unified_diff(
+        [_call_line(c) for c in golden], [_call_line(c) for c in replay],
+        fromfile="golden", tofile="replay", lineterm="", n=2,
+    )
+    return "\n".join(lines)
+
+
+def findings_text(findings: Sequence[Finding]) -> str:
+    return "\n".join(f"[{f.severity}] {f.kind}: {f.detail}" for f in findings) or "(none)"
+
+
+def judge_sections(task_prompt: str, golden: Trace, replay: Trace, findings: Sequence[Finding]) -> dict[str, str]:
+    """The five fenced sections a judge sees, in order."""
+    return {
+        "task": task_prompt,
+        "golden_output": golden.final_output,
+        "replay_output": replay.final_output,
+        "level0_findings": findings_text(findings),
+        "trace_diff": trace_diff(golden.tool_calls, replay.tool_calls) or "(tool calls identical)",
+    }
+
+
+def fence_nonce(pair_id: str, tier: str, attempt: int, sections: Mapping[str, str]) -> str:
+    """Deterministic per call, and never a substring of the content it fences."""
+    content = hashlib.sha256(canonical_dumps(dict(sections), indent=None).encode()).hexdigest()
+    salt = 0
+    while True:
+        seed = f"ratchet-judge-fence\0{pair_id}\0{tier}\0{attempt}\0{content}\0{salt}"
+        nonce = hashlib.sha256(seed.encode()).hexdigest()[:NONCE_CHARS]
+        if not any(nonce in text for text in sections.values()):
+            return nonce
+        salt += 1
+
+
+def _fit(sections: Mapping[str, str], budget_chars: int) -> dict[str, str]:
+    """Share the character budget fairly: short sections whole, long ones cut to what is left."""
+    fitted = dict(sections)
+    remaining = max(budget_chars, 200 * len(sections))
+    pending = sorted(sections, key=lambda name: len(sections[name]))
+    while pending:
+        share = remaining // len(pending)
+        name = pending.pop(0)
+        text = sections[name]
+        if len(text) > share:
+            cut = len(text) - share
+            text = text[: max(share - 40, 0)] + f"\n...[truncated {cut} characters]"
+        fitted[name] = text
+        remaining -= len(text)
+    return fitted
+
+
+def fence(name: str, text: str, nonce: str) -> str:
+    return f"<<<BEGIN {nonce} {name}>>>\n{text}\n<<<END {nonce} {name}>>>"
+
+
+def build_judge_request(
+    prompt: JudgePrompt,
+    sections: Mapping[str, str],
+    *,
+    pair_id: str,
+    tier: str,
+    attempt: int,
+    max_input_tokens: int,
+    max_output_tokens: int,
+) -> ChatRequest:
+    """The chat request for one judge call: system rubric, fenced data, rubric restated."""
+    overhead = len(prompt.system) + len(prompt.reminder) + len(RETRY_NOTE) + 120 * (len(sections) + 2)
+    fitted = _fit(sections, max_input_tokens * 4 - overhead - 400)
+    nonce = fence_nonce(pair_id, tier, attempt, fitted)
+    data = "\n\n".join(fence(name, text, nonce) for name, text in fitted.items())
+    user = f"{data}\n\n{prompt.reminder}"
+    if attempt > 1:
+        user += f"\n{RETRY_NOTE}"
+    request = ChatRequest(
+        messages=[
+            Message(role="system", content=prompt.system.replace(_PLACEHOLDER, nonce)),
+            Message(role="user", content=user),
+        ],
+        response_format={"type": "json_object", "schema": OPINION_SCHEMA},
+        max_tokens=max_output_tokens,
+        temperature=0.0,
+    )
+    return request
+
+
+def fence_token(system_text: str) -> str | None:
+    """The nonce a prompt declares in its (trusted) system message."""
+    match = FENCE_TOKEN.search(system_text)
+    return match.group(1) if match else None
+
+
+def read_fenced(text: str, nonce: str) -> dict[str, str]:
+    """Sections fenced with exactly this nonce; a forged delimiter with another token is just data."""
+    token = re.escape(nonce)
+    pattern = re.compile(rf"^<<<BEGIN {token} (\w+)>>>\n(.*?)\n<<<END {token} \1>>>$", re.MULTILINE | re.DOTALL)
+    return {m.group(1): m.group(2) for m in pattern.finditer(text)}
