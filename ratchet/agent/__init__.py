@@ -1,0 +1,1 @@
+"""The agent side: the MinimalRunner loop (runner.py), the trigger matcher (trigger.py), prompts."""

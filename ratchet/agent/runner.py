@@ -1,0 +1,115 @@
+"""The MinimalRunner: route the task, then loop model -> mocked tools until a final answer.
+
+Tool call ids are rewritten to `call_{turn}_{i}` before they enter the transcript, so the
+next request (and its cache key) does not depend on ids a live provider made up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ratchet.agent.prompt import system_prompt
+from ratchet.agent.trigger import match_skill
+from ratchet.errors import ModelCallError, ToolError
+from ratchet.jsonio import canonical_dumps
+from ratchet.llm.types import ChatModel, ChatRequest, Message, ToolCallRequest
+from ratchet.skills import Skill
+from ratchet.tasks import Task
+from ratchet.trace import ModelCall, SkillRef, Trace
+from ratchet.world.state import World
+from ratchet.world.tools import call_tool, tool_specs
+
+DEFAULT_MAX_TOKENS = 4096
+
+
+def tool_message(call_id: str, name: str, result: object, error: str | None) -> Message:
+    payload = {"error": error} if error is not None else result
+    return Message(role="tool", tool_call_id=call_id, name=name, content=canonical_dumps(payload, indent=None))
+
+
+def run_task(
+    task: Task,
+    skills: Mapping[str, Skill],
+    world: World,
+    model: ChatModel,
+    *,
+    seed: int,
+    frozen_time: str,
+    models: dict[str, str],
+    upstream: str = "sim",
+    max_turns: int = 16,
+    tier: str = "agent",
+    purpose: str = "replay",
+    max_tokens: int = DEFAULT_MAX_TOKENS,
+) -> Trace:
+    """Run one task once. Model failures end the trace with status "error"; they never raise."""
+    fired = match_skill(task.prompt, skills)
+    skill = skills[fired] if fired is not None else None
+    trace = Trace(
+        task_id=task.id,
+        prompt=task.prompt,
+        expected_skill=task.skill,
+        skills_fired=[SkillRef(name=skill.name, content_hash=skill.content_hash, substance_hash=skill.substance_hash)]
+        if skill is not None
+        else [],
+        upstream="live" if upstream == "live" else "sim",
+        simulated=upstream != "live",
+        models=dict(models),
+        seed=seed,
+        frozen_time=frozen_time,
+        world_digest=world.digest(),
+    )
+    messages = [
+        Message(role="system", content=system_prompt(frozen_time, skill)),
+        Message(role="user", content=task.prompt),
+    ]
+    tools = tool_specs(world)
+    reads_before = len(world.volatile_reads)
+    try:
+        for turn in range(max_turns):
+            request = ChatRequest(messages=messages, tools=tools, seed=seed, temperature=0, max_tokens=max_tokens)
+            response = model.complete(request)
+            trace.simulated = trace.simulated or response.simulated
+            trace.model_calls.append(
+                ModelCall(
+                    index=len(trace.model_calls),
+                    tier=tier,
+                    model=response.model or model.model_id,
+                    purpose=purpose,
+                    request_digest=response.request_digest,
+                    tokens_in=response.usage.tokens_in,
+                    tokens_out=response.usage.tokens_out,
+                    tokens_cached=response.usage.tokens_cached,
+                    cost_usd=response.cost_usd,
+                    latency_ms=response.latency_ms,
+                    cache_hit=response.cache_hit,
+                    finish_reason=response.finish_reason,
+                )
+            )
+            trace.tokens_in += response.usage.tokens_in
+            trace.tokens_out += response.usage.tokens_out
+            trace.cost_usd += response.cost_usd
+            requested = response.message.tool_calls
+            if not requested:
+                trace.final_output = response.message.content or ""
+                break
+            calls = [
+                ToolCallRequest(id=f"call_{turn}_{i}", name=c.name, arguments=c.arguments) for i, c in enumerate(requested)
+            ]
+            messages.append(Message(role="assistant", content=response.message.content, tool_calls=calls))
+            for call in calls:
+                record = call_tool(world, call.name, call.arguments, len(trace.tool_calls))
+                trace.tool_calls.append(record)
+                messages.append(tool_message(call.id, call.name, record.result, record.error))
+        else:
+            trace.status = "error"
+            trace.error = f"the agent did not finish within {max_turns} turns"
+    except ModelCallError as exc:
+        trace.status = "error"
+        trace.error = f"model call failed: {exc.one_line()}"
+    except ToolError as exc:
+        trace.status = "error"
+        trace.error = exc.one_line()
+    trace.volatile_reads = list(world.volatile_reads[reads_before:])
+    trace.cost_usd = round(trace.cost_usd, 10)
+    return trace

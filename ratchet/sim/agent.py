@@ -1,0 +1,110 @@
+"""The simulated agent: a ChatModel that follows the skill in its system prompt like a program.
+
+It sees only what a real model would: the request's messages and tools. Never labels, task ids,
+edit ids or goldens. It is deterministic in (messages, tools, seed) and stateless per call: each
+call re-reads the transcript and decides the next tool call or the final answer.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+from ratchet.agent.prompt import SKILL_BLOCK
+from ratchet.jsonio import canonical_dumps
+from ratchet.llm.types import (
+    ChatRequest,
+    ChatResponse,
+    Message,
+    ToolCallRequest,
+    Usage,
+    approx_tokens,
+)
+from ratchet.sim.interp import Interpreter
+from ratchet.sim.program import parse_program
+
+SIM_AGENT_ID = "sim/agent-1"
+_LEAD = "I followed the {skill} skill."
+_HEADING = "Result:"
+# Stock rewordings the noise knob picks from: same fields, same values, different framing.
+_NOISY_LEADS = ("Done: the {skill} skill ran to completion.", "Here is what the {skill} skill produced.")
+_NOISY_HEADINGS = ("Summary:", "Outcome:")
+_CANARY = "No skill applies to this request, so I am answering it directly, without tools."
+
+
+class SimAgentModel:
+    """Offline stand-in for the agent tier. `noise` is the chance a final answer is reworded."""
+
+    def __init__(self, *, noise: float = 0.0, model_id: str = SIM_AGENT_ID) -> None:
+        if not 0.0 <= noise <= 1.0:
+            raise ValueError("noise must be between 0 and 1")
+        self.noise = noise
+        self._model_id = model_id
+
+    @property
+    def model_id(self) -> str:
+        return self._model_id
+
+    def complete(self, request: ChatRequest) -> ChatResponse:
+        system = next((m.content or "" for m in request.messages if m.role == "system"), "")
+        user = next((m.content or "" for m in request.messages if m.role == "user"), "")
+        block = SKILL_BLOCK.search(system)
+        if block is None:
+            return self._answer(request, self._reword(request, f"{_CANARY}\n\nRequest: {' '.join(user.split())}", None))
+        skill_name, body = block.group(1), block.group(2)
+        program = parse_program(body, frozenset(t.name for t in request.tools))
+        interpreter = Interpreter(program, user, _tool_results(request.messages))
+        call = interpreter.next_call()
+        if call is not None:
+            turn = sum(1 for m in request.messages if m.role == "assistant")
+            message = Message(
+                role="assistant",
+                content=None,
+                tool_calls=[ToolCallRequest(id=f"call_{turn}_0", name=call.tool, arguments=call.arguments)],
+            )
+            return self._respond(request, message, "tool_calls")
+        lines = interpreter.render()
+        return self._answer(request, self._reword(request, "\n".join(lines), skill_name))
+
+    def _reword(self, request: ChatRequest, body: str, skill: str | None) -> str:
+        lead, heading = _LEAD, _HEADING
+        rng = random.Random(f"sim-agent-noise:{request.seed}")
+        if self.noise > 0 and rng.random() < self.noise:
+            lead, heading = rng.choice(_NOISY_LEADS), rng.choice(_NOISY_HEADINGS)
+        if skill is None:
+            return body if lead == _LEAD else f"{body}\n\n(answered without a skill)"
+        return f"{lead.format(skill=skill)}\n\n{heading}\n{body}"
+
+    def _answer(self, request: ChatRequest, text: str) -> ChatResponse:
+        return self._respond(request, Message(role="assistant", content=text), "stop")
+
+    def _respond(self, request: ChatRequest, message: Message, finish_reason: str) -> ChatResponse:
+        prompt = canonical_dumps(
+            {"messages": [m.model_dump(mode="json") for m in request.messages], "tools": [t.model_dump(mode="json") for t in request.tools]},
+            indent=None,
+        )
+        output = message.content or canonical_dumps([c.model_dump(mode="json") for c in message.tool_calls], indent=None)
+        return ChatResponse(
+            message=message,
+            usage=Usage(tokens_in=approx_tokens(prompt), tokens_out=approx_tokens(output)),
+            model=self._model_id,
+            finish_reason=finish_reason,
+            simulated=True,
+        )
+
+
+def _tool_results(messages: list[Message]) -> list[Any]:
+    """Results of the tool calls already made, in the order they were asked for."""
+    answers = {m.tool_call_id: m.content or "" for m in messages if m.role == "tool"}
+    results: list[Any] = []
+    for message in messages:
+        if message.role != "assistant":
+            continue
+        for call in message.tool_calls:
+            text = answers.get(call.id, "")
+            try:
+                results.append(json.loads(text))
+            except json.JSONDecodeError:
+                results.append(text)
+    return results

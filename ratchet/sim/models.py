@@ -1,0 +1,14 @@
+"""Simulated models by tier (the offline upstream)."""
+
+from __future__ import annotations
+
+from ratchet.errors import ConfigError
+from ratchet.llm.types import ChatModel
+from ratchet.sim.agent import SimAgentModel
+
+
+def sim_model_for(tier: str, *, noise: float = 0.0) -> ChatModel:
+    """The simulated model for a tier. Only the agent tier exists so far."""
+    if tier == "agent":
+        return SimAgentModel(noise=noise)
+    raise ConfigError(f"no simulated model for tier {tier!r} yet (only 'agent')")

@@ -1,0 +1,146 @@
+"""World state: YAML files merged into one in-memory mapping, plus an in-memory workspace.
+
+Each world file is a YAML mapping whose top-level keys (`people`, `github`, `fx` ...) are
+deep-merged into one tree. A file may also carry a top-level `volatile:` list of dotted key
+patterns (fnmatch style, e.g. `fx.rates.*.*`): facts under those keys can move between the
+day a golden was recorded and the day it is replayed, so every read of one is recorded as a
+VolatileRead. Overlays are YAML files deep-merged on top (how world drift is staged).
+Dates in YAML are kept as ISO strings so the world digests the same way everywhere.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import fnmatch
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ratchet.errors import InputError
+from ratchet.jsonio import digest as json_digest
+from ratchet.trace import StateChange, VolatileRead
+from ratchet.yamlio import load_yaml_file
+
+VOLATILE_KEY = "volatile"
+
+
+class World:
+    """In-memory world for one run: mocked tools read and change it; nothing real happens."""
+
+    def __init__(
+        self,
+        data: dict[str, Any],
+        *,
+        volatile: Sequence[str] = (),
+        files: dict[str, str] | None = None,
+        frozen_time: str,
+    ) -> None:
+        self.data = data
+        self.volatile_patterns: tuple[str, ...] = tuple(sorted(set(volatile)))
+        self.files: dict[str, str] = dict(files or {})
+        self.frozen_time = frozen_time
+        self.volatile_reads: list[VolatileRead] = []
+
+    def digest(self) -> str:
+        """sha256 over the canonical world content and the workspace files."""
+        return json_digest({"data": self.data, "volatile": list(self.volatile_patterns), "files": self.files})
+
+    def copy(self) -> World:
+        """A fresh, independent world with the same content (no recorded reads)."""
+        return World(
+            copy.deepcopy(self.data), volatile=self.volatile_patterns, files=self.files, frozen_time=self.frozen_time
+        )
+
+    def is_volatile(self, key: str) -> bool:
+        return any(fnmatch.fnmatchcase(key, pattern) for pattern in self.volatile_patterns)
+
+    def read(self, key: str, value: Any, tool_call_index: int) -> Any:
+        """Note that a tool read `key`; volatile keys are recorded with the value seen."""
+        if self.is_volatile(key):
+            self.volatile_reads.append(VolatileRead(key=key, value=copy.deepcopy(value), tool_call_index=tool_call_index))
+        return value
+
+    def section(self, name: str) -> dict[str, Any]:
+        value = self.data.get(name)
+        return value if isinstance(value, dict) else {}
+
+
+def change(path: str, before: Any, after: Any) -> StateChange:
+    return StateChange(path=path, before=copy.deepcopy(before), after=copy.deepcopy(after))
+
+
+def _plain(value: Any) -> Any:
+    """YAML values made JSON-plain: dates to ISO strings, mapping keys to strings."""
+    if isinstance(value, dict):
+        return {str(_plain(k)): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dt.datetime):
+        return value.isoformat().replace("+00:00", "Z")
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    return value
+
+
+def deep_merge(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
+    """Mappings merge key by key; any other value in `top` replaces the one in `base`."""
+    merged = dict(base)
+    for key, value in top.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = deep_merge(merged[key], value)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
+
+
+def _read_world_file(path: Path) -> tuple[dict[str, Any], list[str]]:
+    raw = load_yaml_file(path, error=InputError)
+    if raw is None:
+        return {}, []
+    if not isinstance(raw, dict):
+        raise InputError("a world file must be a YAML mapping", path=path, line=1)
+    raw = _plain(raw)
+    volatile = raw.pop(VOLATILE_KEY, []) or []
+    if not isinstance(volatile, list) or not all(isinstance(p, str) for p in volatile):
+        raise InputError("'volatile' must be a list of dotted key patterns", path=path)
+    return raw, volatile
+
+
+def _read_workspace(folder: Path) -> dict[str, str]:
+    files: dict[str, str] = {}
+    for path in sorted(folder.rglob("*")):
+        if path.is_file():
+            try:
+                files[path.relative_to(folder).as_posix()] = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise InputError(f"cannot read workspace file: {exc}", path=path) from None
+    return files
+
+
+def load_world(
+    world_dir: Path,
+    *,
+    workspaces_dir: Path | None,
+    workspace: str | None,
+    frozen_time: str,
+    overlays: Sequence[Path] = (),
+) -> World:
+    """Merge world_dir/*.yaml, then each overlay, and load the task's workspace (if any)."""
+    if not world_dir.is_dir():
+        raise InputError("world folder not found", path=world_dir)
+    data: dict[str, Any] = {}
+    volatile: list[str] = []
+    for path in [*sorted(world_dir.glob("*.yaml")), *overlays]:
+        content, patterns = _read_world_file(path)
+        data = deep_merge(data, content)
+        volatile.extend(patterns)
+    files: dict[str, str] = {}
+    if workspace is not None:
+        if workspaces_dir is None:
+            raise InputError(f"task needs workspace {workspace!r} but no workspaces folder is configured")
+        folder = workspaces_dir / workspace
+        if not folder.is_dir():
+            raise InputError(f"workspace {workspace!r} not found", path=folder)
+        files = _read_workspace(folder)
+    return World(data, volatile=volatile, files=files, frozen_time=frozen_time)

@@ -1,0 +1,52 @@
+"""Tool packs over the mocked world. Every tool declares its effect: read|write|send|spend|destroy.
+
+`call_tool` never raises for agent mistakes (unknown tool, bad arguments, not found): the
+ToolCall carries the error and the agent sees it, as it would from a real API. A crash inside
+a tool is a bug in the pack and surfaces as ToolError.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from ratchet.errors import ToolError
+from ratchet.llm.types import ToolSpec
+from ratchet.trace import ToolCall
+from ratchet.world.state import World
+from ratchet.world.tools import clock, email, files, fx, github
+from ratchet.world.tools.base import Param, Tool, ToolContext, ToolFailure
+
+ALL_TOOLS: dict[str, Tool] = {t.name: t for pack in (files, github, fx, email, clock) for t in pack.TOOLS}
+
+__all__ = ["ALL_TOOLS", "Param", "Tool", "ToolContext", "ToolFailure", "call_tool", "offered_tools", "tool_specs"]
+
+
+def offered_tools(world: World) -> list[Tool]:
+    """Tools whose world section exists, in a fixed order."""
+    return [t for t in ALL_TOOLS.values() if t.needs is None or t.needs in world.data]
+
+
+def tool_specs(world: World) -> list[ToolSpec]:
+    """What the agent is offered."""
+    return [t.spec() for t in offered_tools(world)]
+
+
+def call_tool(world: World, name: str, arguments: dict[str, Any], index: int) -> ToolCall:
+    """Run one mocked tool call against the world and record what it did."""
+    args = copy.deepcopy(arguments) if isinstance(arguments, dict) else {}
+    tool = ALL_TOOLS.get(name)
+    if tool is None or tool not in offered_tools(world):
+        offered = ", ".join(t.name for t in offered_tools(world))
+        return ToolCall(index=index, name=name, arguments=args, effect="read", error=f"unknown tool {name!r}; available: {offered}")
+    ctx = ToolContext(world=world, index=index)
+    try:
+        clean = tool.check_arguments(args)
+        result = tool.run(ctx, clean)
+    except ToolFailure as exc:
+        return ToolCall(index=index, name=name, arguments=args, effect=tool.effect, error=str(exc))
+    except Exception as exc:  # a bug in the pack, not the agent's mistake
+        raise ToolError(f"tool {name} crashed: {type(exc).__name__}: {exc}") from exc
+    return ToolCall(
+        index=index, name=name, arguments=args, effect=tool.effect, result=copy.deepcopy(result), state_changes=ctx.changes
+    )

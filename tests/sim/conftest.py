@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from ratchet.agent.runner import run_task
+from ratchet.llm.types import ChatModel
+from ratchet.sim.models import sim_model_for
+from ratchet.skills import Skill, load_skills
+from ratchet.tasks import Task, load_tasks, task_seed
+from ratchet.trace import Trace
+from ratchet.world import load_world
+
+REPO = Path(__file__).resolve().parents[2]
+CLOCK = "2026-10-14T16:00:00Z"
+SKILLS = load_skills(REPO / "skills")
+TASKS = {t.id: t for t in load_tasks(REPO / "bench/tasks.yaml")}
+OWN_SKILLS = {"github-triage", "fx-expense-converter"}
+OWN_TASKS = [t for t in TASKS.values() if t.skill in OWN_SKILLS or t.is_canary]
+
+
+def run(
+    task: Task,
+    skills: dict[str, Skill] | None = None,
+    *,
+    model: ChatModel | None = None,
+    overlays: Sequence[Path] = (),
+    seed: int | None = None,
+    max_turns: int = 16,
+) -> Trace:
+    world = load_world(
+        REPO / "bench/world", workspaces_dir=REPO / "bench/workspaces", workspace=task.workspace, frozen_time=CLOCK, overlays=overlays
+    )
+    return run_task(
+        task,
+        SKILLS if skills is None else skills,
+        world,
+        model or sim_model_for("agent"),
+        seed=task_seed(task.id) if seed is None else seed,
+        frozen_time=CLOCK,
+        models={"agent": "sim/agent-1"},
+        max_turns=max_turns,
+    )
