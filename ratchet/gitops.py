@@ -353,9 +353,11 @@ def scratch_checkout(repo: git.Repo, rev: str, home: Path) -> Iterator[Path]:
     if rev != INDEX:
         rev = resolve_rev(repo, rev)
     folder = Path(home) / "scratch" / f"{os.getpid()}-{secrets.token_hex(4)}"
-    in_main_thread = _is_main_thread()
-    previous = signal.signal(signal.SIGTERM, _raise_interrupt) if in_main_thread else None
+    in_main_thread = _is_main_thread()  # signal handlers can only be set from the main thread
+    previous = signal.getsignal(signal.SIGTERM)
     try:
+        if in_main_thread:
+            signal.signal(signal.SIGTERM, _raise_interrupt)
         folder.mkdir(parents=True)
         export_tree(repo, rev, folder)
         yield folder
@@ -364,7 +366,8 @@ def scratch_checkout(repo: git.Repo, rev: str, home: Path) -> Iterator[Path]:
             shutil.rmtree(folder, ignore_errors=True)
         finally:
             if in_main_thread:
-                signal.signal(signal.SIGTERM, previous)
+                # None means a handler installed outside Python; the default is the closest match
+                signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
 
 
 def _is_main_thread() -> bool:

@@ -421,6 +421,18 @@ def test_scratch_checkout_exports_and_removes(repo_path: Path, tmp_path: Path) -
     assert list((home / "scratch").iterdir()) == []
 
 
+def test_scratch_checkout_works_off_the_main_thread(repo_path: Path, tmp_path: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    def run() -> bool:
+        with scratch_checkout(open_repo(repo_path), "HEAD", tmp_path / "home") as folder:
+            return (folder / "README.md").exists()
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        assert list(pool.map(lambda _: run(), range(4))) == [True] * 4
+    assert list((tmp_path / "home" / "scratch").iterdir()) == []
+
+
 SCRATCH_CHILD = textwrap.dedent(
     """\
     import sys, time
