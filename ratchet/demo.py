@@ -172,7 +172,7 @@ def apply_edit(root: Path, edit: DemoEdit) -> str:
 
 def run_demo(target: Path | None, *, report: Callable[[str], None], show: Callable[[Verdict], None]) -> DemoResult:
     """Build the demo repository and gate the three edits; report/show print as it goes."""
-    os.environ.setdefault("RATCHET_UPSTREAM", "sim")
+    os.environ["RATCHET_UPSTREAM"] = "sim"  # the demo is always offline, whatever the shell says
     with _demo_dir(target) as root:
         home = root / ".ratchet"
         base = build_demo_repo(root, home)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -21,15 +22,16 @@ def render_verdict(verdict: Verdict, console: Console) -> None:
     console.print(f"ratchet check  {short(verdict.base)} -> {short(verdict.head)}")
     console.print(f"skills changed: {', '.join(verdict.skills_changed) or 'none'}")
     if verdict.pairs:
-        table = Table(show_lines=False, pad_edge=False)
-        table.add_column("task")
-        table.add_column("selected")
-        table.add_column("outcome")
-        table.add_column("by")
+        table = Table(box=box.SIMPLE, pad_edge=False, show_edge=False)
+        table.add_column("task", no_wrap=True)
+        table.add_column("outcome", no_wrap=True)
         table.add_column("evidence", overflow="fold")
+        same = [p for p in verdict.pairs if p.outcome == "same"]
         for pair in verdict.pairs:
-            evidence = pair.reason
-            table.add_row(pair.task_id, pair.selected_because, pair.outcome, pair.decided_by, evidence)
+            if pair.outcome != "same":
+                table.add_row(pair.task_id, f"{pair.outcome} ({pair.decided_by})", pair.reason)
+        if same:
+            table.add_row(f"{len(same)} more", "same", "identical to the golden")
         console.print(table)
     console.print(
         f"[{_STYLE[verdict.decision]}]{verdict.decision}[/{_STYLE[verdict.decision]}]  {verdict.summary}",

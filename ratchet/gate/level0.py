@@ -19,10 +19,21 @@ def _signature(call: ToolCall) -> str:
     return f"{call.name}({canonical_dumps(call.arguments, indent=None)})"
 
 
+def _shown(value: object, limit: int = 28) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def display_call(call: ToolCall) -> str:
+    """A short, human form of a call for evidence lines: name(key='value', ...)."""
+    args = ", ".join(f"{key}={_shown(value)}" for key, value in sorted(call.arguments.items()))
+    return f"{call.name}({args})"
+
+
 def _args_detail(golden: ToolCall, replay: ToolCall) -> str:
     keys = sorted(set(golden.arguments) | set(replay.arguments))
     changes = [
-        f"{key}: {golden.arguments.get(key)!r} -> {replay.arguments.get(key)!r}"
+        f"{key}: {_shown(golden.arguments.get(key))} -> {_shown(replay.arguments.get(key))}"
         for key in keys
         if golden.arguments.get(key) != replay.arguments.get(key)
     ]
@@ -34,7 +45,7 @@ def _added(call: ToolCall) -> Finding:
         return Finding(
             kind="new_side_effect",
             severity="hard",
-            detail=f"new {call.effect} call {_signature(call)}",
+            detail=f"new {call.effect} call {display_call(call)}",
             tool=call.name,
             effect=call.effect,
             replay_index=call.index,
@@ -42,7 +53,7 @@ def _added(call: ToolCall) -> Finding:
     return Finding(
         kind="call_added",
         severity="diff",
-        detail=f"new read call {_signature(call)}",
+        detail=f"new read call {display_call(call)}",
         tool=call.name,
         effect=call.effect,
         replay_index=call.index,
@@ -53,7 +64,7 @@ def _removed(call: ToolCall) -> Finding:
     return Finding(
         kind="call_removed",
         severity="diff",
-        detail=f"call no longer made: {_signature(call)}",
+        detail=f"call no longer made: {display_call(call)}",
         tool=call.name,
         effect=call.effect,
         golden_index=call.index,

@@ -1,0 +1,21 @@
+"""Shared fixtures; every test runs with Ratchet's work area in a tmp dir."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.demo_repo import _blessed_template, demo_repo
+
+__all__ = ["_blessed_template", "demo_repo"]
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+
+@pytest.fixture(autouse=True)
+def _ratchet_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    if "RATCHET_HOME" not in os.environ or not os.environ["RATCHET_HOME"].startswith(str(tmp_path)):
+        monkeypatch.setenv("RATCHET_HOME", str(tmp_path / "ratchet-home"))
+    monkeypatch.delenv("RATCHET_UPSTREAM", raising=False)
