@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from ratchet.gate.drift import DriftEvidence
+from ratchet.gate.opinion import Opinion
 from ratchet.jsonio import canonical_dumps
 
 VERDICT_SCHEMA_VERSION = 1
@@ -51,6 +53,12 @@ class PairOutcome(BaseModel):
     cost_usd: float = 0.0
     latency_ms: float = 0.0
     error: str | None = None
+    confidence: float | None = Field(
+        default=None, description="Confidence of the deciding judge opinion; None when no judge decided."
+    )
+    opinions: list[Opinion] = Field(default_factory=list, description="Every tier's opinion, in escalation order.")
+    drift: DriftEvidence | None = Field(default=None, description="What the drift check saw, when it ran.")
+    hint: str | None = Field(default=None, description="What to do next, e.g. re-bless the golden after drift.")
 
 
 class Verdict(BaseModel):
@@ -68,6 +76,7 @@ class Verdict(BaseModel):
     wall_ms: float = 0.0
     simulated: bool = True
     on_error: Literal["warn", "block"] = "warn"
+    gate_config: str | None = Field(default=None, description="Name of the gate config that judged it.")
 
     def to_json(self) -> str:
         return canonical_dumps(self.model_dump(mode="json"))
