@@ -8,7 +8,11 @@ from ratchet.sim.agent import SimAgentModel
 
 
 def sim_model_for(tier: str, *, noise: float = 0.0) -> ChatModel:
-    """The simulated model for a tier. Only the agent tier exists so far."""
+    """The simulated model for a tier. Agent and the judge tiers (nano, super, ultra)."""
     if tier == "agent":
         return SimAgentModel(noise=noise)
-    raise ConfigError(f"no simulated model for tier {tier!r} yet (only 'agent')")
+    if tier in ("nano", "super", "ultra"):
+        from ratchet.sim.judges import SimJudge
+
+        return SimJudge(tier)
+    raise ConfigError(f"no simulated model for tier {tier!r} (agent, nano, super, ultra)")
