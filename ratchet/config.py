@@ -104,7 +104,8 @@ class Project(BaseModel):
     home: Path = Field(description="Work area: store, caches, pending traces, scratch dirs.")
 
     def path(self, name: Literal["skills", "tasks", "goldens", "world", "workspaces"]) -> Path:
-        return self.root / getattr(self.config.paths, name)
+        relative: str = getattr(self.config.paths, name)
+        return self.root / relative
 
     @property
     def pending_dir(self) -> Path:

@@ -20,7 +20,14 @@ from ratchet.gate.level0 import level0_findings
 from ratchet.gate.replay import replay_task
 from ratchet.gate.select import Selected, affected_goldens
 from ratchet.gate.verdict import PairOutcome, Verdict
-from ratchet.gitops import INDEX, changed_skills, open_repo, repo_root, resolve_rev, scratch_checkout
+from ratchet.gitops import (
+    INDEX,
+    changed_skills,
+    open_repo,
+    repo_root,
+    resolve_rev,
+    scratch_checkout,
+)
 from ratchet.llm.gateway import Gateway
 from ratchet.llm.types import ChatModel
 from ratchet.skills import Skill, load_skills
