@@ -33,7 +33,7 @@ def summary(problems: list[Problem], skills: int) -> str:
 
 
 def validate_command(
-    paths: list[Path] = typer.Argument(  # noqa: B008 (typer declares arguments as defaults)
+    paths: list[Path] = typer.Argument(
         None,
         help="Skill folders (with SKILL.md) or folders of skill folders. Default: the project's skills dir.",
         show_default=False,
