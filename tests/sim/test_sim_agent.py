@@ -140,7 +140,7 @@ def test_noise_rewords_without_changing_fields() -> None:
 def test_sim_model_for_tiers() -> None:
     assert sim_model_for("agent").model_id == "sim/agent-1"
     with pytest.raises(ConfigError):
-        sim_model_for("nano")
+        sim_model_for("no-such-tier")
 
 
 def test_sim_responses_are_labeled_simulated() -> None:
