@@ -24,22 +24,35 @@ def level0_outcome(findings: Sequence[Finding]) -> tuple[Outcome, str]:
     return "same", "identical to the golden"
 
 
-def decide_edit(pairs: Sequence[PairOutcome], *, on_error: str = "warn") -> tuple[Decision, str]:
+def blocks(pair: PairOutcome, block_confidence: float) -> bool:
+    """A regression blocks when Level 0 decided it or its judge was at least `block_confidence` sure."""
+    return pair.outcome == "regression" and (pair.confidence is None or pair.confidence >= block_confidence)
+
+
+def decide_edit(
+    pairs: Sequence[PairOutcome], *, on_error: str = "warn", block_confidence: float = 0.0
+) -> tuple[Decision, str]:
     """The per-edit decision and a one-line summary of why."""
     if not pairs:
         return "PASS", "no golden is affected by this edit"
-    regressions = [p for p in pairs if p.outcome == "regression"]
+    regressions = [p for p in pairs if blocks(p, block_confidence)]
+    doubtful = [p for p in pairs if p.outcome == "regression" and not blocks(p, block_confidence)]
     errors = [p for p in pairs if p.outcome == "error"]
     unsure = [p for p in pairs if p.outcome == "unsure"]
+    drift = [p for p in pairs if p.outcome == "drift"]
     if regressions:
         return "BLOCK", f"{len(regressions)} regression(s), first {regressions[0].task_id}: {regressions[0].reason}"
     if errors and on_error == "block":
         return "BLOCK", f"{len(errors)} pair(s) could not be checked (on-error block), first {errors[0].task_id}: {errors[0].reason}"
-    if errors or unsure:
+    if errors or unsure or doubtful:
         parts = []
+        if doubtful:
+            parts.append(f"{len(doubtful)} possible regression(s) below block confidence, first {doubtful[0].task_id}")
         if unsure:
             parts.append(f"{len(unsure)} pair(s) differ and need judging")
         if errors:
             parts.append(f"{len(errors)} pair(s) could not be checked")
         return "WARN", "; ".join(parts)
+    if drift:
+        return "PASS", f"{len(pairs)} affected golden(s), no regression; {len(drift)} moved with the world (re-bless)"
     return "PASS", f"{len(pairs)} affected golden(s) replayed without a regression"
