@@ -68,3 +68,10 @@ def test_system_prompt_has_date_and_delimited_skill() -> None:
     system = model.requests[0].messages[0].content or ""
     assert "2026-10-14T16:00:00Z (Wednesday)" in system
     assert '<skill name="github-triage">\n# GitHub issue triage' in system and system.endswith("</skill>")
+
+
+def test_simulated_latency_is_not_recorded_but_live_latency_is() -> None:
+    sim = ChatResponse(message=Message(role="assistant", content="hi"), latency_ms=7.5, simulated=True)
+    live = ChatResponse(message=Message(role="assistant", content="hi"), latency_ms=7.5)
+    assert run(TASKS["canary-01"], model=ScriptedModel(responses=[sim])).model_calls[0].latency_ms == 0.0
+    assert run(TASKS["canary-01"], model=ScriptedModel(responses=[live])).model_calls[0].latency_ms == 7.5
