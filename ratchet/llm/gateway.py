@@ -98,6 +98,21 @@ class Gateway:
             price_for(self.project.config, config.model if config is not None else self.upstream(tier).model_id)
         return GatewayModel(self, tier, purpose, config)
 
+    def close(self) -> None:
+        """Close upstream HTTP clients (the store belongs to the caller)."""
+        with self._lock:
+            for model in self._upstreams.values():
+                close = getattr(model, "close", None)
+                if callable(close):
+                    close()
+            self._upstreams.clear()
+
+    def __enter__(self) -> Gateway:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def spent(self) -> float:
         """This run's settled spend (simulated dollars for a sim run)."""
         return self.store.run_spend(self.run_id)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import threading
 from typing import Any
 
 from ratchet.config import TierConfig
@@ -120,28 +121,61 @@ def classify(exc: Exception, secrets: list[str | None]) -> UpstreamError:
 
 
 class LiteLLMModel:
-    """One tier's model over litellm. Holds the env var name, never the key."""
+    """One tier's model over litellm. Its config names the key's env var; the key itself is
+    read at call time and lives only inside the HTTP client."""
 
     def __init__(self, tier: TierConfig, *, timeout_s: float) -> None:
         self.tier = tier
         self.timeout_s = timeout_s
+        # Import now, not inside the first call, so its seconds are not billed as latency.
+        self._litellm = _litellm()
+        self._lock = threading.Lock()
+        self._client: Any = None
+        self._client_key: str | None = None
+
+    def _openai_client(self, key: str | None) -> Any:
+        """One OpenAI client per model, owned (and closed) by us: litellm's own client cache
+        races under threads and leaks sockets. Only for OpenAI-compatible routes."""
+        if not self.tier.model.startswith("openai/"):
+            return None
+        with self._lock:
+            if self._client is None or self._client_key != key:
+                import openai
+
+                if self._client is not None:
+                    self._client.close()
+                self._client = openai.OpenAI(api_key=key or _NO_KEY, base_url=self.tier.api_base,
+                                             max_retries=0, timeout=self.timeout_s)
+                self._client_key = key
+            return self._client
+
+    def close(self) -> None:
+        with self._lock:
+            if self._client is not None:
+                self._client.close()
+                self._client = None
 
     @property
     def model_id(self) -> str:
         return self.tier.model
 
     def complete(self, request: ChatRequest) -> ChatResponse:
-        litellm = _litellm()
         key = key_from_env(self.tier.api_key_env)
         if self.tier.api_key_env and key is None:
             raise UpstreamError(f"environment variable {self.tier.api_key_env} is not set (the key for "
                                 f"{self.tier.model})", retryable=False)
+        failure: UpstreamError | None = None
         try:
-            result = litellm.completion(
+            result = self._litellm.completion(
                 model=self.tier.model, api_base=self.tier.api_base, api_key=key or _NO_KEY,
-                timeout=self.timeout_s, num_retries=0, max_retries=0, **request_kwargs(request),
+                timeout=self.timeout_s, num_retries=0, max_retries=0, client=self._openai_client(key),
+                **request_kwargs(request),
             )
         except Exception as exc:
-            raise classify(exc, [key]) from None
+            failure = classify(exc, [key])
+        if failure is not None:
+            # Raised outside the except block: the provider's exception (which may hold the
+            # key) is not even kept as __context__.
+            raise failure
         data = result.model_dump() if hasattr(result, "model_dump") else dict(result)
         return parse_openai_response(data, self.tier.model)

@@ -115,3 +115,22 @@ def test_failed_call_is_not_cached(sim_project: Project, store: Store) -> None:
     with pytest.raises(ModelCallError):
         gw.model("nano", "x").complete(req())
     assert gw.model("nano", "x").complete(req()).message.content == "later"
+
+
+def test_sim_path_never_imports_litellm() -> None:
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, tempfile\nfrom pathlib import Path\n"
+        "from ratchet.config import Project, RatchetConfig\nfrom ratchet.store import open_store\n"
+        "from ratchet.llm.gateway import Gateway\n"
+        "home = Path(tempfile.mkdtemp())\n"
+        "p = Project(root=home, config=RatchetConfig(upstream='sim'), home=home)\n"
+        "gw = Gateway(p, open_store(home), run_id='s')\n"
+        "assert gw.model('nano', 'judge-nano').model_id\n"
+        "assert gw.model('agent', 'replay').model_id\n"
+        "print('litellm' in sys.modules, 'openai' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert out.stdout == "False False\n"

@@ -1,0 +1,146 @@
+"""A real OpenAI-compatible chat server on 127.0.0.1, run in-process in a thread (uvicorn).
+
+Reusable by any test that needs a live upstream without the internet:
+
+    with FakeOpenAI() as server:
+        server.script("ok", 429, "ok")      # per-request behaviours, then "ok" forever
+        ... api_base=server.base_url ...
+        server.requests                      # what reached the server
+
+Behaviours: "ok" (answer), an int (that HTTP status, with an OpenAI-style error body that
+echoes the Authorization header it got, the worst case for key hygiene), ("sleep", s)
+(answer after s seconds: a timeout for a short client timeout), ("tool", name, args).
+Usage is deterministic: prompt tokens = characters of the messages JSON // 4,
+completion tokens = min(max_tokens, reply_tokens).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from collections import deque
+from typing import Any
+
+import uvicorn
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+
+Behaviour = str | int | tuple[Any, ...]
+
+
+class FakeOpenAI:
+    """A tiny chat-completions server with scripted behaviours and a record of every request."""
+
+    def __init__(self, *, reply_tokens: int = 7, delay_s: float = 0.0, model: str = "fake-model") -> None:
+        self.reply_tokens = reply_tokens
+        self.delay_s = delay_s
+        self.model = model
+        self.requests: list[dict[str, Any]] = []
+        self.responses: list[dict[str, Any]] = []
+        self._script: deque[Behaviour] = deque()
+        self._lock = threading.Lock()
+        self.app = self._build()
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+        self.port = 0
+
+    # scripting ------------------------------------------------------------------------------
+
+    def script(self, *behaviours: Behaviour) -> FakeOpenAI:
+        with self._lock:
+            self._script.extend(behaviours)
+        return self
+
+    def _next(self) -> Behaviour:
+        with self._lock:
+            return self._script.popleft() if self._script else "ok"
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    # server ---------------------------------------------------------------------------------
+
+    def _build(self) -> FastAPI:
+        app = FastAPI()
+
+        @app.get("/v1/models")
+        async def models() -> dict[str, Any]:
+            return {"object": "list", "data": [{"id": self.model, "object": "model", "owned_by": "fake"}]}
+
+        @app.post("/v1/chat/completions")
+        async def chat(request: Request) -> JSONResponse:
+            body = await request.json()
+            auth = request.headers.get("authorization", "")
+            with self._lock:
+                self.requests.append({"body": body, "authorization": auth, "ts": time.time()})
+            behaviour = self._next()
+            if self.delay_s:
+                await asyncio.sleep(self.delay_s)
+            if isinstance(behaviour, int):
+                return JSONResponse(
+                    status_code=behaviour,
+                    content={"error": {"message": f"scripted {behaviour}; you sent {auth}", "type": "fake",
+                                       "code": behaviour}},
+                )
+            if isinstance(behaviour, tuple) and behaviour[0] == "sleep":
+                await asyncio.sleep(float(behaviour[1]))
+            return JSONResponse(self._answer(body, behaviour))
+
+        return app
+
+    def _answer(self, body: dict[str, Any], behaviour: Behaviour) -> dict[str, Any]:
+        messages = body.get("messages") or []
+        last = next((m.get("content") for m in reversed(messages) if m.get("role") == "user"), "") or ""
+        prompt_tokens = max(1, len(json.dumps(messages)) // 4)
+        completion_tokens = min(int(body.get("max_tokens") or 1024), self.reply_tokens)
+        message: dict[str, Any] = {"role": "assistant", "content": f"echo: {last}"}
+        finish = "stop"
+        if isinstance(behaviour, tuple) and behaviour[0] == "tool":
+            message = {"role": "assistant", "content": None, "tool_calls": [
+                {"id": "call_1", "type": "function",
+                 "function": {"name": behaviour[1], "arguments": json.dumps(behaviour[2])}}]}
+            finish = "tool_calls"
+        data = {
+            "id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion", "created": 0,
+            "model": body.get("model", self.model),
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                      "total_tokens": prompt_tokens + completion_tokens},
+        }
+        with self._lock:
+            self.responses.append(data)
+        return data
+
+    def start(self) -> FakeOpenAI:
+        config = uvicorn.Config(self.app, host="127.0.0.1", port=0, log_level="error", lifespan="off",
+                                ws="none", access_log=False, timeout_graceful_shutdown=1)
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run, name="fake-openai", daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + 10
+        while not self._server.started:
+            if time.monotonic() > deadline or not self._thread.is_alive():
+                raise RuntimeError("fake OpenAI server did not start")
+            time.sleep(0.01)
+        self.port = self._server.servers[0].sockets[0].getsockname()[1]
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None and self._thread is not None:
+            self._server.should_exit = True
+            self._thread.join(timeout=10)
+
+    def __enter__(self) -> FakeOpenAI:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def usage_seen(self) -> tuple[int, int]:
+        """Prompt and completion tokens of every answered request."""
+        with self._lock:
+            return (sum(r["usage"]["prompt_tokens"] for r in self.responses),
+                    sum(r["usage"]["completion_tokens"] for r in self.responses))
