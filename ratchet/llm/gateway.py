@@ -21,6 +21,7 @@ from ratchet.llm.cache import CACHE_MODES, ResponseCache, cache_key, cache_root
 from ratchet.llm.pricing import cost_of, price_for, worst_case_cost
 from ratchet.llm.retry import CallFailed, RetryPolicy, call_with_retries
 from ratchet.llm.secrets import key_from_env, scrub
+from ratchet.llm.textproto import parse_text_reply, to_text_request
 from ratchet.llm.types import ChatModel, ChatRequest, ChatResponse
 from ratchet.store import LedgerEntry, Store
 
@@ -146,6 +147,10 @@ class GatewayModel:
         gw = self.gateway
         upstream = gw.upstream(self.tier)
         model_id = upstream.model_id
+        asked = request
+        text_tools = self.config is not None and self.config.tool_protocol == "text" and bool(request.tools)
+        if text_tools:
+            request = to_text_request(request)
         key = cache_key(model_id, self.api_base, request)
         started = time.perf_counter()
         if gw.cache_mode in ("once", "none"):
@@ -191,6 +196,8 @@ class GatewayModel:
             raise
         latency = (time.perf_counter() - started) * 1000
         cost = cost_of(price, response.usage) if price is not None else 0.0
+        if text_tools:
+            response = parse_text_reply(asked, response)
         out = response.model_copy(update={
             "model": response.model or model_id, "cost_usd": cost, "latency_ms": latency, "cache_hit": False,
             "simulated": gw.simulated, "request_digest": key,
