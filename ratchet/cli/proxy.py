@@ -1,9 +1,44 @@
-"""`ratchet proxy` (placeholder: being written)."""
+"""`ratchet proxy`: serve the gateway as an OpenAI-compatible endpoint on 127.0.0.1."""
 
 from __future__ import annotations
 
+import secrets
+from pathlib import Path
+
 import typer
+
+from ratchet.config import load_project
+from ratchet.errors import ConfigError
 
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the app."""
+
+    @app.command()
+    def proxy(
+        port: int = typer.Option(8787, "--port", help="Port on 127.0.0.1 (the proxy never binds elsewhere)."),
+        run_id: str | None = typer.Option(None, "--run", help="Run id for the ledger (default: a fresh one)."),
+        cache: str = typer.Option("once", "--cache", help="Cache mode: once, new, none, all."),
+        budget: float | None = typer.Option(None, "--budget", help="USD this run may spend (the global cap holds too)."),
+        project_dir: Path = typer.Option(Path("."), "--project", help="Project root (holds ratchet.yaml)."),
+        work: Path | None = typer.Option(None, "--work", help="Ratchet's work area (default RATCHET_HOME)."),
+    ) -> None:
+        """Record any agent harness: point its OpenAI base URL at the printed address."""
+        from ratchet.llm.proxy import CaptureProxy, serve
+        from ratchet.store import open_store
+
+        if not 0 < port < 65536:
+            raise ConfigError(f"--port must be 1-65535, not {port}")
+        project = load_project(project_dir, home=work)
+        store = open_store(project.home)
+        run = run_id or f"proxy-{secrets.token_hex(4)}"
+        capture = CaptureProxy(project, store, run_id=run, cache_mode=cache, budget_usd=budget)
+        typer.echo(f"ratchet proxy ({project.config.upstream} upstream), run {run}")
+        typer.echo(f"  OPENAI_BASE_URL=http://127.0.0.1:{port}/v1")
+        typer.echo(f"  OPENAI_API_KEY={capture.token}   (this run's proxy token, not a provider key)")
+        typer.echo("  models: " + ", ".join(sorted(project.config.tiers)))
+        try:
+            serve(capture, port=port)
+        finally:
+            capture.close()
+            store.close()

@@ -30,6 +30,37 @@ from fastapi.responses import JSONResponse
 Behaviour = str | int | tuple[Any, ...]
 
 
+class ThreadedServer:
+    """Any ASGI app served by uvicorn on 127.0.0.1 (a free port) in a daemon thread."""
+
+    def __init__(self, app: Any) -> None:
+        config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="error", lifespan="off",
+                                ws="none", access_log=False, timeout_graceful_shutdown=1)
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, name="test-http-server", daemon=True)
+        self.port = 0
+
+    def start(self) -> ThreadedServer:
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("test HTTP server did not start")
+            time.sleep(0.01)
+        self.port = self.server.servers[0].sockets[0].getsockname()[1]
+        return self
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+    def __enter__(self) -> ThreadedServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
 class FakeOpenAI:
     """A tiny chat-completions server with scripted behaviours and a record of every request."""
 
@@ -42,8 +73,7 @@ class FakeOpenAI:
         self._script: deque[Behaviour] = deque()
         self._lock = threading.Lock()
         self.app = self._build()
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
+        self._runner: ThreadedServer | None = None
         self.port = 0
 
     # scripting ------------------------------------------------------------------------------
@@ -115,23 +145,13 @@ class FakeOpenAI:
         return data
 
     def start(self) -> FakeOpenAI:
-        config = uvicorn.Config(self.app, host="127.0.0.1", port=0, log_level="error", lifespan="off",
-                                ws="none", access_log=False, timeout_graceful_shutdown=1)
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, name="fake-openai", daemon=True)
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if time.monotonic() > deadline or not self._thread.is_alive():
-                raise RuntimeError("fake OpenAI server did not start")
-            time.sleep(0.01)
-        self.port = self._server.servers[0].sockets[0].getsockname()[1]
+        self._runner = ThreadedServer(self.app).start()
+        self.port = self._runner.port
         return self
 
     def stop(self) -> None:
-        if self._server is not None and self._thread is not None:
-            self._server.should_exit = True
-            self._thread.join(timeout=10)
+        if self._runner is not None:
+            self._runner.stop()
 
     def __enter__(self) -> FakeOpenAI:
         return self.start()
