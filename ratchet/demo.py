@@ -1,8 +1,10 @@
 """`ratchet demo`: the gate end to end, offline, on a throwaway skills repository.
 
 It copies this repository's two demo skills with their tasks, world and workspaces into a new
-git repository, records and blesses goldens on the simulator, then gates three edits, each on
-its own branch: a cosmetic one, a changed tool argument and an added side-effecting step.
+git repository, records and blesses goldens on the simulator, then gates four edits, each on
+its own branch, through Level 0 and the judge cascade: a cosmetic one (identical replays, $0 of
+judging), a reworded status line (judged; Nano settles it), a changed tool argument (Nano is not
+sure enough, Super decides) and an added side-effecting step (a Level 0 hard fail, no judge).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import yaml
 from ratchet.config import load_project
 from ratchet.errors import InputError
 from ratchet.gate.check import check_edit
+from ratchet.gate.gate_config import default_gate_config
 from ratchet.gate.verdict import Decision, Verdict
 from ratchet.recording import bless, record_tasks
 
@@ -77,10 +80,17 @@ EDITS: tuple[DemoEdit, ...] = (
         apply=_cosmetic,
     ),
     DemoEdit(
+        branch="edit/reworded-status",
+        skill="github-triage",
+        message="github-triage: reword the duplicate status line",
+        expected="PASS",
+        apply=_replace_once('"closed as duplicate"', '"closed as a duplicate"'),
+    ),
+    DemoEdit(
         branch="edit/changed-argument",
         skill="github-triage",
         message="github-triage: rename the normal priority label to priority/medium",
-        expected="WARN",
+        expected="BLOCK",
         apply=_replace_once('else "priority/normal"', 'else "priority/medium"'),
     ),
     DemoEdit(
@@ -183,7 +193,7 @@ def run_demo(target: Path | None, *, report: Callable[[str], None], show: Callab
         for edit in EDITS:
             apply_edit(root, edit)
             report(f"\n── {edit.branch}: {edit.message} (expect {edit.expected})")
-            verdict = check_edit(root, base=base, head=edit.branch, home=home)
+            verdict = check_edit(root, base=base, head=edit.branch, home=home, config=default_gate_config())
             show(verdict)
             verdicts.append((edit, verdict))
         return DemoResult(repo=root, goldens=goldens, verdicts=verdicts)

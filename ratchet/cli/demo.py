@@ -16,7 +16,7 @@ def register(app: typer.Typer) -> None:
             None, "--dir", help="Build the demo repository here and keep it (default: a temp dir, removed)."
         ),
     ) -> None:
-        """Record goldens for two skills, then gate a cosmetic, an argument and a side-effect edit."""
+        """Record goldens for two skills, then gate four edits through Level 0 and the judge cascade."""
         from rich.console import Console
 
         from ratchet.cli.render import render_verdict
@@ -28,7 +28,14 @@ def register(app: typer.Typer) -> None:
         typer.echo("")
         for edit, verdict in result.verdicts:
             mark = "ok " if verdict.decision == edit.expected else "!! "
-            typer.echo(f"{mark}{edit.branch:<24} {verdict.decision:<5} (expected {edit.expected})  ${verdict.cost_usd:.6f}")
+            judged = sorted({p.decided_by for p in verdict.pairs if p.outcome != "same"})
+            how = ", ".join(judged) if judged else "identical replays, no judge"
+            judging = sum(o.cost_usd for p in verdict.pairs for o in p.opinions)
+            typer.echo(
+                f"{mark}{edit.branch:<24} {verdict.decision:<5} (expected {edit.expected})"
+                f"  ${verdict.cost_usd:.6f} (judging ${judging:.6f})  decided by: {how}"
+            )
+        typer.echo("Costs are simulated tokens at catalog prices; a replay served from the cache costs $0.")
         typer.echo("")
         if directory is not None:
             typer.echo(f"Try next:  cd {result.repo}")

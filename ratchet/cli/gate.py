@@ -26,6 +26,11 @@ def register(app: typer.Typer) -> None:
             None, "--on-error", help="warn|block: what a pair that could not be checked does (default block under CI)."
         ),
         budget: float | None = typer.Option(None, "--budget", help="USD cap for this check's model calls."),
+        config: str = typer.Option(
+            "cascade", "--config", help="Gate config: a name in configs/ (cascade, nano_only, ...) or a YAML path."
+        ),
+        level0_only: bool = typer.Option(False, "--level0-only", help="No judges: differences WARN as 'needs judging'."),
+        live_tavily: bool = typer.Option(False, "--live-tavily", help="Confirm moved world facts with Tavily (TAVILY_API_KEY)."),
         cache: str = typer.Option("once", "--cache", help="Response cache mode: once|new|none|all."),
         repo: Path = typer.Option(Path("."), "--repo", help="Path inside the git repository."),
         work: Path | None = typer.Option(None, "--work", help="Ratchet's work area (default RATCHET_HOME)."),
@@ -44,10 +49,13 @@ def register(app: typer.Typer) -> None:
         policy: Literal["warn", "block"] = "block" if mode == "block" else "warn"
         from ratchet.cli.render import render_verdict
         from ratchet.gate.check import check_edit
+        from ratchet.gate.gate_config import resolve_gate_config
+
+        gate_config = None if level0_only else resolve_gate_config(config)
 
         verdict = check_edit(
             repo, base=base, head=head, staged=staged, home=work, on_error=policy,
-            cache_mode=cache, budget_usd=budget,
+            cache_mode=cache, budget_usd=budget, config=gate_config, live_tavily=live_tavily,
         )
         if as_json:
             sys.stdout.write(verdict.to_json())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from rich import box
 from rich.console import Console
 from rich.table import Table
@@ -37,6 +39,9 @@ def render_verdict(verdict: Verdict, console: Console) -> None:
         f"[{_STYLE[verdict.decision]}]{verdict.decision}[/{_STYLE[verdict.decision]}]  {verdict.summary}",
         highlight=False,
     )
+    deciders = Counter(p.decided_by for p in verdict.pairs if p.outcome != "same")
+    if deciders:
+        console.print("decided by: " + ", ".join(f"{who} x{n}" for who, n in sorted(deciders.items())), highlight=False)
     console.print(
         f"cost ${verdict.cost_usd:.6f} · {len(verdict.pairs)} of {verdict.goldens_total} goldens replayed"
         f" · {verdict.wall_ms / 1000:.1f} s",

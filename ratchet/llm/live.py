@@ -10,6 +10,7 @@ import json
 import logging
 import os
 import threading
+import weakref
 from typing import Any
 
 from ratchet.config import TierConfig
@@ -120,6 +121,12 @@ def classify(exc: Exception, secrets: list[str | None]) -> UpstreamError:
                          retryable=retryable, status=status)
 
 
+def _close_box(box: list[Any]) -> None:
+    if box[0] is not None:
+        box[0].close()
+        box[0] = None
+
+
 class LiteLLMModel:
     """One tier's model over litellm. Its config names the key's env var; the key itself is
     read at call time and lives only inside the HTTP client."""
@@ -130,8 +137,9 @@ class LiteLLMModel:
         # Import now, not inside the first call, so its seconds are not billed as latency.
         self._litellm = _litellm()
         self._lock = threading.Lock()
-        self._client: Any = None
+        self._box: list[Any] = [None]  # the client, closed by close() or when this model is collected
         self._client_key: str | None = None
+        weakref.finalize(self, _close_box, self._box)
 
     def _openai_client(self, key: str | None) -> Any:
         """One OpenAI client per model, owned (and closed) by us: litellm's own client cache
@@ -139,21 +147,19 @@ class LiteLLMModel:
         if not self.tier.model.startswith("openai/"):
             return None
         with self._lock:
-            if self._client is None or self._client_key != key:
+            if self._box[0] is None or self._client_key != key:
                 import openai
 
-                if self._client is not None:
-                    self._client.close()
-                self._client = openai.OpenAI(api_key=key or _NO_KEY, base_url=self.tier.api_base,
+                _close_box(self._box)
+                self._box[0] = openai.OpenAI(api_key=key or _NO_KEY, base_url=self.tier.api_base,
                                              max_retries=0, timeout=self.timeout_s)
                 self._client_key = key
-            return self._client
+            return self._box[0]
 
     def close(self) -> None:
         with self._lock:
-            if self._client is not None:
-                self._client.close()
-                self._client = None
+            _close_box(self._box)
+
 
     @property
     def model_id(self) -> str:

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from ratchet.cli import app
 from ratchet.demo import EDITS, apply_edit
 from ratchet.gate.check import check_edit
+from ratchet.gate.gate_config import default_gate_config
 from tests.helpers.gitrepo import commit, git, snapshot_git_state, stage
 
 runner = CliRunner()
@@ -33,7 +34,7 @@ def test_no_skill_changed_is_pass_for_free(demo_repo: Path) -> None:
 def test_demo_edits_get_their_decisions(demo_repo: Path, branch: str) -> None:
     base = git(demo_repo, "rev-parse", "main")
     apply_edit(demo_repo, EDIT[branch])
-    verdict = check_edit(demo_repo, base=base, head=branch)
+    verdict = check_edit(demo_repo, base=base, head=branch, config=default_gate_config())
     assert verdict.decision == EDIT[branch].expected, verdict.summary
     assert verdict.skills_changed == [EDIT[branch].skill]
     assert verdict.pairs, "the edited skill's goldens were replayed"
@@ -58,12 +59,20 @@ def test_block_names_the_offending_call_and_exits_1(demo_repo: Path) -> None:
     assert "new send call email_send(" in verdict["summary"]
 
 
-def test_warn_exits_0_and_prints_a_table(demo_repo: Path) -> None:
+def test_level0_only_warns_on_a_difference_and_exits_0(demo_repo: Path) -> None:
+    base = git(demo_repo, "rev-parse", "main")
+    apply_edit(demo_repo, EDIT["edit/changed-argument"])
+    code, out, _ = run_check(demo_repo, "--base", base, "--head", "edit/changed-argument", "--level0-only")
+    assert code == 0
+    assert "WARN" in out and "needs judging" in out and "priority/medium" in out
+
+
+def test_cascade_confirms_the_argument_change_and_blocks(demo_repo: Path) -> None:
     base = git(demo_repo, "rev-parse", "main")
     apply_edit(demo_repo, EDIT["edit/changed-argument"])
     code, out, _ = run_check(demo_repo, "--base", base, "--head", "edit/changed-argument")
-    assert code == 0
-    assert "WARN" in out and "priority/medium" in out
+    assert code == 1
+    assert "BLOCK" in out and "decided by: super" in out
 
 
 def test_staged_edit_is_checked_and_the_repo_is_untouched(
@@ -90,7 +99,7 @@ def test_check_under_hook_environment_leaves_repo_identical(
     monkeypatch.setenv("GIT_INDEX_FILE", str(demo_repo / ".git" / "index"))
     monkeypatch.chdir(demo_repo)
     verdict = check_edit(demo_repo, base=base, head="edit/changed-argument")
-    assert verdict.decision == "WARN"
+    assert verdict.decision == "WARN"  # Level 0 only: no judge
     monkeypatch.delenv("GIT_DIR")
     monkeypatch.delenv("GIT_INDEX_FILE")
     assert snapshot_git_state(demo_repo) == before
