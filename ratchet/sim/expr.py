@@ -106,6 +106,15 @@ def re_find(pattern: Any, text: Any) -> str | None:
     return match.group(1) if match.groups() else match.group(0)
 
 
+def re_findall(pattern: Any, text: Any) -> list[Any]:
+    """Every match of a regex in the text: strings for zero or one group, lists for several."""
+    try:
+        found = re.findall(str(pattern), str(text or ""))
+    except re.error as exc:
+        raise ExprError(f"bad pattern: {exc}") from None
+    return [list(m) if isinstance(m, tuple) else m for m in found]
+
+
 def get(mapping: Any, key: Any, default: Any = None) -> Any:
     return mapping.get(key, default) if isinstance(mapping, Mapping) else default
 
@@ -136,6 +145,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "any_of": any_of,
     "money": money,
     "re_find": re_find,
+    "re_findall": re_findall,
     "get": get,
 }
 
