@@ -8,21 +8,15 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Mapping
 from contextlib import ExitStack, closing
 from pathlib import Path
-from typing import Literal
 
-from ratchet.config import Project, load_project
+from ratchet.config import load_project
 from ratchet.errors import GoldenError
-from ratchet.gate.cascade import gate_pair
-from ratchet.gate.decide import decide_edit, level0_outcome
 from ratchet.gate.drift import FactSearch, make_search
+from ratchet.gate.evaluate import OnError, evaluate_edit
 from ratchet.gate.gate_config import GateConfig
-from ratchet.gate.level0 import level0_findings
-from ratchet.gate.replay import replay_task
-from ratchet.gate.select import Selected, affected_goldens
-from ratchet.gate.verdict import PairOutcome, Verdict
+from ratchet.gate.verdict import Verdict
 from ratchet.gitops import (
     INDEX,
     changed_skills,
@@ -33,78 +27,12 @@ from ratchet.gitops import (
 )
 from ratchet.llm.gateway import Gateway
 from ratchet.llm.types import ChatModel
-from ratchet.skills import Skill, load_skills
+from ratchet.skills import load_skills
 from ratchet.store import open_store
 from ratchet.tasks import load_tasks
-from ratchet.trace import Trace, load_goldens
+from ratchet.trace import load_goldens
 
-OnError = Literal["warn", "block"]
-
-
-def _judge_pair(
-    item: Selected, project: Project, tree: Path, skills: Mapping[str, Skill], model: ChatModel
-) -> PairOutcome:
-    started = time.perf_counter()
-    replay = replay_task(item.task, item.golden, skills, model, project=project, tree=tree)
-    findings = level0_findings(item.golden, replay)
-    outcome, reason = level0_outcome(findings)
-    return PairOutcome(
-        task_id=item.task.id,
-        golden_skill=item.golden.fired_skill,
-        replay_skill=replay.fired_skill,
-        selected_because=item.because,
-        outcome=outcome,
-        decided_by="error" if outcome == "error" else "level0",
-        reason=reason,
-        findings=findings,
-        cost_usd=replay.cost_usd,
-        latency_ms=round((time.perf_counter() - started) * 1000, 3),
-        error=replay.error,
-    )
-
-
-class _Judging:
-    """What the cascade needs beyond Level 0: a config, bound judge models, the base skills, search."""
-
-    def __init__(self, config: GateConfig, judges: Mapping[str, ChatModel], base_skills: Mapping[str, Skill], search: FactSearch) -> None:
-        self.config = config
-        self.judges = judges
-        self.base_skills = base_skills
-        self.search = search
-
-
-def _cascade_pair(
-    item: Selected, project: Project, tree: Path, skills: Mapping[str, Skill], model: ChatModel, judging: _Judging
-) -> PairOutcome:
-    started = time.perf_counter()
-    replay = replay_task(item.task, item.golden, skills, model, project=project, tree=tree)
-    findings = level0_findings(item.golden, replay)
-
-    def replay_base() -> Trace:
-        # The unchanged skill set on the current (head) world: did the world move, not the skill?
-        return replay_task(item.task, item.golden, judging.base_skills, model, project=project, tree=tree)
-
-    result = gate_pair(
-        item.golden, replay, findings, task=item.task, config=judging.config, judges=judging.judges,
-        pair_id=f"{item.task.id}", replay_base=replay_base, search=judging.search,
-    )
-    return PairOutcome(
-        task_id=item.task.id,
-        golden_skill=item.golden.fired_skill,
-        replay_skill=replay.fired_skill,
-        selected_because=item.because,
-        outcome=result.outcome,
-        decided_by=result.decided_by,
-        reason=result.reason,
-        findings=findings,
-        cost_usd=round(replay.cost_usd + result.cost_usd, 9),
-        latency_ms=round((time.perf_counter() - started) * 1000, 3),
-        error=replay.error,
-        confidence=result.confidence,
-        opinions=result.opinions,
-        drift=result.drift,
-        hint=result.hint,
-    )
+__all__ = ["OnError", "check_edit"]
 
 
 def check_edit(
@@ -152,35 +80,28 @@ def check_edit(
             if task_id not in known:
                 raise GoldenError(f"golden for task {task_id!r}, which is not in {paths.tasks}", path=paths.goldens)
         head_skills = load_skills(head_tree / paths.skills)
-        selected = affected_goldens(tasks, goldens, changed, head_skills)
         store = stack.enter_context(closing(open_store(project.home)))
         gateway = Gateway(project, store, run_id=f"check-{uuid.uuid4().hex[:12]}", cache_mode=cache_mode, budget_usd=budget_usd)
-        model = gateway.model("agent", "replay")
-        if config is None:
-            pairs = [_judge_pair(item, project, head_tree, head_skills, model) for item in selected]
-        else:
-            judging = _Judging(
-                config,
-                {step.tier: gateway.model(step.tier, f"judge-{step.tier}") for step in config.tiers},
-                load_skills(base_tree / paths.skills),
-                # Fixtures come from the base state, so an edit cannot ship the "evidence" for its own drift.
-                make_search("tavily" if live_tavily else config.drift.search, base_tree / config.drift.fixtures),
-            )
-            pairs = [_cascade_pair(item, project, head_tree, head_skills, model, judging) for item in selected]
-    decision, summary = decide_edit(
-        pairs, on_error=on_error, block_confidence=config.block_confidence if config is not None else 0.0
-    )
-    return Verdict(
-        base=base_sha,
-        head=head_rev,
-        skills_changed=changed,
-        decision=decision,
-        summary=summary,
-        pairs=pairs,
-        goldens_total=len(goldens),
-        cost_usd=round(sum(p.cost_usd for p in pairs), 6),
-        wall_ms=round((time.perf_counter() - started) * 1000, 3),
-        simulated=simulated,
-        on_error=on_error,
-        gate_config=config.name if config is not None else None,
-    )
+        judges: dict[str, ChatModel] = {}
+        search: FactSearch | None = None
+        if config is not None:
+            judges = {step.tier: gateway.model(step.tier, f"judge-{step.tier}") for step in config.tiers}
+            # Fixtures come from the base state, so an edit cannot ship the "evidence" for its own drift.
+            search = make_search("tavily" if live_tavily else config.drift.search, base_tree / config.drift.fixtures)
+        evaluation = evaluate_edit(
+            project=project,
+            changed=changed,
+            base_skills=load_skills(base_tree / paths.skills) if config is not None else head_skills,
+            head_skills=head_skills,
+            tasks=tasks,
+            goldens=goldens,
+            tree=head_tree,
+            agent=gateway.model("agent", "replay"),
+            judges=judges,
+            config=config,
+            search=search,
+            on_error=on_error,
+            base=base_sha,
+            head=head_rev,
+        )
+    return evaluation.verdict.model_copy(update={"wall_ms": round((time.perf_counter() - started) * 1000, 3)})
