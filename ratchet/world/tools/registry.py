@@ -55,7 +55,8 @@ def _get_advisories(ctx: ToolContext, args: dict[str, Any]) -> Any:
         if _version(a.get("introduced", "0.0.0")) <= version < _version(a["fixed_in"])
     ]
     fixed_in = max((h["fixed_in"] for h in hits), key=_version) if hits else None
-    return {"name": name, "version": args["version"], "advisories": hits, "fixed_in": fixed_in}
+    ids = [h["id"] for h in hits]
+    return {"name": name, "version": args["version"], "advisories": hits, "ids": ids, "fixed_in": fixed_in}
 
 
 def _open_pull_request(ctx: ToolContext, args: dict[str, Any]) -> Any:
