@@ -1,0 +1,249 @@
+"""The results directory on disk: results.json (byte-stable), timings.json (wall clock), replays/.
+
+    <out>/results.json                      BenchResults: per configuration, per edit, the scored verdict
+    <out>/timings.json                      Timings: measured wall time and store run ids (not byte-compared)
+    <out>/replays/<config>/<edit_id>.json   EditReplays: what re-judging configurations read
+    <out>/report.md, <out>/cost_vs_recall.svg
+
+BenchResults is a superset of ratchet.bench.models.ResultsFile (ResultsFile.model_validate
+reads it). Everything in results.json is a function of the inputs and the seed: wall-clock
+latency, response-cache hits and the money the cache saved live in timings.json and the
+ledger instead (docs/adr/0009-bench-runs.md).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import BaseModel, Field, ValidationError
+
+from ratchet.bench.models import BENCH_SCHEMA_VERSION, EditResult, EditType
+from ratchet.config import RatchetConfig
+from ratchet.errors import InputError
+from ratchet.gate.evaluate import EditReplays
+from ratchet.gate.verdict import Outcome, PairOutcome, Verdict
+from ratchet.jsonio import atomic_write_text, canonical_dumps
+from ratchet.trace import Trace
+
+RESULTS_FILE = "results.json"
+TIMINGS_FILE = "timings.json"
+REPLAYS_DIR = "replays"
+REPORT_FILE = "report.md"
+FIGURE_FILE = "cost_vs_recall.svg"
+SIM_BANNER = "SIMULATED MODELS — pipeline smoke test; not benchmark results"
+
+
+class TierUsage(BaseModel):
+    """Tokens and catalog-priced USD of one tier's calls for one verdict (cache hits priced too)."""
+
+    calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    tokens_cached: int = Field(default=0, description="Prompt tokens the provider served from its prompt cache.")
+    usd: float = 0.0
+
+
+class ScoredEdit(EditResult):
+    """One edit under one configuration, with what scoring and the report need."""
+
+    skill: str
+    affected_goldens: list[str] = Field(default_factory=list, description="From the effective label.")
+    expected_pairs: dict[str, Outcome] = Field(default_factory=dict, description="From the effective label.")
+    usage: dict[str, TierUsage] = Field(default_factory=dict, description="By tier: agent, nano, super, ultra.")
+    diff: str = Field(default="", description="Unified diff of SKILL.md, for worked examples.")
+
+
+class NoiseGolden(BaseModel):
+    """E6: one golden replayed with the unchanged skill several times, each replay gated."""
+
+    task_id: str
+    skill: str | None
+    outcomes: list[PairOutcome]
+    usage: dict[str, TierUsage] = Field(default_factory=dict)
+
+
+class BenchConfigRun(BaseModel):
+    """All edits (or, for E6, goldens) run under one configuration in one results directory."""
+
+    config: str
+    description: str = ""
+    config_path: str = Field(default="", description="The config file, for links from the report.")
+    command: str = Field(description="The exact command line that produced it.")
+    simulated: bool
+    models: dict[str, str] = Field(default_factory=dict)
+    seed: int = 0
+    limit: int | None = None
+    types: list[str] = Field(default_factory=list)
+    mode: str = Field(default="record", description="record | rejudge | noise")
+    replays_from: str | None = Field(default=None, description="The configuration whose replays were re-judged.")
+    estimate_usd: float = 0.0
+    edits: dict[str, ScoredEdit] = Field(default_factory=dict)
+    noise: dict[str, NoiseGolden] = Field(default_factory=dict)
+
+
+class DatasetInfo(BaseModel):
+    """What the report header says about the data."""
+
+    harness: str = ""
+    git_sha: str = "unknown"
+    date: str = Field(default="", description="From the data (a dated results dir, else the frozen clock), never the clock.")
+    labels_file: str = "labels/labels.json"
+    label_counts: dict[str, int] = Field(default_factory=dict)
+    reviews_required: int = 0
+    reviews_done: int = 0
+
+
+class BenchResults(BaseModel):
+    schema_version: int = BENCH_SCHEMA_VERSION
+    dataset_digest: str = ""
+    dataset: DatasetInfo = Field(default_factory=DatasetInfo)
+    runs: dict[str, BenchConfigRun] = Field(default_factory=dict)
+
+    @property
+    def simulated(self) -> bool:
+        return any(run.simulated for run in self.runs.values()) or not self.runs
+
+
+class Timings(BaseModel):
+    """Measured wall time per edit (ms) and the store's run ids, by configuration. Not byte-stable."""
+
+    schema_version: int = BENCH_SCHEMA_VERSION
+    wall_ms: dict[str, dict[str, float]] = Field(default_factory=dict)
+    run_ids: dict[str, list[str]] = Field(default_factory=dict)
+
+
+def read_results(out: Path) -> BenchResults:
+    """results.json of a results directory; an empty one when there is none yet."""
+    path = out / RESULTS_FILE
+    if not path.exists():
+        return BenchResults()
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        if raw.get("schema_version") != BENCH_SCHEMA_VERSION:
+            raise InputError(f"unsupported schema_version {raw.get('schema_version')!r}", path=path)
+        return BenchResults.model_validate(raw)
+    except (json.JSONDecodeError, ValidationError, AttributeError) as exc:
+        raise InputError(f"not a results file ({type(exc).__name__}); move it away or fix it", path=path) from None
+
+
+def write_results(out: Path, results: BenchResults) -> None:
+    atomic_write_text(out / RESULTS_FILE, canonical_dumps(results.model_dump(mode="json")))
+
+
+def read_timings(out: Path) -> Timings:
+    path = out / TIMINGS_FILE
+    if not path.exists():
+        return Timings()
+    try:
+        return Timings.model_validate_json(path.read_text(encoding="utf-8"))
+    except ValidationError:
+        return Timings()  # a sidecar: losing it loses latency figures, never results
+
+
+def write_timings(out: Path, timings: Timings) -> None:
+    atomic_write_text(out / TIMINGS_FILE, canonical_dumps(timings.model_dump(mode="json")))
+
+
+def replays_path(out: Path, config: str, edit_id: str) -> Path:
+    return out / REPLAYS_DIR / config / f"{edit_id}.json"
+
+
+def read_replays(path: Path) -> EditReplays:
+    try:
+        return EditReplays.model_validate_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValidationError) as exc:
+        raise InputError(f"cannot read stored replays ({type(exc).__name__})", path=path) from None
+
+
+def write_replays(path: Path, replays: EditReplays) -> None:
+    atomic_write_text(path, canonical_dumps(replays.model_dump(mode="json")))
+
+
+# Catalog pricing, independent of the response cache --------------------------------------
+
+
+def tier_price(config: RatchetConfig, tier: str) -> tuple[float, float]:
+    """(input, output) USD per token of a tier at catalog prices; (0, 0) when unpriced."""
+    tier_config = config.tiers.get(tier)
+    price = config.prices.get(tier_config.model) if tier_config is not None else None
+    return (price.input, price.output) if price is not None else (0.0, 0.0)
+
+
+def catalog_usd(config: RatchetConfig, tier: str, tokens_in: int, tokens_out: int) -> float:
+    unit_in, unit_out = tier_price(config, tier)
+    return round(tokens_in * unit_in + tokens_out * unit_out, 9)
+
+
+def stable_trace(trace: Trace, config: RatchetConfig) -> Trace:
+    """A trace with wall clock and cache state removed and cost at catalog prices."""
+    calls = [
+        call.model_copy(
+            update={"latency_ms": 0.0, "cache_hit": False,
+                    "cost_usd": catalog_usd(config, call.tier, call.tokens_in, call.tokens_out)}
+        )
+        for call in trace.model_calls
+    ]
+    return trace.model_copy(update={"model_calls": calls, "cost_usd": round(sum(c.cost_usd for c in calls), 9)})
+
+
+def stable_replays(replays: EditReplays, config: RatchetConfig) -> EditReplays:
+    return EditReplays(
+        replays={k: stable_trace(t, config) for k, t in sorted(replays.replays.items())},
+        base_replays={k: stable_trace(t, config) for k, t in sorted(replays.base_replays.items())},
+    )
+
+
+def stable_pair(pair: PairOutcome, replays: EditReplays, config: RatchetConfig) -> PairOutcome:
+    opinions = [
+        o.model_copy(update={"latency_ms": 0.0, "cache_hit": False,
+                             "cost_usd": catalog_usd(config, o.tier, o.tokens_in, o.tokens_out)})
+        for o in pair.opinions
+    ]
+    cost = sum(o.cost_usd for o in opinions)
+    replay = replays.replays.get(pair.task_id)
+    if replay is not None:
+        cost += replay.cost_usd
+    base = replays.base_replays.get(pair.task_id)
+    if base is not None and pair.drift is not None and pair.drift.base_replay_ran:
+        cost += base.cost_usd
+    return pair.model_copy(update={"opinions": opinions, "latency_ms": 0.0, "cost_usd": round(cost, 9)})
+
+
+def stable_verdict(verdict: Verdict, replays: EditReplays, config: RatchetConfig) -> Verdict:
+    """The verdict as results.json keeps it: byte-stable for the same inputs and seed."""
+    pairs = [stable_pair(p, replays, config) for p in verdict.pairs]
+    return verdict.model_copy(
+        update={"pairs": pairs, "wall_ms": 0.0, "cost_usd": round(sum(p.cost_usd for p in pairs), 6)}
+    )
+
+
+def usage_of(replays: EditReplays, pairs: list[PairOutcome], config: RatchetConfig,
+             cached: dict[str, int] | None = None) -> dict[str, TierUsage]:
+    """Per-tier usage of one verdict: the replays it used and every judge opinion, at catalog prices."""
+    usage: dict[str, TierUsage] = {}
+
+    def add(tier: str, tokens_in: int, tokens_out: int, tokens_cached: int) -> None:
+        row = usage.setdefault(tier, TierUsage())
+        row.calls += 1
+        row.tokens_in += tokens_in
+        row.tokens_out += tokens_out
+        row.tokens_cached += tokens_cached
+        row.usd = round(row.usd + catalog_usd(config, tier, tokens_in, tokens_out), 9)
+
+    for trace in [*replays.replays.values(), *replays.base_replays.values()]:
+        for call in trace.model_calls:
+            add(call.tier, call.tokens_in, call.tokens_out, call.tokens_cached)
+    for pair in pairs:
+        for opinion in pair.opinions:
+            add(opinion.tier, opinion.tokens_in, opinion.tokens_out, 0)
+    for tier, tokens in (cached or {}).items():
+        if tier in usage:
+            usage[tier].tokens_cached += tokens
+    return dict(sorted(usage.items()))
+
+
+__all__ = [
+    "FIGURE_FILE", "REPORT_FILE", "RESULTS_FILE", "SIM_BANNER", "BenchConfigRun", "BenchResults",
+    "DatasetInfo", "EditType", "NoiseGolden", "ScoredEdit", "TierUsage", "Timings",
+]

@@ -1,0 +1,510 @@
+"""`ratchet bench run`: one configuration over the labeled edits, into a results directory.
+
+Resumable (an edit already in results.json for the configuration is skipped; results.json
+is rewritten atomically after every edit), paired (seeded stratified sampling, see
+sampling.py), and frugal: the re-judging configurations read the cascade run's stored
+replays and make no agent call. The `noise` configuration (E6) replays goldens with the
+unchanged skills `replays_per_golden` times instead. See docs/adr/0009-bench-runs.md.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import threading
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import closing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import yaml
+
+from ratchet.bench.dataset import DEFAULT_WORK, BenchPaths, read_edits, read_labels, read_reviews
+from ratchet.bench.digest import dataset_digest
+from ratchet.bench.labels import current_review, effective_labels
+from ratchet.bench.models import Edit, Label
+from ratchet.bench.results import (
+    BenchConfigRun,
+    BenchResults,
+    DatasetInfo,
+    NoiseGolden,
+    ScoredEdit,
+    Timings,
+    read_replays,
+    read_results,
+    read_timings,
+    replays_path,
+    stable_pair,
+    stable_replays,
+    stable_verdict,
+    usage_of,
+    write_replays,
+    write_results,
+    write_timings,
+)
+from ratchet.bench.sampling import derived_seed, stratified_sample
+from ratchet.config import Project
+from ratchet.errors import BudgetError, InputError
+from ratchet.gate.cascade import JudgeResult, gate_pair
+from ratchet.gate.drift import FactSearch, FixtureSearch, make_search
+from ratchet.gate.evaluate import EditReplays, evaluate_edit
+from ratchet.gate.gate_config import GateConfig, load_gate_config
+from ratchet.gate.level0 import level0_findings
+from ratchet.gate.replay import replay_task
+from ratchet.gate.select import affected_goldens
+from ratchet.gate.verdict import Finding, PairOutcome
+from ratchet.llm.budget import Estimate, check_affordable, estimate
+from ratchet.llm.gateway import Gateway
+from ratchet.llm.types import ChatModel, ChatRequest, ChatResponse
+from ratchet.skills import Skill, load_skills, parse_skill_text
+from ratchet.store import open_store
+from ratchet.tasks import Task, load_tasks
+from ratchet.trace import Trace, load_goldens
+
+Mode = Literal["record", "rejudge", "noise"]
+RECORDING_CONFIG = "cascade"
+REJUDGE_CONFIGS: frozenset[str] = frozenset({"nano_only", "super_only", "ultra_only", "drift_off", "level0_off"})
+SMOKE_DIR = Path("bench") / "results" / "smoke-sim"
+SIM_NOISE = 0.3  # the simulator's rewording chance in E6; a live model brings its own
+_DATED = re.compile(r"^\d{4}-\d{2}-\d{2}")
+
+
+@dataclass
+class BenchData:
+    """The dataset a run reads: the project (skills, tasks, goldens, world), edits and effective labels."""
+
+    project: Project
+    tasks: list[Task]
+    goldens: dict[str, Trace]
+    base_skills: dict[str, Skill]
+    skill_texts: dict[str, str]
+    edits: dict[str, Edit]
+    labels: dict[str, Label]
+    digest: str
+    info: DatasetInfo
+
+
+def _git_sha(root: Path) -> str:
+    try:
+        import git
+
+        return str(git.Repo(root, search_parent_directories=True).head.commit.hexsha)
+    except Exception:  # not a repository, no commit yet: the header says so
+        return "unknown"
+
+
+def load_bench_data(root: Path, *, home: Path | None = None, results_dir: Path | None = None) -> BenchData:
+    """Read the dataset under `root` (its ratchet.yaml; bench edits in bench/edits/, labels in labels/)."""
+    paths = BenchPaths.at(root, home=home or root / DEFAULT_WORK)
+    project = paths.project
+    labels_file = read_labels(paths.labels)
+    if labels_file is None:
+        raise InputError("no labels: run `ratchet bench build` (or `ratchet bench smoke`) first", path=paths.labels)
+    reviews = read_reviews(paths.reviews)
+    edits = read_edits(paths.edits)
+    labels = {k: v for k, v in effective_labels(labels_file.labels, reviews.reviews).items() if k in edits}
+    skills = load_skills(project.path("skills"))
+    texts = {name: (Path(s.folder) / "SKILL.md").read_text(encoding="utf-8") for name, s in skills.items()}
+    counts: dict[str, int] = {}
+    for label in labels.values():
+        counts[label.type] = counts.get(label.type, 0) + 1
+    required = {label.edit_id for label in labels.values() if label.review_required}
+    by_edit = {review.edit_id: review for review in reviews.reviews}
+    reviewed = {i for i in required if current_review(labels[i], by_edit) is not None}
+    folder = (results_dir.resolve().name if results_dir is not None else "")
+    info = DatasetInfo(
+        harness=f"MinimalRunner (ratchet.agent.runner), mocked tools, clock frozen at {project.config.clock}",
+        git_sha=_git_sha(project.root),
+        date=folder[:10] if _DATED.match(folder) else project.config.clock[:10],
+        labels_file=paths.rel(paths.labels),
+        label_counts=dict(sorted(counts.items())),
+        reviews_required=len(required),
+        reviews_done=len(reviewed),
+    )
+    digest = dataset_digest(paths)
+    return BenchData(
+        project=project, tasks=load_tasks(project.path("tasks")), goldens=load_goldens(project.path("goldens")),
+        base_skills=dict(skills), skill_texts=texts, edits=edits, labels=labels, digest=digest, info=info,
+    )
+
+
+def run_mode(config: GateConfig) -> Mode:
+    """What a configuration does with replays: record its own, re-judge cascade's, or measure noise."""
+    if config.replays_per_golden > 1:
+        return "noise"
+    return "rejudge" if config.name in REJUDGE_CONFIGS else "record"
+
+
+@dataclass
+class RunOptions:
+    """Everything `bench run` takes; `command` is the exact command line, kept in results.json."""
+
+    config_path: Path
+    out: Path
+    root: Path
+    home: Path | None = None
+    limit: int | None = None
+    types: tuple[str, ...] = ()
+    seed: int = 0
+    live_tavily: bool = False
+    concurrency: int = 2
+    yes: bool = False
+    command: str = ""
+    on_progress: Callable[[int, int, str], None] | None = None
+    confirm: Callable[[str], bool] | None = None
+    echo: Callable[[str], None] = field(default=lambda _line: None)
+
+
+@dataclass
+class RunSummary:
+    config: str
+    mode: Mode
+    total: int
+    skipped: int
+    ran: int
+    estimate: Estimate | None
+    run_id: str
+    out: Path
+
+
+class _Tap:
+    """A ChatModel wrapper counting the provider's prompt-cache tokens per tier (opinions do not keep them)."""
+
+    def __init__(self, inner: ChatModel, tier: str, cached: dict[str, int]) -> None:
+        self.inner = inner
+        self.tier = tier
+        self.cached = cached
+
+    @property
+    def model_id(self) -> str:
+        return self.inner.model_id
+
+    def complete(self, request: ChatRequest) -> ChatResponse:
+        response = self.inner.complete(request)
+        self.cached[self.tier] = self.cached.get(self.tier, 0) + response.usage.tokens_cached
+        return response
+
+
+def _check_out_dir(out: Path, simulated: bool, results: BenchResults) -> None:
+    if simulated and _DATED.match(out.resolve().name):
+        raise InputError(
+            f"simulated results never go into a dated directory ({out}); use {SMOKE_DIR}/ "
+            "or set RATCHET_UPSTREAM=live for a real run"
+        )
+    mixed = [name for name, run in results.runs.items() if run.simulated != simulated]
+    if mixed:
+        kind = "simulated" if not simulated else "live"
+        raise InputError(f"{out} holds {kind} runs ({', '.join(sorted(mixed))}); give live and simulated runs separate --out directories")
+
+
+def head_skills_for(data: BenchData, edit: Edit) -> dict[str, Skill]:
+    """The dataset's skills with one SKILL.md replaced by the edit's."""
+    folder = data.project.path("skills") / edit.skill
+    skill = parse_skill_text(edit.skill_md, folder=folder, source=f"edit {edit.id}")
+    return {**data.base_skills, edit.skill: skill}
+
+
+def edit_diff(data: BenchData, edit: Edit) -> str:
+    before = data.skill_texts.get(edit.skill, "")
+    lines = difflib.unified_diff(
+        before.splitlines(keepends=True), edit.skill_md.splitlines(keepends=True),
+        fromfile=f"a/{edit.skill}/SKILL.md", tofile=f"b/{edit.skill}/SKILL.md", n=1,
+    )
+    return "".join(lines)
+
+
+def _overlay_file(home: Path, edit: Edit) -> tuple[Path, ...]:
+    if not edit.world_overlay:
+        return ()
+    from ratchet.jsonio import atomic_write_text
+
+    path = home / "bench-overlays" / f"{edit.id}.yaml"
+    atomic_write_text(path, yaml.safe_dump(edit.world_overlay, sort_keys=True, allow_unicode=True))
+    return (path,)
+
+
+def _search_for(data: BenchData, config: GateConfig, edit: Edit | None, live_tavily: bool) -> FactSearch:
+    search = make_search("tavily" if live_tavily else config.drift.search, data.project.root / config.drift.fixtures)
+    if isinstance(search, FixtureSearch) and edit is not None:
+        # A D1 control ships what search reports about the moved fact (the stand-in for the web).
+        facts = edit.fixtures.get("facts", edit.fixtures) if isinstance(edit.fixtures.get("facts"), dict) else edit.fixtures
+        for key, entry in facts.items():
+            if isinstance(entry, dict) and "value" in entry:
+                search.facts[str(key)] = (entry["value"], str(entry.get("source") or f"edit {edit.id} fixture"))
+            else:
+                search.facts[str(key)] = (entry, f"edit {edit.id} fixture")
+    return search
+
+
+class _Runner:
+    """One configuration's work, shared by the worker threads."""
+
+    def __init__(self, data: BenchData, config: GateConfig, opts: RunOptions, gateway: Gateway, home: Path) -> None:
+        self.data = data
+        self.config = config
+        self.opts = opts
+        self.gateway = gateway
+        self.home = home
+        self.mode = run_mode(config)
+
+    def _judges(self, cached: dict[str, int]) -> dict[str, ChatModel]:
+        return {
+            step.tier: _Tap(self.gateway.model(step.tier, f"judge-{step.tier}"), step.tier, cached)
+            for step in self.config.tiers
+        }
+
+    def score_edit(self, edit_id: str) -> tuple[ScoredEdit, float]:
+        data, project = self.data, self.data.project
+        edit, label = data.edits[edit_id], data.labels[edit_id]
+        started = time.perf_counter()
+        cached: dict[str, int] = {}
+        stored = None
+        agent: ChatModel | None = None
+        if self.mode == "rejudge":
+            stored = read_replays(replays_path(self.opts.out, RECORDING_CONFIG, edit_id))
+        else:
+            agent = _Tap(self.gateway.model("agent", "replay"), "agent", cached)
+        evaluation = evaluate_edit(
+            project=project,
+            changed=[edit.skill],
+            base_skills=data.base_skills,
+            head_skills=head_skills_for(data, edit),
+            tasks=data.tasks,
+            goldens=data.goldens,
+            tree=project.root,
+            overlays=_overlay_file(self.home, edit),
+            agent=agent,
+            judges=self._judges(cached),
+            config=self.config,
+            search=_search_for(data, self.config, edit, self.opts.live_tavily),
+            stored=stored,
+            keep_base_replays=self.mode == "record",
+            base=f"{edit.skill}@{edit.base_content_hash[:12]}",
+            head=edit.id,
+        )
+        replays = stable_replays(evaluation.replays, project.config)
+        verdict = stable_verdict(evaluation.verdict, replays, project.config)
+        replays_rel: str | None = None
+        if self.mode == "record":
+            path = replays_path(self.opts.out, self.config.name, edit_id)
+            write_replays(path, replays)
+            replays_rel = path.relative_to(self.opts.out).as_posix()
+        elif self.mode == "rejudge":
+            replays_rel = replays_path(self.opts.out, RECORDING_CONFIG, edit_id).relative_to(self.opts.out).as_posix()
+        scored = ScoredEdit(
+            edit_id=edit_id,
+            type=edit.type,
+            skill=edit.skill,
+            verdict=verdict,
+            expected_decision=label.expected_decision,
+            affected_goldens=sorted(label.affected_goldens),
+            expected_pairs=dict(sorted(label.expected_pairs.items())),
+            replays_dir=replays_rel,
+            usage=usage_of(replays, verdict.pairs, project.config, cached),
+            diff=edit_diff(data, edit),
+        )
+        return scored, round((time.perf_counter() - started) * 1000, 3)
+
+    def score_golden(self, task_id: str) -> tuple[NoiseGolden, float]:
+        data, project = self.data, self.data.project
+        golden = data.goldens[task_id]
+        task = next(t for t in data.tasks if t.id == task_id)
+        started = time.perf_counter()
+        cached: dict[str, int] = {}
+        agent = _Tap(self.gateway.model("agent", "replay"), "agent", cached)
+        judges = self._judges(cached)
+        outcomes = []
+        replays = EditReplays()
+        for run in range(self.config.replays_per_golden):
+            # Seeded per (task, run): a live model is asked afresh; the simulator's noise knob rolls anew.
+            reseeded = golden.model_copy(update={"seed": derived_seed("noise", task_id, run)})
+            replay = replay_task(task, reseeded, data.base_skills, agent, project=project, tree=project.root)
+            findings = level0_findings(golden, replay)
+            result = gate_pair(golden, replay, findings, task=task, config=self.config, judges=judges,
+                               pair_id=f"{task_id}#{run}")
+            pair = _noise_pair(task_id, golden.fired_skill, replay, result, findings)
+            one = stable_replays(EditReplays(replays={task_id: replay}), project.config)
+            outcomes.append(stable_pair(pair, one, project.config))
+            replays.replays[f"{task_id}#{run}"] = one.replays[task_id]
+        usage = usage_of(replays, outcomes, project.config, cached)
+        noise = NoiseGolden(task_id=task_id, skill=golden.fired_skill, outcomes=outcomes, usage=usage)
+        return noise, round((time.perf_counter() - started) * 1000, 3)
+
+
+def _noise_pair(task_id: str, golden_skill: str | None, replay: Trace, result: JudgeResult,
+                findings: list[Finding]) -> PairOutcome:
+    return PairOutcome(
+        task_id=task_id, golden_skill=golden_skill, replay_skill=replay.fired_skill, selected_because="routed",
+        outcome=result.outcome, decided_by=result.decided_by, reason=result.reason, findings=findings,
+        cost_usd=result.cost_usd, error=replay.error, confidence=result.confidence, opinions=result.opinions,
+        drift=result.drift, hint=result.hint,
+    )
+
+
+def sample_ids(data: BenchData, config: GateConfig, limit: int | None, types: tuple[str, ...], seed: int) -> list[str]:
+    """The edits (or, for E6, goldens) this configuration runs: the same seed gives the same subset everywhere."""
+    if run_mode(config) == "noise":
+        items = [(tid, g.fired_skill or "_none") for tid, g in data.goldens.items()]
+        return stratified_sample(items, limit, seed)
+    wanted = set(types)
+    unknown = wanted - {"R1", "R2", "R3", "R4", "R5", "R6", "N0", "D1"}
+    if unknown:
+        raise InputError(f"unknown edit type(s) in --types: {', '.join(sorted(unknown))} (R1-R6, N0, D1)")
+    items = [(eid, e.type) for eid, e in data.edits.items() if eid in data.labels and (not wanted or e.type in wanted)]
+    return stratified_sample(items, limit, seed)
+
+
+def plan_calls(data: BenchData, config: GateConfig, ids: list[str]) -> dict[str, int]:
+    """An upper bound on calls by kind: every affected pair replayed and judged by every tier."""
+    mode = run_mode(config)
+    if mode == "noise":
+        pairs = len(ids) * config.replays_per_golden
+        replays = pairs
+    else:
+        pairs = 0
+        for edit_id in ids:
+            edit = data.edits[edit_id]
+            pairs += len(affected_goldens(data.tasks, data.goldens, [edit.skill], head_skills_for(data, edit)))
+        replays = 0 if mode == "rejudge" else pairs
+    calls = {"replay": replays} if replays else {}
+    for step in config.tiers:
+        calls[f"judge-{step.tier}"] = pairs
+    return calls
+
+
+def _refuse_without_cascade(results: BenchResults, opts: RunOptions, config: GateConfig, ids: list[str]) -> None:
+    cascade = results.runs.get(RECORDING_CONFIG)
+    hint = (f"run `ratchet bench run --config configs/{RECORDING_CONFIG}.yaml --out {opts.out}` first, "
+            "with the same --limit, --seed and --types")
+    if cascade is None:
+        raise InputError(f"{config.name} re-judges the {RECORDING_CONFIG} run's replays, but {opts.out} has no {RECORDING_CONFIG} run: {hint}")
+    missing = [i for i in ids if i not in cascade.edits or not replays_path(opts.out, RECORDING_CONFIG, i).exists()]
+    if missing:
+        raise InputError(
+            f"{len(missing)} edit(s) have no {RECORDING_CONFIG} replays in {opts.out} (first {missing[0]}): {hint}"
+        )
+
+
+def run_config(opts: RunOptions) -> RunSummary:
+    """Run one configuration into opts.out; see the module docstring."""
+    config = load_gate_config(opts.config_path)
+    data = load_bench_data(opts.root, home=opts.home, results_dir=opts.out)
+    project: Project = data.project
+    simulated = project.config.upstream == "sim"
+    results = read_results(opts.out)
+    _check_out_dir(opts.out, simulated, results)
+    if results.dataset_digest and results.dataset_digest != data.digest:
+        raise InputError(
+            f"{opts.out} holds results for dataset {results.dataset_digest[:12]}, not {data.digest[:12]}: "
+            "use a new --out directory"
+        )
+    mode = run_mode(config)
+    ids = sample_ids(data, config, opts.limit, opts.types, opts.seed)
+    if mode == "rejudge":
+        _refuse_without_cascade(results, opts, config, ids)
+    existing = results.runs.get(config.name)
+    done = set(existing.noise if mode == "noise" else existing.edits) if existing is not None else set()
+    pending = [i for i in ids if i not in done]
+    home = project.home
+    with closing(open_store(home)) as store:
+        plan = estimate(project.config, plan_calls(data, config, pending), store=store) if pending else None
+        if plan is not None:
+            opts.echo(plan.render() + ("  (simulated: no money is spent)" if simulated else ""))
+            if not simulated:
+                check_affordable(store, plan)
+                if not opts.yes and not (opts.confirm is not None and opts.confirm(f"Spend up to ${plan.total_usd:.4f}?")):
+                    raise BudgetError("live run not confirmed: pass --yes (or answer yes) to spend")
+        overrides: dict[str, ChatModel] = {}
+        if simulated and mode == "noise":
+            from ratchet.sim.models import sim_model_for
+
+            overrides["agent"] = sim_model_for("agent", noise=SIM_NOISE)
+        run_id = f"bench-{config.name}-{uuid.uuid4().hex[:12]}"
+        gateway = Gateway(project, store, run_id=run_id, upstream_models=overrides)
+        with gateway:
+            runner = _Runner(data, config, opts, gateway, home)
+            models = {tier: gateway.upstream(tier).model_id for tier in
+                      (["agent"] if mode != "rejudge" else []) + [s.tier for s in config.tiers]}
+            if mode == "rejudge":
+                models["agent"] = results.runs[RECORDING_CONFIG].models.get("agent", "")
+            run = existing or BenchConfigRun(config=config.name, command=opts.command, simulated=simulated)
+            run = run.model_copy(update={
+                "description": config.description, "config_path": _display_path(opts.config_path, opts.root),
+                "command": opts.command, "models": dict(sorted(models.items())), "seed": opts.seed,
+                "limit": opts.limit, "types": sorted(opts.types), "mode": mode,
+                "replays_from": RECORDING_CONFIG if mode == "rejudge" else None,
+                "estimate_usd": round(plan.total_usd, 6) if plan is not None else run.estimate_usd,
+            })
+            results.dataset_digest = data.digest
+            results.dataset = data.info
+            results.runs[config.name] = run
+            timings = read_timings(opts.out)
+            timings.run_ids.setdefault(config.name, []).append(run_id)
+            write_results(opts.out, results)
+            write_timings(opts.out, timings)
+            _execute(runner, run, results, timings, pending, opts, len(ids))
+    return RunSummary(config=config.name, mode=mode, total=len(ids), skipped=len(ids) - len(pending),
+                      ran=len(pending), estimate=plan, run_id=run_id, out=opts.out)
+
+
+def _display_path(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _execute(runner: _Runner, run: BenchConfigRun, results: BenchResults, timings: Timings,
+             pending: list[str], opts: RunOptions, total: int) -> None:
+    lock = threading.Lock()
+    finished = total - len(pending)
+    work: Callable[[str], tuple[ScoredEdit | NoiseGolden, float]]
+    work = runner.score_golden if runner.mode == "noise" else runner.score_edit
+
+    def record(item_id: str, item: ScoredEdit | NoiseGolden, wall_ms: float) -> None:
+        nonlocal finished
+        with lock:
+            if isinstance(item, NoiseGolden):
+                run.noise[item_id] = item
+            else:
+                run.edits[item_id] = item
+            timings.wall_ms.setdefault(run.config, {})[item_id] = wall_ms
+            write_results(opts.out, results)
+            write_timings(opts.out, timings)
+            finished += 1
+            if opts.on_progress is not None:
+                opts.on_progress(finished, total, item_id)
+
+    if opts.on_progress is not None:
+        opts.on_progress(finished, total, "")
+    queue = list(pending)
+    with ThreadPoolExecutor(max_workers=max(1, opts.concurrency)) as pool:
+        running: dict[Future[tuple[ScoredEdit | NoiseGolden, float]], str] = {}
+        failure: BaseException | None = None
+        while queue or running:
+            while queue and failure is None and len(running) < max(1, opts.concurrency):
+                item_id = queue.pop(0)
+                running[pool.submit(work, item_id)] = item_id
+            if not running:
+                break
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in sorted(done, key=lambda f: running[f]):
+                item_id = running.pop(future)
+                try:
+                    item, wall_ms = future.result()
+                except BaseException as exc:  # stop scheduling; what finished is kept
+                    failure = failure or exc
+                    continue
+                record(item_id, item, wall_ms)
+        if failure is not None:
+            raise failure
+
+
+def rejudge_ledger_replays(home: Path, run_ids: Mapping[str, list[str]], config: str) -> int:
+    """How many agent replay calls a configuration's runs made (0 for a re-judging one)."""
+    with closing(open_store(home)) as store:
+        return sum(1 for rid in run_ids.get(config, []) for row in store.ledger(rid) if row.purpose == "replay")
