@@ -18,7 +18,8 @@ _STATUSES = ("approved", "pending_approval", "on_hold")
 
 
 def _section(ctx: ToolContext) -> dict[str, Any]:
-    return ctx.world.data.setdefault("invoices", {})
+    section: dict[str, Any] = ctx.world.data.setdefault("invoices", {})
+    return section
 
 
 def _vendor_by_id(ctx: ToolContext, vendor_id: str) -> dict[str, Any]:

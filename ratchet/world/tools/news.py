@@ -15,7 +15,8 @@ from ratchet.world.tools.base import Param, Tool, ToolContext, ToolFailure
 
 
 def _section(ctx: ToolContext) -> dict[str, Any]:
-    return ctx.world.data.setdefault("news", {})
+    section: dict[str, Any] = ctx.world.data.setdefault("news", {})
+    return section
 
 
 def _day(text: str, name: str) -> dt.date:

@@ -26,7 +26,8 @@ def _version(text: str) -> tuple[int, int, int]:
 
 
 def _section(ctx: ToolContext) -> dict[str, Any]:
-    return ctx.world.data.setdefault("packages", {})
+    section: dict[str, Any] = ctx.world.data.setdefault("packages", {})
+    return section
 
 
 def _package(ctx: ToolContext, name: str) -> dict[str, Any]:

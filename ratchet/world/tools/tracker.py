@@ -14,7 +14,8 @@ from ratchet.world.tools.base import Param, Tool, ToolContext, ToolFailure
 
 
 def _section(ctx: ToolContext) -> dict[str, Any]:
-    return ctx.world.data.setdefault("tracker", {})
+    section: dict[str, Any] = ctx.world.data.setdefault("tracker", {})
+    return section
 
 
 def _project(ctx: ToolContext, project: str) -> dict[str, Any]:
