@@ -68,7 +68,7 @@ class BenchConfigRun(BaseModel):
 
     config: str
     description: str = ""
-    config_path: str = Field(default="", description="The config file, for links from the report.")
+    config_path: str = Field(default="", description="The config file, relative to the results directory (report links).")
     command: str = Field(description="The exact command line that produced it.")
     simulated: bool
     models: dict[str, str] = Field(default_factory=dict)
@@ -92,6 +92,7 @@ class DatasetInfo(BaseModel):
     label_counts: dict[str, int] = Field(default_factory=dict)
     reviews_required: int = 0
     reviews_done: int = 0
+    prices: dict[str, list[float]] = Field(default_factory=dict, description="tier -> [input, output] USD per token (catalog).")
 
 
 class BenchResults(BaseModel):

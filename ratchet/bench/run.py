@@ -10,6 +10,7 @@ unchanged skills `replays_per_golden` times instead. See docs/adr/0009-bench-run
 from __future__ import annotations
 
 import difflib
+import os
 import re
 import threading
 import time
@@ -41,6 +42,7 @@ from ratchet.bench.results import (
     stable_pair,
     stable_replays,
     stable_verdict,
+    tier_price,
     usage_of,
     write_replays,
     write_results,
@@ -124,6 +126,7 @@ def load_bench_data(root: Path, *, home: Path | None = None, results_dir: Path |
         label_counts=dict(sorted(counts.items())),
         reviews_required=len(required),
         reviews_done=len(reviewed),
+        prices={tier: list(tier_price(project.config, tier)) for tier in sorted(project.config.tiers)},
     )
     digest = dataset_digest(paths)
     return BenchData(
@@ -433,7 +436,7 @@ def run_config(opts: RunOptions) -> RunSummary:
                 models["agent"] = results.runs[RECORDING_CONFIG].models.get("agent", "")
             run = existing or BenchConfigRun(config=config.name, command=opts.command, simulated=simulated)
             run = run.model_copy(update={
-                "description": config.description, "config_path": _display_path(opts.config_path, opts.root),
+                "description": config.description, "config_path": os.path.relpath(opts.config_path.resolve(), opts.out.resolve()),
                 "command": opts.command, "models": dict(sorted(models.items())), "seed": opts.seed,
                 "limit": opts.limit, "types": sorted(opts.types), "mode": mode,
                 "replays_from": RECORDING_CONFIG if mode == "rejudge" else None,
@@ -449,13 +452,6 @@ def run_config(opts: RunOptions) -> RunSummary:
             _execute(runner, run, results, timings, pending, opts, len(ids))
     return RunSummary(config=config.name, mode=mode, total=len(ids), skipped=len(ids) - len(pending),
                       ran=len(pending), estimate=plan, run_id=run_id, out=opts.out)
-
-
-def _display_path(path: Path, root: Path) -> str:
-    try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return path.as_posix()
 
 
 def _execute(runner: _Runner, run: BenchConfigRun, results: BenchResults, timings: Timings,

@@ -1,0 +1,70 @@
+"""`ratchet bench smoke`: the simulator end to end. Build, every configuration, the report; offline, no keys.
+
+It always runs on the simulator (whatever RATCHET_UPSTREAM says) and always writes to
+bench/results/smoke-sim/, which it empties first so the directory is one coherent set.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ratchet.bench.report import write_report
+from ratchet.bench.results import FIGURE_FILE, REPLAYS_DIR, REPORT_FILE, RESULTS_FILE, TIMINGS_FILE
+from ratchet.bench.run import SMOKE_DIR, RunOptions, run_config
+
+SMOKE_ORDER = ("noise", "cascade", "nano_only", "super_only", "ultra_only", "drift_off", "level0_off")
+
+
+@dataclass
+class SmokeResult:
+    out: Path
+    configs: list[str] = field(default_factory=list)
+    wall_s: float = 0.0
+    build_s: float = 0.0
+
+
+def _clear(out: Path) -> None:
+    for name in (RESULTS_FILE, TIMINGS_FILE, REPORT_FILE, FIGURE_FILE):
+        (out / name).unlink(missing_ok=True)
+    shutil.rmtree(out / REPLAYS_DIR, ignore_errors=True)
+
+
+def run_smoke(
+    root: Path,
+    *,
+    work: Path | None = None,
+    limit: int | None = None,
+    build: bool = True,
+    configs: tuple[str, ...] = SMOKE_ORDER,
+    echo: Callable[[str], None] = lambda _line: None,
+) -> SmokeResult:
+    """Build (unless `build` is False), then run `configs` in order into bench/results/smoke-sim/."""
+    os.environ["RATCHET_UPSTREAM"] = "sim"  # smoke is offline by definition, whatever the shell says
+    started = time.perf_counter()
+    result = SmokeResult(out=root / SMOKE_DIR)
+    if build:
+        from ratchet.bench.build import BuildOptions, build_bench
+
+        build_bench(root, BuildOptions(work=work), report=echo)
+        result.build_s = round(time.perf_counter() - started, 2)
+        echo(f"build: {result.build_s:.1f}s")
+    out = result.out
+    out.mkdir(parents=True, exist_ok=True)
+    _clear(out)
+    for name in configs:
+        config = Path("configs") / f"{name}.yaml"
+        command = f"ratchet bench run --config {config.as_posix()} --out {SMOKE_DIR.as_posix()}" \
+            + (f" --limit {limit}" if limit is not None else "") + " --seed 0"
+        t0 = time.perf_counter()
+        summary = run_config(RunOptions(config_path=root / config, out=out, root=root,
+                                        home=work, limit=limit, command=command))
+        echo(f"{name} ({summary.mode}): {summary.ran} in {time.perf_counter() - t0:.1f}s")
+        result.configs.append(name)
+    write_report(out)
+    result.wall_s = round(time.perf_counter() - started, 2)
+    return result

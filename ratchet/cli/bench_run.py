@@ -1,0 +1,136 @@
+"""`ratchet bench run | report | compare | smoke | selftest`: thin commands over ratchet.bench."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+import typer
+
+
+def _command_line(config: Path, out: Path, limit: int | None, types: str, seed: int, live_tavily: bool,
+                  concurrency: int) -> str:
+    """The canonical command line of a run (what results.json and the report quote)."""
+    parts = ["ratchet", "bench", "run", "--config", config.as_posix(), "--out", out.as_posix()]
+    if limit is not None:
+        parts += ["--limit", str(limit)]
+    if types:
+        parts += ["--types", types]
+    parts += ["--seed", str(seed)]
+    if live_tavily:
+        parts.append("--live-tavily")
+    if concurrency != 2:
+        parts += ["--concurrency", str(concurrency)]
+    return shlex.join(parts)
+
+
+def run_command(
+    config: Path = typer.Option(..., "--config", help="Gate config YAML (configs/<name>.yaml)."),
+    out: Path | None = typer.Option(None, "--out", help="Results directory (default on the simulator: bench/results/smoke-sim)."),
+    limit: int | None = typer.Option(None, "--limit", min=1, help="Seeded sample stratified by type (goldens for noise)."),
+    types: str = typer.Option("", "--types", help="Only these edit types, e.g. R1,N0."),
+    seed: int = typer.Option(0, "--seed", help="Sampling seed: the same seed gives the same subset in every config."),
+    live_tavily: bool = typer.Option(False, "--live-tavily", help="Confirm drift with live Tavily search."),
+    concurrency: int = typer.Option(2, "--concurrency", min=1, max=32, help="Edits in flight at once."),
+    yes: bool = typer.Option(False, "--yes", help="Spend on live models without asking."),
+    root: Path = typer.Option(Path("."), "--root", help="The dataset's project root."),
+    work: Path | None = typer.Option(None, "--work", help="Bench work area (store, caches; default var/bench)."),
+) -> None:
+    """Run one configuration over the labeled edits (resumable; paired; replay reuse)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from ratchet.bench.run import SMOKE_DIR, RunOptions, run_config
+    from ratchet.config import load_project
+
+    simulated = load_project(root, home=work).config.upstream == "sim"
+    if out is None:
+        if not simulated:
+            raise typer.BadParameter("a live run needs --out bench/results/<date>/", param_hint="--out")
+        out = root / SMOKE_DIR
+    kinds = tuple(t.strip() for t in types.split(",") if t.strip())
+    console = Console(stderr=True)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console, transient=True, disable=not console.is_terminal) as progress:
+        bar = progress.add_task(config.stem, total=None)
+
+        def on_progress(done: int, total: int, item: str) -> None:
+            progress.update(bar, completed=done, total=total, description=f"{config.stem} {item}".strip())
+
+        summary = run_config(RunOptions(
+            config_path=config, out=out, root=root, home=work, limit=limit, types=kinds, seed=seed,
+            live_tavily=live_tavily, concurrency=concurrency, yes=yes,
+            command=_command_line(config, out, limit, types, seed, live_tavily, concurrency),
+            on_progress=on_progress, confirm=lambda q: typer.confirm(q, default=False), echo=typer.echo,
+        ))
+    typer.echo(
+        f"{summary.config} ({summary.mode}): {summary.ran} run, {summary.skipped} already in "
+        f"{summary.out / 'results.json'}; {summary.total} in the sample"
+    )
+
+
+def report_command(out: Path = typer.Argument(..., help="Results directory holding results.json.")) -> None:
+    """Re-render report.md and cost_vs_recall.svg from results.json (no model call)."""
+    from ratchet.bench.report import write_report
+
+    path = write_report(out)
+    typer.echo(f"wrote {path}")
+
+
+def compare_command(
+    a: Path = typer.Argument(..., help="Results directory A."),
+    b: Path = typer.Argument(..., help="Results directory B."),
+) -> None:
+    """Per metric and type: A, B and the difference; flags changes larger than the noise floor."""
+    from ratchet.bench.compare import compare_dirs
+
+    typer.echo(compare_dirs(a, b), nl=False)
+
+
+def smoke_command(
+    root: Path = typer.Option(Path("."), "--root", help="The dataset's project root."),
+    work: Path | None = typer.Option(None, "--work", help="Bench work area (default var/bench)."),
+    limit: int | None = typer.Option(None, "--limit", min=1, help="Edits per configuration (all by default)."),
+    build: bool = typer.Option(True, "--build/--no-build", help="Build the dataset first."),
+) -> None:
+    """Simulator only: build, then every configuration, into bench/results/smoke-sim/. Offline, no keys."""
+    from ratchet.bench.smoke import run_smoke
+
+    result = run_smoke(root, work=work, limit=limit, build=build, echo=typer.echo)
+    typer.echo(f"smoke: {len(result.configs)} configurations in {result.wall_s:.1f}s -> {result.out}")
+
+
+def selftest_command(
+    root: Path = typer.Option(Path("."), "--root", help="Project root whose labels the oracle reads."),
+) -> None:
+    """Three scripted gates (oracle, pass-everything, block-everything) through the real metrics and report."""
+    from ratchet.bench.selftest import run_selftest
+
+    outcome = run_selftest(root)
+    typer.echo(outcome.render(), nl=False)
+    if not outcome.passed:
+        raise typer.Exit(1)
+
+
+def register(bench_app: typer.Typer) -> None:
+    """Add run, report, compare, smoke and selftest to the `ratchet bench` sub-app."""
+    bench_app.command("run")(run_command)
+    bench_app.command("report")(report_command)
+    bench_app.command("compare")(compare_command)
+    bench_app.command("smoke")(smoke_command)
+    bench_app.command("selftest")(selftest_command)
+
+
+def _standalone() -> typer.Typer:
+    """A `bench`-only app, for subprocess tests that must not depend on the rest of the CLI."""
+    from ratchet.cli import _wrap_commands
+
+    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True)
+    register(app)
+    _wrap_commands(app)
+    return app
+
+
+if __name__ == "__main__":  # python -m ratchet.cli.bench_run run --config ...
+    sys.exit(_standalone()())
