@@ -14,7 +14,20 @@ from ratchet.errors import ToolError
 from ratchet.llm.types import ToolSpec
 from ratchet.trace import ToolCall
 from ratchet.world.state import World
-from ratchet.world.tools import calendar, clock, email, expenses, files, fx, github, invoices, news, registry, releases, tracker
+from ratchet.world.tools import (
+    calendar,
+    clock,
+    email,
+    expenses,
+    files,
+    fx,
+    github,
+    invoices,
+    news,
+    registry,
+    releases,
+    tracker,
+)
 from ratchet.world.tools.base import Param, Tool, ToolContext, ToolFailure
 
 ALL_TOOLS: dict[str, Tool] = {t.name: t for pack in (files, github, fx, email, clock, calendar, expenses, releases, invoices, news, registry, tracker) for t in pack.TOOLS}
