@@ -77,7 +77,6 @@ class BenchConfigRun(BaseModel):
     types: list[str] = Field(default_factory=list)
     mode: str = Field(default="record", description="record | rejudge | noise")
     replays_from: str | None = Field(default=None, description="The configuration whose replays were re-judged.")
-    estimate_usd: float = 0.0
     edits: dict[str, ScoredEdit] = Field(default_factory=dict)
     noise: dict[str, NoiseGolden] = Field(default_factory=dict)
 
@@ -112,6 +111,9 @@ class Timings(BaseModel):
     schema_version: int = BENCH_SCHEMA_VERSION
     wall_ms: dict[str, dict[str, float]] = Field(default_factory=dict)
     run_ids: dict[str, list[str]] = Field(default_factory=dict)
+    estimates_usd: dict[str, float] = Field(
+        default_factory=dict, description="The last estimate per configuration (it uses the ledger's observed means)."
+    )
 
 
 def read_results(out: Path) -> BenchResults:

@@ -440,13 +440,14 @@ def run_config(opts: RunOptions) -> RunSummary:
                 "command": opts.command, "models": dict(sorted(models.items())), "seed": opts.seed,
                 "limit": opts.limit, "types": sorted(opts.types), "mode": mode,
                 "replays_from": RECORDING_CONFIG if mode == "rejudge" else None,
-                "estimate_usd": round(plan.total_usd, 6) if plan is not None else run.estimate_usd,
             })
             results.dataset_digest = data.digest
             results.dataset = data.info
             results.runs[config.name] = run
             timings = read_timings(opts.out)
             timings.run_ids.setdefault(config.name, []).append(run_id)
+            if plan is not None:
+                timings.estimates_usd[config.name] = round(plan.total_usd, 6)
             write_results(opts.out, results)
             write_timings(opts.out, timings)
             _execute(runner, run, results, timings, pending, opts, len(ids))

@@ -1,0 +1,117 @@
+"""bench run on the mini dataset: replay reuse, refusals, paired sampling, resume, determinism."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from ratchet.bench.results import read_results, read_timings
+from ratchet.bench.run import RunOptions, load_bench_data, rejudge_ledger_replays, run_config, sample_ids
+from ratchet.bench.sampling import stratified_sample
+from ratchet.cli import _wrap_commands
+from ratchet.cli.bench_run import register
+from ratchet.errors import InputError
+from ratchet.gate.gate_config import CONFIGS_DIR, load_gate_config
+from tests.bench.fixtures_mini import build_mini_dataset, mini_copy
+
+
+@pytest.fixture(scope="session")
+def mini_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_mini_dataset(tmp_path_factory.mktemp("mini") / "root")
+
+
+@pytest.fixture
+def mini(mini_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("RATCHET_UPSTREAM", "sim")
+    monkeypatch.delenv("RATCHET_HOME", raising=False)
+    return mini_copy(mini_template, tmp_path / "root")
+
+
+def _run(root: Path, config: str, out: Path, **kw: object) -> object:
+    opts = RunOptions(config_path=CONFIGS_DIR / f"{config}.yaml", out=out, root=root, command=f"test {config}")
+    for key, value in kw.items():
+        setattr(opts, key, value)
+    return run_config(opts)
+
+
+def test_cascade_then_rejudge_makes_no_replay_call(mini: Path) -> None:
+    out = mini / "bench" / "results" / "smoke-sim"
+    _run(mini, "cascade", out)
+    _run(mini, "nano_only", out)
+    _run(mini, "level0_off", out)
+    results = read_results(out)
+    cascade, nano = results.runs["cascade"], results.runs["nano_only"]
+    assert set(cascade.edits) == set(nano.edits) and len(nano.edits) == 6
+    assert nano.mode == "rejudge" and nano.replays_from == "cascade"
+    decisions = {k: e.verdict.decision for k, e in cascade.edits.items()}
+    assert decisions["fx-expense-converter.R4.1"] == "BLOCK"
+    assert decisions["github-triage.N0.1"] == "PASS"
+    assert decisions["fx-expense-converter.D1.1"] == "PASS"
+    run_ids = read_timings(out).run_ids
+    home = mini / "var" / "bench"
+    assert rejudge_ledger_replays(home, run_ids, "cascade") > 0
+    assert rejudge_ledger_replays(home, run_ids, "nano_only") == 0
+    assert rejudge_ledger_replays(home, run_ids, "level0_off") == 0
+
+
+def test_rejudge_without_cascade_is_refused(mini: Path) -> None:
+    with pytest.raises(InputError, match="has no cascade run: run `ratchet bench run --config configs/cascade.yaml"):
+        _run(mini, "super_only", mini / "out")
+
+
+def test_simulator_refuses_a_dated_directory(mini: Path) -> None:
+    with pytest.raises(InputError, match="simulated results never go into a dated directory"):
+        _run(mini, "cascade", mini / "bench" / "results" / "2026-10-16")
+
+
+def test_same_seed_same_subset_in_every_config(mini: Path) -> None:
+    data = load_bench_data(mini)
+    subsets = {name: sample_ids(data, load_gate_config(CONFIGS_DIR / f"{name}.yaml"), 3, (), 7)
+               for name in ("cascade", "nano_only", "drift_off")}
+    assert len({tuple(s) for s in subsets.values()}) == 1
+    assert len(subsets["cascade"]) == 3
+
+
+def test_stratified_sample_is_nested_and_spread() -> None:
+    items = [(f"e{i}", "R1" if i < 6 else "N0") for i in range(9)]
+    small, large = stratified_sample(items, 3, 0), stratified_sample(items, 6, 0)
+    assert set(small) <= set(large)
+    assert {dict(items)[i] for i in small} == {"R1", "N0"}
+    assert stratified_sample(items, 6, 0) == stratified_sample(items, 6, 0)
+    assert stratified_sample(items, None, 0) == sorted(dict(items))
+
+
+def test_resume_skips_done_edits_and_results_are_deterministic(mini: Path) -> None:
+    a, b = mini / "a", mini / "b"
+    _run(mini, "cascade", a, limit=4)
+    first = (a / "results.json").read_bytes()
+    summary = _run(mini, "cascade", a, limit=4)
+    assert getattr(summary, "ran") == 0 and getattr(summary, "skipped") == 4
+    assert (a / "results.json").read_bytes() == first
+    _run(mini, "cascade", b, limit=4, concurrency=3)
+    assert (b / "results.json").read_bytes() == first
+
+
+def test_noise_run_replays_unchanged_skills(mini: Path) -> None:
+    out = mini / "noise"
+    _run(mini, "noise", out, limit=3)
+    run = read_results(out).runs["noise"]
+    assert run.mode == "noise" and len(run.noise) == 3
+    assert all(len(g.outcomes) == 3 for g in run.noise.values())
+
+
+def test_cli_run_prints_the_summary(mini: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = typer.Typer()
+    register(app)
+    _wrap_commands(app)
+    monkeypatch.chdir(mini)
+    config = (CONFIGS_DIR / "cascade.yaml").as_posix()
+    result = CliRunner().invoke(app, ["run", "--config", config, "--out", "o", "--limit", "2"])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[-1] == "cascade (record): 2 run, 0 already in o/results.json; 2 in the sample"
+    refused = CliRunner().invoke(app, ["run", "--config", (CONFIGS_DIR / "ultra_only.yaml").as_posix(), "--out", "p"])
+    assert refused.exit_code == 2
+    assert "ultra_only re-judges the cascade run's replays, but p has no cascade run" in refused.output
