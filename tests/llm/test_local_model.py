@@ -38,11 +38,12 @@ def test_real_model_priced_ledgered_then_cached(tmp_path: Path) -> None:
         request = ChatRequest.model_validate({
             "messages": [{"role": "user", "content": "Reply with a JSON object with key verdict."}],
             "response_format": {"type": "json_object", "schema": {
-                "type": "object", "properties": {"verdict": {"type": "string"}}, "required": ["verdict"]}},
-            "max_tokens": 48, "seed": 7,
+                "type": "object", "properties": {"verdict": {"type": "string", "enum": ["same", "regression"]}},
+                "required": ["verdict"]}},
+            "max_tokens": 64, "seed": 7,
         })
         first = model.complete(request)
-        assert isinstance(json.loads(first.message.content or ""), dict)
+        assert json.loads(first.message.content or "")["verdict"] in ("same", "regression")
         assert first.usage.tokens_in > 0 and first.usage.tokens_out > 0
         assert first.cost_usd == 0.0 and not first.cache_hit and first.latency_ms > 0
         again = model.complete(request)
