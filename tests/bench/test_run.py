@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,14 @@ import typer
 from typer.testing import CliRunner
 
 from ratchet.bench.results import read_results, read_timings
-from ratchet.bench.run import RunOptions, load_bench_data, rejudge_ledger_replays, run_config, sample_ids
+from ratchet.bench.run import (
+    RunOptions,
+    RunSummary,
+    load_bench_data,
+    rejudge_ledger_replays,
+    run_config,
+    sample_ids,
+)
 from ratchet.bench.sampling import stratified_sample
 from ratchet.cli import _wrap_commands
 from ratchet.cli.bench_run import register
@@ -30,7 +38,7 @@ def mini(mini_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     return mini_copy(mini_template, tmp_path / "root")
 
 
-def _run(root: Path, config: str, out: Path, **kw: object) -> object:
+def _run(root: Path, config: str, out: Path, **kw: object) -> RunSummary:
     opts = RunOptions(config_path=CONFIGS_DIR / f"{config}.yaml", out=out, root=root, command=f"test {config}")
     for key, value in kw.items():
         setattr(opts, key, value)
@@ -58,7 +66,7 @@ def test_cascade_then_rejudge_makes_no_replay_call(mini: Path) -> None:
 
 
 def test_rejudge_without_cascade_is_refused(mini: Path) -> None:
-    with pytest.raises(InputError, match="has no cascade run: run `ratchet bench run --config configs/cascade.yaml"):
+    with pytest.raises(InputError, match=re.escape("has no cascade run: run `ratchet bench run --config configs/cascade.yaml")):
         _run(mini, "super_only", mini / "out")
 
 
@@ -89,7 +97,7 @@ def test_resume_skips_done_edits_and_results_are_deterministic(mini: Path) -> No
     _run(mini, "cascade", a, limit=4)
     first = (a / "results.json").read_bytes()
     summary = _run(mini, "cascade", a, limit=4)
-    assert getattr(summary, "ran") == 0 and getattr(summary, "skipped") == 4
+    assert summary.ran == 0 and summary.skipped == 4
     assert (a / "results.json").read_bytes() == first
     _run(mini, "cascade", b, limit=4, concurrency=3)
     assert (b / "results.json").read_bytes() == first
