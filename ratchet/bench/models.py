@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from ratchet.gate.verdict import Decision, Outcome, Verdict
+from ratchet.jsonio import canonical_dumps, digest
 
 BENCH_SCHEMA_VERSION = 1
 
@@ -37,6 +38,14 @@ class Edit(BaseModel):
     source: Literal["template", "injector", "control"] = "template"
     tries: int = 1
 
+    def to_json(self) -> str:
+        return canonical_dumps(self.model_dump(mode="json"))
+
+
+def edit_hash(edit: Edit) -> str:
+    """sha256 of the edit's canonical JSON: what a review is pinned to."""
+    return digest(edit.model_dump(mode="json"))
+
 
 class Review(BaseModel):
     """A human reviewer's verdict on one label. A disagreement overrides what metrics score against."""
@@ -60,11 +69,22 @@ class Label(BaseModel):
     expected_decision: Decision
     expected_pairs: dict[str, Outcome] = Field(default_factory=dict)
     review_required: bool = False
+    edit_hash: str = Field(default="", description="edit_hash() of the edit this label was built for.")
 
 
 class LabelsFile(BaseModel):
     schema_version: int = BENCH_SCHEMA_VERSION
     labels: list[Label]
+
+
+class Dropped(BaseModel):
+    """A regression variant the build could not keep, and why (one reason per try)."""
+
+    edit_id: str
+    skill: str
+    type: EditType
+    variant: int
+    reasons: list[str]
 
 
 class ReviewsFile(BaseModel):

@@ -11,7 +11,7 @@ from typing import Any
 import typer
 
 from ratchet import __version__
-from ratchet.cli import demo, gate, golden, hook, proxy, validate
+from ratchet.cli import bench, demo, gate, golden, hook, proxy, validate
 from ratchet.errors import RatchetError
 
 app = typer.Typer(
@@ -42,6 +42,7 @@ demo.register(app)
 golden.register(app)
 hook.register(app)
 proxy.register(app)
+bench.register(app)
 
 
 def _friendly(callback: Callable[..., Any]) -> Callable[..., Any]:
