@@ -107,6 +107,11 @@ class Project(BaseModel):
         relative: str = getattr(self.config.paths, name)
         return self.root / relative
 
+    def agent_max_tokens(self) -> int:
+        """Output cap for one agent turn: the agent tier's max_tokens (small local models never stop)."""
+        tier = self.config.tiers.get("agent")
+        return tier.max_tokens if tier is not None else 1024
+
     @property
     def pending_dir(self) -> Path:
         return self.home / "pending"

@@ -63,7 +63,7 @@ def record_tasks(project: Project, task_ids: Sequence[str] = (), *, purpose: str
                 task, skills, world, model,
                 seed=task_seed(task.id), frozen_time=project.config.clock,
                 models={"agent": model.model_id}, upstream=project.config.upstream,
-                max_turns=project.config.max_agent_turns, purpose=purpose,
+                max_turns=project.config.max_agent_turns, max_tokens=project.agent_max_tokens(), purpose=purpose,
             )
             cost += trace.cost_usd
             if trace.status == "error":

@@ -44,5 +44,6 @@ def replay_task(
         models={"agent": model.model_id},
         upstream=project.config.upstream,
         max_turns=project.config.max_agent_turns,
+        max_tokens=project.agent_max_tokens(),
         purpose=purpose,
     )
