@@ -18,7 +18,7 @@ from typing import Protocol
 
 from ratchet.bench.models import Dropped, Edit, EditType
 from ratchet.bench.replays import PairCheck, ReplayEnv
-from ratchet.errors import InputError, SkillError
+from ratchet.errors import InputError, ModelCallError, SkillError
 from ratchet.llm.types import ChatModel, ChatRequest, Message
 from ratchet.sim.injector import InjectContext, propose
 
@@ -129,7 +129,11 @@ def inject_type(env: ReplayEnv, skill: str, edit_type: EditType, proposer: Propo
         reasons: list[str] = []
         kept = None
         for attempt in range(1, MAX_TRIES + 1):
-            candidate = proposer(skill, text, edit_type, variant, attempt, reasons[-1] if reasons else "")
+            try:
+                candidate = proposer(skill, text, edit_type, variant, attempt, reasons[-1] if reasons else "")
+            except ModelCallError as exc:
+                reasons.append(f"try {attempt}: the injector call failed ({exc.message})")
+                continue
             if candidate is None:
                 reasons.append(f"try {attempt}: no further {edit_type} mutation applies to this skill")
                 break

@@ -161,3 +161,37 @@ def test_injector_is_seeded_and_keeps_the_skill_valid(edit_type: str, tmp_path: 
                     exclude=frozenset({first.key}))
     assert other is None or other.key != first.key
 
+
+
+def test_model_proposer_reads_the_fenced_skill_and_is_checked_like_a_template(bench_project: Path) -> None:
+    """The live injector path with a scripted model: the prompt is filled, the reply parsed and checked."""
+    from contextlib import closing
+
+    from ratchet.bench.inject import ModelProposer, inject_type
+    from ratchet.bench.replays import ReplayEnv
+    from ratchet.llm.fake import ScriptedModel
+    from ratchet.llm.gateway import Gateway
+    from ratchet.skills import load_skills
+    from ratchet.store import open_store
+    from ratchet.tasks import load_tasks
+    from ratchet.trace import load_goldens
+
+    project = load_project(bench_project / "var" / "bench" / "repo", home=bench_project / "var" / "bench" / "home")
+    text = (project.path("skills") / "github-triage" / "SKILL.md").read_text(encoding="utf-8")
+    broken = text.replace('label="duplicate")', 'label="wontfix")')
+    model = ScriptedModel(responses=[
+        "```markdown\n" + text + "```\nChange: nothing",  # does not change the skill
+        "```markdown\n" + broken + "```\nChange: the duplicate label became wontfix",
+    ], echo=False)
+    with closing(open_store(project.home)) as store, Gateway(project, store, run_id="t") as gateway:
+        env = ReplayEnv(project, load_tasks(project.path("tasks")), load_goldens(project.path("goldens")),
+                        load_skills(project.path("skills")), gateway.model("agent", "replay"))
+        proposer = ModelProposer(model, bench_project / "bench" / "prompts" / "inject_regression.md", env.inject_context)
+        prompt = proposer.prompt("github-triage", text, "R3", 1, 1, "")
+        assert "R3 (Tool-argument change)" in prompt and "name: github-triage" in prompt and "{{" not in prompt
+        outcome = inject_type(env, "github-triage", "R3", proposer, base_content_hash="h")
+    edit, checks = outcome.kept[0]
+    assert edit.source == "injector" and edit.tries == 2 and edit.description == "the duplicate label became wontfix"
+    assert [c.task_id for c in checks if c.diverged] == ["github-triage-09"]
+    assert [d.edit_id for d in outcome.dropped] == ["github-triage.R3.2"]
+    assert all("the injector call failed" in reason for reason in outcome.dropped[0].reasons)
