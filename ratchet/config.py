@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ratchet.errors import ConfigError
+from ratchet.errors import ConfigError, validation_summary
 from ratchet.yamlio import load_yaml_text
 
 CONFIG_FILE = "ratchet.yaml"
@@ -128,9 +128,7 @@ def parse_config(text: str, *, source: str) -> RatchetConfig:
     try:
         return RatchetConfig.model_validate(raw)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"])
-        raise ConfigError(f"{loc}: {first['msg']}", path=source) from None
+        raise ConfigError(validation_summary(exc), path=source) from None
 
 
 def _env_overrides(config: RatchetConfig) -> RatchetConfig:

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pydantic import ValidationError
+
 
 class RatchetError(Exception):
     """Base class: a problem Ratchet can explain in one line."""
@@ -79,3 +81,10 @@ class ModelCallError(InfraError):
 
 class ToolError(InfraError):
     """A mocked tool raised unexpectedly."""
+
+
+def validation_summary(exc: ValidationError) -> str:
+    """The first problem pydantic found, as `dotted.location: message` (one line)."""
+    first = exc.errors()[0]
+    loc = ".".join(str(p) for p in first["loc"]) or "value"
+    return f"{loc}: {first['msg']}"

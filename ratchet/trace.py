@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from ratchet.errors import GoldenError
+from ratchet.errors import GoldenError, validation_summary
 from ratchet.jsonio import atomic_write_text, canonical_dumps
 
 TRACE_SCHEMA_VERSION = 1
@@ -133,9 +133,7 @@ def parse_trace(text: str, *, source: str) -> Trace:
     try:
         return Trace.model_validate(raw)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"])
-        raise GoldenError(f"invalid trace: {loc}: {first['msg']}", path=source) from None
+        raise GoldenError(f"invalid trace: {validation_summary(exc)}", path=source) from None
 
 
 def read_trace(path: Path) -> Trace:

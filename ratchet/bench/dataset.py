@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 
 from ratchet.bench.models import BENCH_SCHEMA_VERSION, Edit, LabelsFile, ReviewsFile
 from ratchet.config import Project, load_project
-from ratchet.errors import InputError
+from ratchet.errors import InputError, validation_summary
 from ratchet.jsonio import atomic_write_text, canonical_dumps
 
 FIXTURES_DIR = "bench/fixtures"
@@ -108,9 +108,7 @@ def _read_model(path: Path, model: type[_M], what: str) -> _M:
     try:
         return model.model_validate(raw)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"])
-        raise InputError(f"invalid {what}: {loc}: {first['msg']}", path=path) from None
+        raise InputError(f"invalid {what}: {validation_summary(exc)}", path=path) from None
 
 
 def read_edit(path: Path) -> Edit:

@@ -70,7 +70,7 @@ class ReplayEnv:
         return run_task(
             task, skills, world, self.model, seed=golden.seed, frozen_time=golden.frozen_time,
             models={"agent": self.model.model_id}, upstream=self.project.config.upstream,
-            max_turns=self.project.config.max_agent_turns, purpose="replay",
+            max_turns=self.project.config.max_agent_turns, max_tokens=self.project.agent_max_tokens(), purpose="replay",
         )
 
     def parse_edited(self, skill: str, text: str) -> Skill:

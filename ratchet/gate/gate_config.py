@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from ratchet.errors import ConfigError
+from ratchet.errors import ConfigError, validation_summary
 from ratchet.gate.opinion import JudgeVerdict
 from ratchet.yamlio import load_yaml_file
 
@@ -93,9 +93,7 @@ def parse_gate_config(raw: object, *, source: str) -> GateConfig:
     try:
         return GateConfig.model_validate(raw)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"]) or "config"
-        raise ConfigError(f"{loc}: {first['msg']}", path=source) from None
+        raise ConfigError(validation_summary(exc), path=source) from None
 
 
 def load_gate_config(path: Path) -> GateConfig:

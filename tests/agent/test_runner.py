@@ -7,7 +7,7 @@ from ratchet.llm.fake import ScriptedModel
 from ratchet.llm.types import ChatResponse, Message, ToolCallRequest
 from ratchet.trace import SIDE_EFFECTS
 
-from .conftest import OWN_TASKS, SKILLS, TASKS, run
+from tests.helpers.sim_run import OWN_TASKS, SKILLS, TASKS, run
 
 
 @pytest.mark.parametrize("task", OWN_TASKS, ids=lambda t: t.id)

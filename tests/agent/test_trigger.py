@@ -5,7 +5,7 @@ import pytest
 from ratchet.agent.trigger import match_skill, route_scores, stem, tokens
 from ratchet.skills import Skill
 
-from .conftest import OWN_SKILLS, OWN_TASKS, SKILLS, TASKS
+from tests.helpers.sim_run import OWN_SKILLS, OWN_TASKS, SKILLS, TASKS
 
 
 def with_description(name: str, description: str) -> dict[str, Skill]:

@@ -15,7 +15,7 @@ from ratchet.sim.models import sim_model_for
 from ratchet.skills import Skill
 from ratchet.trace import Trace
 
-from .conftest import SKILLS, TASKS, run
+from tests.helpers.sim_run import SKILLS, TASKS, run
 
 USAGE_FIELDS = ("tokens_in", "tokens_out", "cost_usd")
 

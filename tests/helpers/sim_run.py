@@ -1,3 +1,5 @@
+"""Running shipped tasks on the simulator, for the agent and sim tests."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
