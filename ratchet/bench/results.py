@@ -134,6 +134,50 @@ def write_results(out: Path, results: BenchResults) -> None:
     atomic_write_text(out / RESULTS_FILE, canonical_dumps(results.model_dump(mode="json")))
 
 
+JOURNAL_DIR = ".journal"
+
+
+def journal_item(out: Path, config: str, item: ScoredEdit | NoiseGolden) -> None:
+    """One finished edit (or E6 golden), durable on its own: cheap, unlike rewriting results.json."""
+    item_id = item.edit_id if isinstance(item, ScoredEdit) else item.task_id
+    kind = "edit" if isinstance(item, ScoredEdit) else "noise"
+    path = out / JOURNAL_DIR / config / f"{item_id}.json"
+    atomic_write_text(path, canonical_dumps({"kind": kind, "item": item.model_dump(mode="json")}))
+
+
+def merge_journal(out: Path, results: BenchResults) -> int:
+    """Fold journaled items that results.json does not hold yet into results; how many were folded."""
+    folded = 0
+    root = out / JOURNAL_DIR
+    for config_dir in sorted(root.iterdir()) if root.is_dir() else []:
+        run = results.runs.get(config_dir.name)
+        if run is None:
+            continue
+        for path in sorted(config_dir.glob("*.json")):
+            try:
+                raw = json.loads(path.read_text(encoding="utf-8"))
+                if raw["kind"] == "edit":
+                    edit = ScoredEdit.model_validate(raw["item"])
+                    folded += edit.edit_id not in run.edits
+                    run.edits[edit.edit_id] = edit
+                else:
+                    golden = NoiseGolden.model_validate(raw["item"])
+                    folded += golden.task_id not in run.noise
+                    run.noise[golden.task_id] = golden
+            except (OSError, ValueError, KeyError, TypeError):
+                continue  # a torn journal entry is redone, never trusted
+    return folded
+
+
+def clear_journal(out: Path, config: str) -> None:
+    """Drop a configuration's journal once results.json holds everything in it."""
+    folder = out / JOURNAL_DIR / config
+    for path in folder.glob("*") if folder.is_dir() else []:
+        path.unlink(missing_ok=True)
+    if folder.is_dir():
+        folder.rmdir()
+
+
 def read_timings(out: Path) -> Timings:
     path = out / TIMINGS_FILE
     if not path.exists():
@@ -247,6 +291,17 @@ def usage_of(replays: EditReplays, pairs: list[PairOutcome], config: RatchetConf
 
 
 __all__ = [
-    "FIGURE_FILE", "REPORT_FILE", "RESULTS_FILE", "SIM_BANNER", "BenchConfigRun", "BenchResults",
-    "DatasetInfo", "EditType", "NoiseGolden", "ScoredEdit", "TierUsage", "Timings",
+    "FIGURE_FILE",
+    "JOURNAL_DIR",
+    "REPORT_FILE",
+    "RESULTS_FILE",
+    "SIM_BANNER",
+    "BenchConfigRun",
+    "BenchResults",
+    "DatasetInfo",
+    "EditType",
+    "NoiseGolden",
+    "ScoredEdit",
+    "TierUsage",
+    "Timings",
 ]

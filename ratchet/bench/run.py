@@ -35,6 +35,9 @@ from ratchet.bench.results import (
     NoiseGolden,
     ScoredEdit,
     Timings,
+    clear_journal,
+    journal_item,
+    merge_journal,
     read_replays,
     read_results,
     read_timings,
@@ -399,6 +402,7 @@ def run_config(opts: RunOptions) -> RunSummary:
     project: Project = data.project
     simulated = project.config.upstream == "sim"
     results = read_results(opts.out)
+    merge_journal(opts.out, results)
     _check_out_dir(opts.out, simulated, results)
     if results.dataset_digest and results.dataset_digest != data.digest:
         raise InputError(
@@ -455,6 +459,9 @@ def run_config(opts: RunOptions) -> RunSummary:
                       ran=len(pending), estimate=plan, run_id=run_id, out=opts.out)
 
 
+RESULTS_EVERY = 25
+
+
 def _execute(runner: _Runner, run: BenchConfigRun, results: BenchResults, timings: Timings,
              pending: list[str], opts: RunOptions, total: int) -> None:
     lock = threading.Lock()
@@ -470,9 +477,13 @@ def _execute(runner: _Runner, run: BenchConfigRun, results: BenchResults, timing
             else:
                 run.edits[item_id] = item
             timings.wall_ms.setdefault(run.config, {})[item_id] = wall_ms
-            write_results(opts.out, results)
-            write_timings(opts.out, timings)
+            # Each item is journaled durably; results.json (which grows with every configuration)
+            # is rewritten every RESULTS_EVERY items and at the end, not after every item.
+            journal_item(opts.out, run.config, item)
             finished += 1
+            if finished % RESULTS_EVERY == 0:
+                write_results(opts.out, results)
+                write_timings(opts.out, timings)
             if opts.on_progress is not None:
                 opts.on_progress(finished, total, item_id)
 
@@ -497,6 +508,10 @@ def _execute(runner: _Runner, run: BenchConfigRun, results: BenchResults, timing
                     failure = failure or exc
                     continue
                 record(item_id, item, wall_ms)
+        with lock:
+            write_results(opts.out, results)
+            write_timings(opts.out, timings)
+            clear_journal(opts.out, run.config)
         if failure is not None:
             raise failure
 

@@ -184,18 +184,28 @@ def gate_pair(
 ) -> JudgeResult:
     """Level 0, then drift (when on and a volatile fact moved), then the cascade.
 
+    Drift comes before Level 0's hard-fail shortcut (see the comment below); everything else
+    Level 0 settles (a failed replay, an identical pair) is settled first.
+
     A difference the moved fact does not explain is judged against the unchanged skill's
     replay on the current world, so the judges see only what the edit changed.
     """
     settled = level0_gate(findings, config)
-    if settled is not None:
+    if settled is not None and settled.outcome in ("error", "same"):
         return settled
     if not (config.drift.enabled and replay_base is not None and search is not None):
-        return judge_pair(golden, replay, findings, task=task, config=config, judges=judges, pair_id=pair_id, prompt=prompt)
+        return settled or judge_pair(
+            golden, replay, findings, task=task, config=config, judges=judges, pair_id=pair_id, prompt=prompt
+        )
+    # Drift runs before Level 0's hard-fail shortcut: when the unchanged skill on the moved world
+    # makes the same new call, the world caused it, not the edit. When it does not, the replay is
+    # diffed against that base replay, so a call the edit added is still a hard fail.
     started = time.perf_counter()
     check = drift_check(golden, replay, replay_base=replay_base, search=search)
     if check is None:
-        return judge_pair(golden, replay, findings, task=task, config=config, judges=judges, pair_id=pair_id, prompt=prompt)
+        return settled or judge_pair(
+            golden, replay, findings, task=task, config=config, judges=judges, pair_id=pair_id, prompt=prompt
+        )
     evidence = check.evidence
     elapsed = round((time.perf_counter() - started) * 1000, 3)
     base_cost = check.base_replay.cost_usd if check.base_replay is not None else 0.0

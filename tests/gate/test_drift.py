@@ -92,11 +92,20 @@ def test_a_difference_the_move_does_not_explain_is_judged_against_the_base_repla
     assert sections["golden_output"] == base_trace.final_output and sections["replay_output"] == edited.final_output
 
 
-def test_a_new_side_effect_is_a_hard_fail_even_when_a_fact_moved() -> None:
+def test_a_new_side_effect_the_edit_added_is_a_hard_fail_even_when_a_fact_moved() -> None:
     edited = make_trace(MOVED.final_output, [*CALLS, ("send_email", {"to": "a@example.com"}, "send")], volatile={KEY: 1.0912})
-    base = BaseReplay(edited)
+    base = BaseReplay(MOVED)  # the unchanged skill on the moved world sends nothing
     result, _ = gate("cascade", edited, base)
-    assert (result.outcome, result.decided_by, base.calls) == ("regression", "level0", 0)
+    assert (result.outcome, result.decided_by, base.calls) == ("regression", "level0", 1)
+    assert "hard fail: new send call send_email" in result.reason
+
+
+def test_a_new_side_effect_the_moved_world_causes_is_drift_not_a_block() -> None:
+    edited = make_trace(MOVED.final_output, [*CALLS, ("send_email", {"to": "a@example.com"}, "send")], volatile={KEY: 1.0912})
+    base = BaseReplay(edited)  # the unchanged skill makes the same new call on the moved world
+    result, _ = gate("cascade", edited, base)
+    assert (result.outcome, result.decided_by, base.calls) == ("drift", "drift", 1)
+    assert result.hint is not None
 
 
 def test_no_moved_fact_means_no_base_replay() -> None:
