@@ -6,7 +6,6 @@ from ratchet.errors import ModelCallError
 from ratchet.llm.fake import ScriptedModel
 from ratchet.llm.types import ChatResponse, Message, ToolCallRequest
 from ratchet.trace import SIDE_EFFECTS
-
 from tests.helpers.sim_run import OWN_TASKS, SKILLS, TASKS, run
 
 

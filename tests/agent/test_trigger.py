@@ -4,7 +4,6 @@ import pytest
 
 from ratchet.agent.trigger import match_skill, route_scores, stem, tokens
 from ratchet.skills import Skill
-
 from tests.helpers.sim_run import OWN_SKILLS, OWN_TASKS, SKILLS, TASKS
 
 

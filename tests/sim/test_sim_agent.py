@@ -14,7 +14,6 @@ from ratchet.sim.agent import SimAgentModel
 from ratchet.sim.models import sim_model_for
 from ratchet.skills import Skill
 from ratchet.trace import Trace
-
 from tests.helpers.sim_run import SKILLS, TASKS, run
 
 USAGE_FIELDS = ("tokens_in", "tokens_out", "cost_usd")
