@@ -21,7 +21,7 @@ from ratchet.jsonio import canonical_dumps
 from ratchet.llm.types import ChatRequest, ChatResponse, Message, Usage, approx_tokens
 
 SIM_JUDGE_PREFIX = "sim/judge-"
-_LABEL = re.compile(r"^\s*(?:[-*#]+\s*)?([A-Za-z][A-Za-z0-9 _/()-]{0,40}?)\s*:", re.MULTILINE)
+_LABEL = re.compile(r"^\s*(?:[-*#]+\s*)?([A-Za-z][A-Za-z0-9 _/()-]{0,40}?)\s*:(.*)$")
 _TOKEN = re.compile(r"[\w.+-]+@[\w.-]+\w|#\d+|-?\d[\d,]*(?:\.\d+)?(?:[-/:]\d+)*")
 _WORDS = re.compile(r"[a-z0-9]+")
 
@@ -54,7 +54,18 @@ class Comparison:
 
 
 def _labels(text: str) -> set[str]:
-    return {m.group(1).strip().lower() for m in _LABEL.finditer(text)}
+    """Field names: `name: value`, or `name:` followed by an indented list. A bare heading
+    such as `Result:` or `Summary:` is framing, not a field, as a careful reader would see."""
+    lines = text.splitlines()
+    found: set[str] = set()
+    for index, line in enumerate(lines):
+        match = _LABEL.match(line)
+        if match is None:
+            continue
+        following = lines[index + 1] if index + 1 < len(lines) else ""
+        if match.group(2).strip() or re.match(r"^\s+[-*]\s", following):
+            found.add(match.group(1).strip().lower())
+    return found
 
 
 def _tokens(text: str) -> list[str]:

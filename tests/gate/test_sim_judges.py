@@ -94,3 +94,12 @@ def test_sim_judge_for() -> None:
     assert sim_judge_for("nano") is not None and sim_judge_for("agent") is None
     with pytest.raises(ValueError):
         SimJudge("agent")
+
+
+def test_a_reworded_heading_is_framing_not_a_missing_field() -> None:
+    from ratchet.sim.judges import _labels
+
+    golden = "I followed the s skill.\n\nResult:\nrepo: acme/widgets\nlines:\n  - one\n"
+    noisy = "Done: the s skill ran to completion.\n\nSummary:\nrepo: acme/widgets\nlines:\n  - one\n"
+    assert _labels(golden) == {"repo", "lines"}
+    assert _labels(golden) - _labels(noisy) == set()
