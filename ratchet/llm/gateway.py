@@ -16,6 +16,7 @@ from collections.abc import Mapping
 
 from ratchet.config import Price, Project, TierConfig
 from ratchet.errors import BudgetError, ConfigError, ModelCallError
+from ratchet.jsonio import digest
 from ratchet.llm.budget import cap_from_env
 from ratchet.llm.cache import CACHE_MODES, ResponseCache, cache_key, cache_root
 from ratchet.llm.pricing import cost_of, price_for, worst_case_cost
@@ -152,9 +153,10 @@ class GatewayModel:
         if text_tools:
             request = to_text_request(request)
         key = cache_key(model_id, self.api_base, request)
+        slot = self._cache_slot(key)
         started = time.perf_counter()
         if gw.cache_mode in ("once", "none"):
-            hit = gw.cache.get(key)
+            hit = gw.cache.get(slot)
             if hit is not None:
                 latency = (time.perf_counter() - started) * 1000
                 gw.store.settle(None, self._entry(key, model_id, cache_hit=True, latency_ms=latency,
@@ -202,14 +204,22 @@ class GatewayModel:
             "model": response.model or model_id, "cost_usd": cost, "latency_ms": latency, "cache_hit": False,
             "simulated": gw.simulated, "request_digest": key,
         })
-        if gw.cache_mode != "new" or gw.cache.get(key) is None:
-            gw.cache.put(key, out)
+        if gw.cache_mode != "new" or gw.cache.get(slot) is None:
+            gw.cache.put(slot, out)
         usage = response.usage
         gw.store.settle(reservation, self._entry(
             key, model_id, tokens_in=usage.tokens_in, tokens_out=usage.tokens_out,
             tokens_cached=usage.tokens_cached, cost_usd=cost, latency_ms=latency, attempts=attempts,
         ))
         return out
+
+    def _cache_slot(self, key: str) -> str:
+        """Where the answer to request `key` is cached: for the simulator, per simulator version."""
+        if not self.gateway.simulated:
+            return key
+        from ratchet.sim.version import sim_code_digest
+
+        return digest({"request": key, "simulator": sim_code_digest()})
 
     def _price(self, model: str) -> Price | None:
         if self.gateway.simulated:

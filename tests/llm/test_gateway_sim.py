@@ -56,6 +56,17 @@ def test_cache_mode_none_never_calls(sim_project: Project, store: Store) -> None
     assert len(fake.requests) == 1
 
 
+def test_a_changed_simulator_is_not_served_old_answers(
+    sim_project: Project, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = ScriptedModel("sim/nano", [answer("old simulator"), answer("new simulator")])
+    first = Gateway(sim_project, store, run_id="a", upstream_models={"nano": fake}).model("nano", "x").complete(req())
+    monkeypatch.setattr("ratchet.sim.version.sim_code_digest", lambda: "a different simulator")
+    second = Gateway(sim_project, store, run_id="b", upstream_models={"nano": fake}).model("nano", "x").complete(req())
+    assert (first.message.content, second.message.content, second.cache_hit) == ("old simulator", "new simulator", False)
+    assert first.request_digest == second.request_digest  # the request is the same; only the answerer changed
+
+
 def test_cache_mode_all_rerecords_and_new_keeps_first(sim_project: Project, store: Store) -> None:
     fake = ScriptedModel("sim/nano", [answer("first"), answer("second"), answer("third")])
     Gateway(sim_project, store, run_id="a", upstream_models={"nano": fake}).model("nano", "x").complete(req())
