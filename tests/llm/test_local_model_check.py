@@ -27,10 +27,10 @@ MODEL = "openai/gemma-3-270m"
 PRICE_IN, PRICE_OUT = 1e-7, 4e-7
 
 SKILL = """---
-name: time-teller
+name: clock-reader
 description: Tell the current date and time in UTC. Use when someone asks what time or date it is now.
 ---
-# Time teller
+# Clock reader
 
 ## Steps
 
@@ -57,7 +57,7 @@ prices:
 TASKS = """schema_version: 1
 tasks:
   - id: time-01
-    skill: time-teller
+    skill: clock-reader
     prompt: What time is it now in UTC?
 """
 
@@ -66,24 +66,37 @@ def test_live_check_against_a_real_model_then_fully_cached(tmp_path: Path, monke
     monkeypatch.setenv("RATCHET_UPSTREAM", "live")
     home = tmp_path / "home"
     repo = make_repo(tmp_path, {
-        "ratchet.yaml": CONFIG, "tasks.yaml": TASKS, "skills/time-teller/SKILL.md": SKILL,
+        "ratchet.yaml": CONFIG, "tasks.yaml": TASKS, "skills/clock-reader/SKILL.md": SKILL,
         "world/clock.yaml": "clock: {}\n", "workspaces/.keep": "",
     })
     project = load_project(repo, home=home)
     recorded = record_tasks(project)
     assert recorded.errors == [], recorded.errors
     bless(project)
-    commit(repo, {"goldens/time-teller/time-01.json": (repo / "goldens/time-teller/time-01.json").read_text()}, "bless")
+    commit(repo, {"goldens/clock-reader/time-01.json": (repo / "goldens/clock-reader/time-01.json").read_text()}, "bless")
     base = git(repo, "rev-parse", "HEAD")
-    commit(repo, {"skills/time-teller/SKILL.md": SKILL.replace("- `time`:", "- `utc_time`:")}, "rename the field")
+    # Narrow the description until the skill no longer fires (an R6 edit): Level 0 then sees a routing
+    # change whatever the model writes, so the judges are certain to run.
+    narrowed = SKILL.replace(
+        "Tell the current date and time in UTC. Use when someone asks what time or date it is now.",
+        "Recite the haiku of the day for the poetry club newsletter.",
+    )
+    commit(repo, {"skills/clock-reader/SKILL.md": narrowed}, "narrow the description")
 
     config = default_gate_config().model_copy(deep=True)
     for step in config.tiers:
         step.max_output_tokens = 96
+    for step in config.tiers[:-1]:  # escalate whatever Nano and Super say: every live tier answers once
+        step.escalate_on = ["same", "pass", "regression", "unsure"]
 
     first = check_edit(repo, base=base, home=home, config=config)
+    print(f"live verdict: {first.decision}: {first.summary}")  # shown with -s; figures for the issue note
+    for pair in first.pairs:
+        print(f"  {pair.task_id}: {pair.outcome} by {pair.decided_by}; opinions: "
+              f"{[(o.tier, o.verdict, o.confidence, o.error) for o in pair.opinions]}")
     assert first.decision in ("PASS", "WARN", "BLOCK") and not first.simulated
     assert [p.task_id for p in first.pairs] == ["time-01"]
+    assert [o.tier for o in first.pairs[0].opinions] == ["nano", "super", "ultra"], "every tier must be asked"
     for pair in first.pairs:
         for opinion in pair.opinions:  # parsed, or recorded as an error: never silently dropped
             assert (opinion.verdict is not None) != (opinion.error is not None)
