@@ -16,18 +16,15 @@ from __future__ import annotations
 import os
 import re
 import secrets
-import shlex
 import shutil
 import signal
 import stat
-import sys
 import tempfile
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from types import FrameType
-from typing import Literal
 
 import git
 
@@ -38,11 +35,6 @@ INDEX = "<index>"
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 """The SHA-1 empty tree: a valid base for "everything is new" (a branch with no merge-base)."""
-
-HOOK_MARKER = "# ratchet-hook:"
-"""Hook scripts we write carry a line starting with this; anything else is the user's."""
-
-HookKind = Literal["pre-push", "pre-commit"]
 
 _SCRATCH_NAME = re.compile(r"^(\d+)-[0-9a-f]+$")
 
@@ -372,122 +364,3 @@ def scratch_checkout(repo: git.Repo, rev: str, home: Path) -> Iterator[Path]:
 
 def _is_main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
-
-
-# -- hooks -----------------------------------------------------------------------------------
-
-
-def hooks_dir(repo: git.Repo) -> Path:
-    """Where git looks for hooks (core.hooksPath respected; shared by linked worktrees)."""
-    out = _git(repo, "rev-parse", "--git-path", "hooks").decode().strip()
-    base = Path(repo.working_tree_dir or repo.git_dir)
-    return (base / out).resolve()
-
-
-_ENTRY = 'import sys; from ratchet.cli import main; sys.argv[0] = "ratchet"; main()'
-
-# The interpreter that installed the hook runs Ratchet even when its venv is not active.
-_RUNNER = """\
-ratchet() {{
-  if [ -x {python} ]; then
-    {python} -c {entry} "$@"
-  else
-    command ratchet "$@"
-  fi
-}}
-"""
-
-_PRE_PUSH = """\
-#!/bin/sh
-{marker} pre-push (written by `ratchet hook install`; reinstall with --force to update)
-# Checks the skill edits in every pushed range; a BLOCK verdict (non-zero exit) stops the push.
-{runner}
-empty_tree={empty_tree}
-remote="$1"
-status=0
-while read -r local_ref local_sha remote_ref remote_sha; do
-  case "$local_sha" in *[!0]*) ;; *) continue ;; esac  # a deleted ref: nothing to check
-  base=""
-  case "$remote_sha" in
-    *[!0]*) git cat-file -e "$remote_sha^{{commit}}" 2>/dev/null && base="$remote_sha" ;;
-  esac
-  if [ -z "$base" ]; then
-    # A new branch (or a remote tip we have not fetched): compare with the default branch.
-    for ref in $(git symbolic-ref -q "refs/remotes/$remote/HEAD") \\
-        "refs/remotes/$remote/main" "refs/remotes/$remote/master" refs/heads/main refs/heads/master; do
-      if git rev-parse -q --verify "$ref^{{commit}}" >/dev/null 2>&1; then
-        base=$(git merge-base "$ref" "$local_sha" 2>/dev/null) && [ -n "$base" ] && break
-        base=""
-      fi
-    done
-  fi
-  [ -n "$base" ] || base="$empty_tree"
-  ratchet check --base "$base" --head "$local_sha" </dev/null || status=$?
-  [ "$status" -eq 0 ] || break
-done
-exit $status
-"""
-
-_PRE_COMMIT = """\
-#!/bin/sh
-{marker} pre-commit (written by `ratchet hook install`; reinstall with --force to update)
-# Checks the staged skill edits; a BLOCK verdict (non-zero exit) stops the commit.
-{runner}
-base=HEAD
-git rev-parse -q --verify HEAD >/dev/null 2>&1 || base={empty_tree}  # the first commit
-ratchet check --base "$base" --staged
-"""
-
-
-def render_hook(kind: HookKind, *, runner: str | None = None) -> str:
-    """The hook script text; `runner` replaces the shell function that runs Ratchet (tests)."""
-    if runner is None:
-        runner = _RUNNER.format(python=shlex.quote(sys.executable), entry=shlex.quote(_ENTRY))
-    template = {"pre-push": _PRE_PUSH, "pre-commit": _PRE_COMMIT}.get(kind)
-    if template is None:
-        raise GitStateError(f"unknown hook kind '{kind}' (use pre-push or pre-commit)")
-    return template.format(marker=HOOK_MARKER, runner=runner, empty_tree=EMPTY_TREE)
-
-
-def install_hook(repo: git.Repo, kind: HookKind, *, force: bool = False) -> Path:
-    """Write an executable `kind` hook that runs `ratchet check`; return its path.
-
-    A hook not written by Ratchet is kept unless `force`, in which case it is moved aside to
-    `<hook>.ratchet-backup`.
-    """
-    script = render_hook(kind)
-    directory = hooks_dir(repo)
-    path = directory / kind
-    if path.exists() or path.is_symlink():
-        ours = _is_ratchet_hook(path)
-        if not ours and not force:
-            raise GitStateError(
-                f"a {kind} hook not written by Ratchet is already installed; rerun with --force "
-                f"to replace it (the old hook is kept as {kind}.ratchet-backup)",
-                path=path,
-            )
-        if not ours:
-            os.replace(path, _free_backup_name(path))
-    directory.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{kind}.ratchet-tmp")
-    tmp.write_text(script, encoding="utf-8")
-    tmp.chmod(0o755)
-    os.replace(tmp, path)
-    return path
-
-
-def _free_backup_name(path: Path) -> Path:
-    candidate = path.with_name(f"{path.name}.ratchet-backup")
-    number = 1
-    while candidate.exists() or candidate.is_symlink():
-        candidate = path.with_name(f"{path.name}.ratchet-backup.{number}")
-        number += 1
-    return candidate
-
-
-def _is_ratchet_hook(path: Path) -> bool:
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return False
-    return any(line.startswith(HOOK_MARKER) for line in text.splitlines()[:5])

@@ -27,7 +27,8 @@ def install(
     pre-push (default) checks each pushed range against the remote tip, or the merge-base with
     the default branch for a new branch; --pre-commit checks the staged changes against HEAD.
     """
-    from ratchet.gitops import install_hook, open_repo
+    from ratchet.gitops import open_repo
+    from ratchet.hooks import install_hook
 
     try:
         git_repo = open_repo(repo)
