@@ -5,18 +5,16 @@ is rewritten atomically after every edit), paired (seeded stratified sampling, s
 sampling.py), and frugal: the re-judging configurations read the cascade run's stored
 replays and make no agent call. The `noise` configuration (E6) replays goldens with the
 unchanged skills `replays_per_golden` times instead. See docs/adr/0009-bench-runs.md.
+Dataset loading lives in benchdata.py, the thread-pool loop in schedule.py.
 """
 
 from __future__ import annotations
 
 import difflib
 import os
-import re
-import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,19 +22,15 @@ from typing import Literal
 
 import yaml
 
-from ratchet.bench.dataset import DEFAULT_WORK, BenchPaths, read_edits, read_labels, read_reviews
-from ratchet.bench.digest import dataset_digest
-from ratchet.bench.labels import current_review, effective_labels
-from ratchet.bench.models import Edit, Label
+from ratchet.bench.benchdata import DATED_DIR
+from ratchet.bench.benchdata import BenchData as BenchData
+from ratchet.bench.benchdata import load_bench_data as load_bench_data
+from ratchet.bench.models import Edit
 from ratchet.bench.results import (
     BenchConfigRun,
     BenchResults,
-    DatasetInfo,
     NoiseGolden,
     ScoredEdit,
-    Timings,
-    clear_journal,
-    journal_item,
     merge_journal,
     read_replays,
     read_results,
@@ -45,13 +39,13 @@ from ratchet.bench.results import (
     stable_pair,
     stable_replays,
     stable_verdict,
-    tier_price,
     usage_of,
     write_replays,
     write_results,
     write_timings,
 )
 from ratchet.bench.sampling import derived_seed, stratified_sample
+from ratchet.bench.schedule import execute
 from ratchet.config import Project
 from ratchet.errors import BudgetError, InputError
 from ratchet.gate.cascade import JudgeResult, gate_pair
@@ -65,77 +59,15 @@ from ratchet.gate.verdict import Finding, PairOutcome
 from ratchet.llm.budget import Estimate, check_affordable, estimate
 from ratchet.llm.gateway import Gateway
 from ratchet.llm.types import ChatModel, ChatRequest, ChatResponse
-from ratchet.skills import Skill, load_skills, parse_skill_text
+from ratchet.skills import Skill, parse_skill_text
 from ratchet.store import open_store
-from ratchet.tasks import Task, load_tasks
-from ratchet.trace import Trace, load_goldens
+from ratchet.trace import Trace
 
 Mode = Literal["record", "rejudge", "noise"]
 RECORDING_CONFIG = "cascade"
 REJUDGE_CONFIGS: frozenset[str] = frozenset({"nano_only", "super_only", "ultra_only", "drift_off", "level0_off"})
 SMOKE_DIR = Path("bench") / "results" / "smoke-sim"
 SIM_NOISE = 0.3  # the simulator's rewording chance in E6; a live model brings its own
-_DATED = re.compile(r"^\d{4}-\d{2}-\d{2}")
-
-
-@dataclass
-class BenchData:
-    """The dataset a run reads: the project (skills, tasks, goldens, world), edits and effective labels."""
-
-    project: Project
-    tasks: list[Task]
-    goldens: dict[str, Trace]
-    base_skills: dict[str, Skill]
-    skill_texts: dict[str, str]
-    edits: dict[str, Edit]
-    labels: dict[str, Label]
-    digest: str
-    info: DatasetInfo
-
-
-def _git_sha(root: Path) -> str:
-    try:
-        import git
-
-        return str(git.Repo(root, search_parent_directories=True).head.commit.hexsha)
-    except Exception:  # not a repository, no commit yet: the header says so
-        return "unknown"
-
-
-def load_bench_data(root: Path, *, home: Path | None = None, results_dir: Path | None = None) -> BenchData:
-    """Read the dataset under `root` (its ratchet.yaml; bench edits in bench/edits/, labels in labels/)."""
-    paths = BenchPaths.at(root, home=home or root / DEFAULT_WORK)
-    project = paths.project
-    labels_file = read_labels(paths.labels)
-    if labels_file is None:
-        raise InputError("no labels: run `ratchet bench build` (or `ratchet bench smoke`) first", path=paths.labels)
-    reviews = read_reviews(paths.reviews)
-    edits = read_edits(paths.edits)
-    labels = {k: v for k, v in effective_labels(labels_file.labels, reviews.reviews).items() if k in edits}
-    skills = load_skills(project.path("skills"))
-    texts = {name: (Path(s.folder) / "SKILL.md").read_text(encoding="utf-8") for name, s in skills.items()}
-    counts: dict[str, int] = {}
-    for label in labels.values():
-        counts[label.type] = counts.get(label.type, 0) + 1
-    required = {label.edit_id for label in labels.values() if label.review_required}
-    by_edit = {review.edit_id: review for review in reviews.reviews}
-    reviewed = {i for i in required if current_review(labels[i], by_edit) is not None}
-    folder = (results_dir.resolve().name if results_dir is not None else "")
-    info = DatasetInfo(
-        harness=f"MinimalRunner (ratchet.agent.runner), mocked tools, clock frozen at {project.config.clock}",
-        git_sha=_git_sha(project.root),
-        date=folder[:10] if _DATED.match(folder) else project.config.clock[:10],
-        labels_file=paths.rel(paths.labels),
-        label_counts=dict(sorted(counts.items())),
-        reviews_required=len(required),
-        reviews_done=len(reviewed),
-        prices={tier: list(tier_price(project.config, tier)) for tier in sorted(project.config.tiers)},
-    )
-    digest = dataset_digest(paths)
-    return BenchData(
-        project=project, tasks=load_tasks(project.path("tasks")), goldens=load_goldens(project.path("goldens")),
-        base_skills=dict(skills), skill_texts=texts, edits=edits, labels=labels, digest=digest, info=info,
-    )
 
 
 def run_mode(config: GateConfig) -> Mode:
@@ -196,7 +128,7 @@ class _Tap:
 
 
 def _check_out_dir(out: Path, simulated: bool, results: BenchResults) -> None:
-    if simulated and _DATED.match(out.resolve().name):
+    if simulated and DATED_DIR.match(out.resolve().name):
         raise InputError(
             f"simulated results never go into a dated directory ({out}); use {SMOKE_DIR}/ "
             "or set RATCHET_UPSTREAM=live for a real run"
@@ -454,66 +386,11 @@ def run_config(opts: RunOptions) -> RunSummary:
                 timings.estimates_usd[config.name] = round(plan.total_usd, 6)
             write_results(opts.out, results)
             write_timings(opts.out, timings)
-            _execute(runner, run, results, timings, pending, opts, len(ids))
+            work = runner.score_golden if mode == "noise" else runner.score_edit
+            execute(work, run, results, timings, pending, out=opts.out, concurrency=opts.concurrency,
+                    on_progress=opts.on_progress, total=len(ids))
     return RunSummary(config=config.name, mode=mode, total=len(ids), skipped=len(ids) - len(pending),
                       ran=len(pending), estimate=plan, run_id=run_id, out=opts.out)
-
-
-RESULTS_EVERY = 25
-
-
-def _execute(runner: _Runner, run: BenchConfigRun, results: BenchResults, timings: Timings,
-             pending: list[str], opts: RunOptions, total: int) -> None:
-    lock = threading.Lock()
-    finished = total - len(pending)
-    work: Callable[[str], tuple[ScoredEdit | NoiseGolden, float]]
-    work = runner.score_golden if runner.mode == "noise" else runner.score_edit
-
-    def record(item_id: str, item: ScoredEdit | NoiseGolden, wall_ms: float) -> None:
-        nonlocal finished
-        with lock:
-            if isinstance(item, NoiseGolden):
-                run.noise[item_id] = item
-            else:
-                run.edits[item_id] = item
-            timings.wall_ms.setdefault(run.config, {})[item_id] = wall_ms
-            # Each item is journaled durably; results.json (which grows with every configuration)
-            # is rewritten every RESULTS_EVERY items and at the end, not after every item.
-            journal_item(opts.out, run.config, item)
-            finished += 1
-            if finished % RESULTS_EVERY == 0:
-                write_results(opts.out, results)
-                write_timings(opts.out, timings)
-            if opts.on_progress is not None:
-                opts.on_progress(finished, total, item_id)
-
-    if opts.on_progress is not None:
-        opts.on_progress(finished, total, "")
-    queue = list(pending)
-    with ThreadPoolExecutor(max_workers=max(1, opts.concurrency)) as pool:
-        running: dict[Future[tuple[ScoredEdit | NoiseGolden, float]], str] = {}
-        failure: BaseException | None = None
-        while queue or running:
-            while queue and failure is None and len(running) < max(1, opts.concurrency):
-                item_id = queue.pop(0)
-                running[pool.submit(work, item_id)] = item_id
-            if not running:
-                break
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in sorted(done, key=lambda f: running[f]):
-                item_id = running.pop(future)
-                try:
-                    item, wall_ms = future.result()
-                except BaseException as exc:  # stop scheduling; what finished is kept
-                    failure = failure or exc
-                    continue
-                record(item_id, item, wall_ms)
-        with lock:
-            write_results(opts.out, results)
-            write_timings(opts.out, timings)
-            clear_journal(opts.out, run.config)
-        if failure is not None:
-            raise failure
 
 
 def rejudge_ledger_replays(home: Path, run_ids: Mapping[str, list[str]], config: str) -> int:

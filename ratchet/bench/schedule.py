@@ -1,0 +1,82 @@
+"""The scheduling loop of `ratchet bench run`: score items on a thread pool, journal each, keep what finished.
+
+Split out of run.py. Every finished item is journaled; results.json is rewritten every
+RESULTS_EVERY items and at the end, so a killed run resumes from the journal.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from pathlib import Path
+
+from ratchet.bench.results import (
+    BenchConfigRun,
+    BenchResults,
+    NoiseGolden,
+    ScoredEdit,
+    Timings,
+    clear_journal,
+    journal_item,
+    write_results,
+    write_timings,
+)
+
+RESULTS_EVERY = 25
+
+Scored = tuple[ScoredEdit | NoiseGolden, float]
+
+
+def execute(work: Callable[[str], Scored], run: BenchConfigRun, results: BenchResults, timings: Timings,
+            pending: list[str], *, out: Path, concurrency: int,
+            on_progress: Callable[[int, int, str], None] | None, total: int) -> None:
+    """Score `pending` with `work` into `run`, writing results and timings under `out`; re-raise the first failure."""
+    lock = threading.Lock()
+    finished = total - len(pending)
+
+    def record(item_id: str, item: ScoredEdit | NoiseGolden, wall_ms: float) -> None:
+        nonlocal finished
+        with lock:
+            if isinstance(item, NoiseGolden):
+                run.noise[item_id] = item
+            else:
+                run.edits[item_id] = item
+            timings.wall_ms.setdefault(run.config, {})[item_id] = wall_ms
+            # Each item is journaled durably; results.json (which grows with every configuration)
+            # is rewritten every RESULTS_EVERY items and at the end, not after every item.
+            journal_item(out, run.config, item)
+            finished += 1
+            if finished % RESULTS_EVERY == 0:
+                write_results(out, results)
+                write_timings(out, timings)
+            if on_progress is not None:
+                on_progress(finished, total, item_id)
+
+    if on_progress is not None:
+        on_progress(finished, total, "")
+    queue = list(pending)
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        running: dict[Future[Scored], str] = {}
+        failure: BaseException | None = None
+        while queue or running:
+            while queue and failure is None and len(running) < max(1, concurrency):
+                item_id = queue.pop(0)
+                running[pool.submit(work, item_id)] = item_id
+            if not running:
+                break
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in sorted(done, key=lambda f: running[f]):
+                item_id = running.pop(future)
+                try:
+                    item, wall_ms = future.result()
+                except BaseException as exc:  # stop scheduling; what finished is kept
+                    failure = failure or exc
+                    continue
+                record(item_id, item, wall_ms)
+        with lock:
+            write_results(out, results)
+            write_timings(out, timings)
+            clear_journal(out, run.config)
+        if failure is not None:
+            raise failure
