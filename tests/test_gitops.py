@@ -47,12 +47,6 @@ BASE_FILES = {
 }
 
 
-@pytest.fixture(autouse=True)
-def _no_inherited_git_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_COMMON_DIR"):
-        monkeypatch.delenv(name, raising=False)
-
-
 @pytest.fixture
 def repo_path(tmp_path: Path) -> Path:
     return make_repo(tmp_path, BASE_FILES)

@@ -7,8 +7,6 @@ from typing import Annotated
 
 import typer
 
-from ratchet.errors import RatchetError
-
 hook_app = typer.Typer(help="Git hooks that run `ratchet check`.", no_args_is_help=True)
 
 
@@ -30,17 +28,7 @@ def install(
     from ratchet.gitops import open_repo
     from ratchet.hooks import install_hook
 
-    try:
-        git_repo = open_repo(repo)
-        if pre_commit:
-            path = install_hook(git_repo, "pre-commit", force=force)
-        else:
-            path = install_hook(git_repo, "pre-push", force=force)
-    except RatchetError as exc:
-        # Same line and exit code as ratchet.cli.main, so the command behaves alike when typer
-        # runs it directly (CliRunner, embedding).
-        typer.echo(f"error: {exc.one_line()}", err=True)
-        raise typer.Exit(exc.exit_code) from None
+    path = install_hook(open_repo(repo), "pre-commit" if pre_commit else "pre-push", force=force)
     typer.echo(f"installed {'pre-commit' if pre_commit else 'pre-push'} hook: {path}")
 
 

@@ -7,7 +7,6 @@ from pathlib import Path
 import typer
 
 from ratchet.config import load_project
-from ratchet.errors import RatchetError
 from ratchet.skills import Problem, skill_folders, validate_paths
 
 
@@ -41,16 +40,11 @@ def validate_command(
     ),
 ) -> None:
     """Check skills against the agentskills.io rules; exit 2 if any has an error."""
-    try:
-        if not paths:
-            cwd = Path.cwd()
-            paths = [_shown(load_project(cwd).path("skills"), cwd.resolve())]
-        problems = validate_paths(paths)
-        skills = len({folder.resolve() for path in paths for folder in skill_folders(path)})
-    except RatchetError as exc:
-        # Same one line and exit code as ratchet.cli.main, so it also holds under CliRunner.
-        typer.echo(f"error: {exc.one_line()}", err=True)
-        raise typer.Exit(exc.exit_code) from None
+    if not paths:
+        cwd = Path.cwd()
+        paths = [_shown(load_project(cwd).path("skills"), cwd.resolve())]
+    problems = validate_paths(paths)
+    skills = len({folder.resolve() for path in paths for folder in skill_folders(path)})
     for problem in problems:
         typer.echo(problem.render())
     typer.echo(summary(problems, skills))
