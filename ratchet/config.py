@@ -1,25 +1,32 @@
 """Configuration: ratchet.yaml in the project root, overridden by RATCHET_* environment variables.
 
 Paths in ratchet.yaml are relative to the project root. Tiers map a role (agent, nano,
-super, ultra, injector) to a model id and api base; prices are USD per token.
+super, ultra, injector) to a model id and api base; prices are USD per token. The
+environment is read by ratchet.settings; `retry` and `timeout_s` shape every model call.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ratchet.errors import ConfigError, validation_summary
+from ratchet.llm.retry import RetryPolicy
+from ratchet.settings import RatchetEnv, Upstream, read_env, utc_instant
 from ratchet.yamlio import load_yaml_text
 
 CONFIG_FILE = "ratchet.yaml"
 CONFIG_SCHEMA_VERSION = 1
 DEFAULT_CLOCK = "2026-10-14T16:00:00Z"
-Upstream = Literal["sim", "live"]
+DEFAULT_TIMEOUT_S = 120.0
+
+__all__ = [
+    "CONFIG_FILE", "DEFAULT_CLOCK", "DEFAULT_TIMEOUT_S", "Paths", "Price", "Project", "RatchetConfig",
+    "RetryPolicy", "TierConfig", "Upstream", "default_home", "load_project", "parse_config",
+]
 
 
 class Paths(BaseModel):
@@ -94,6 +101,13 @@ class RatchetConfig(BaseModel):
     tiers: dict[str, TierConfig] = Field(default_factory=_default_tiers)
     prices: dict[str, Price] = Field(default_factory=_default_prices)
     max_agent_turns: int = Field(default=16, ge=1, le=100)
+    retry: RetryPolicy = Field(default_factory=RetryPolicy, description="Backoff for 429, 5xx and timeouts.")
+    timeout_s: float = Field(default=DEFAULT_TIMEOUT_S, gt=0, description="Per attempt, for live model calls.")
+
+    @field_validator("clock")
+    @classmethod
+    def _clock_is_utc(cls, value: str) -> str:
+        return utc_instant(value)
 
 
 class Project(BaseModel):
@@ -131,24 +145,21 @@ def parse_config(text: str, *, source: str) -> RatchetConfig:
         raise ConfigError(validation_summary(exc), path=source) from None
 
 
-def _env_overrides(config: RatchetConfig) -> RatchetConfig:
-    upstream = os.environ.get("RATCHET_UPSTREAM")
-    if upstream is not None:
-        if upstream not in ("sim", "live"):
-            raise ConfigError(f"RATCHET_UPSTREAM must be 'sim' or 'live', not {upstream!r}")
-        config = config.model_copy(update={"upstream": upstream})
-    clock = os.environ.get("RATCHET_CLOCK")
-    if clock:
-        config = config.model_copy(update={"clock": clock})
-    return config
+def _env_overrides(config: RatchetConfig, env: RatchetEnv) -> RatchetConfig:
+    update: dict[str, str] = {}
+    if env.upstream is not None:
+        update["upstream"] = env.upstream
+    if env.clock is not None:
+        update["clock"] = env.clock
+    return config.model_copy(update=update) if update else config
 
 
-def default_home(root: Path) -> Path:
+def default_home(root: Path, env: RatchetEnv | None = None) -> Path:
     """RATCHET_HOME, else a per-project folder in the user's cache (never inside the work tree)."""
-    env = os.environ.get("RATCHET_HOME")
-    if env:
-        return Path(env).expanduser().resolve()
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    env = env or read_env()
+    if env.home is not None:
+        return env.home.expanduser().resolve()
+    cache = env.xdg_cache_home or Path.home() / ".cache"
     slug = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:12]
     return cache / "ratchet" / f"{root.resolve().name}-{slug}"
 
@@ -165,5 +176,6 @@ def load_project(root: Path, *, home: Path | None = None) -> Project:
         config = parse_config(text, source=str(path))
     else:
         config = RatchetConfig()
-    config = _env_overrides(config)
-    return Project(root=root, config=config, home=home.resolve() if home else default_home(root))
+    env = read_env()
+    config = _env_overrides(config, env)
+    return Project(root=root, config=config, home=home.resolve() if home else default_home(root, env))

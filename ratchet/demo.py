@@ -1,10 +1,11 @@
 """`ratchet demo`: the gate end to end, offline, on a throwaway skills repository.
 
-It copies this repository's two demo skills with their tasks, world and workspaces into a new
-git repository, records and blesses goldens on the simulator, then gates four edits, each on
-its own branch, through Level 0 and the judge cascade: a cosmetic one (identical replays, $0 of
-judging), a reworded status line (judged; Nano settles it), a changed tool argument (Nano is not
-sure enough, Super decides) and an added side-effecting step (a Level 0 hard fail, no judge).
+It copies the packaged demo project (ratchet/data/demo/: two skills with their tasks, world and
+workspaces) into a new git repository, records and blesses goldens on the simulator, then gates
+four edits, each on its own branch, through Level 0 and the judge cascade: a cosmetic one
+(identical replays, $0 of judging), a reworded status line (judged; Nano settles it), a changed
+tool argument (Nano is not sure enough, Super decides) and an added side-effecting step (a
+Level 0 hard fail, no judge).
 """
 
 from __future__ import annotations
@@ -17,17 +18,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import git
-import yaml
 
 from ratchet.config import load_project
+from ratchet.data import demo_files
 from ratchet.errors import InputError
 from ratchet.gate.check import check_edit
-from ratchet.gate.gate_config import default_gate_config
-from ratchet.gate.verdict import Decision, Verdict
+from ratchet.gate.gate_config import resolve_gate_config
+from ratchet.gate.models import Decision, Verdict
 from ratchet.recording import bless, record_tasks
 
 DEMO_SKILLS = ("github-triage", "fx-expense-converter")
-SOURCE_ROOT = Path(__file__).resolve().parent.parent
 _DEMO_AUTHOR = git.Actor("Ratchet Demo", "demo@example.com")
 
 
@@ -108,21 +108,9 @@ EDITS: tuple[DemoEdit, ...] = (
 
 
 def _copy_sources(dest: Path) -> None:
-    for name in DEMO_SKILLS:
-        source = SOURCE_ROOT / "skills" / name
-        if not (source / "SKILL.md").is_file():
-            raise InputError(f"demo data not found at {source}; run the demo from a clone of the Ratchet repository")
-        shutil.copytree(source, dest / "skills" / name)
-    shutil.copytree(SOURCE_ROOT / "bench" / "world", dest / "world")
-    shutil.copytree(SOURCE_ROOT / "bench" / "workspaces", dest / "workspaces")
-    raw = yaml.safe_load((SOURCE_ROOT / "bench" / "tasks.yaml").read_text(encoding="utf-8"))
-    raw["tasks"] = [t for t in raw["tasks"] if t.get("skill") in (*DEMO_SKILLS, None)]
-    (dest / "tasks.yaml").write_text(yaml.safe_dump(raw, sort_keys=False, allow_unicode=True), encoding="utf-8")
-    (dest / "ratchet.yaml").write_text(
-        "schema_version: 1\nupstream: sim\npaths:\n  skills: skills\n  tasks: tasks.yaml\n"
-        "  goldens: goldens\n  world: world\n  workspaces: workspaces\n",
-        encoding="utf-8",
-    )
+    with demo_files() as source:
+        # copyfile, not copy2: an installed package may be read-only, the demo edits its copy
+        shutil.copytree(source, dest, dirs_exist_ok=True, copy_function=shutil.copyfile)
     (dest / ".gitignore").write_text(".ratchet/\n", encoding="utf-8")
 
 
@@ -181,7 +169,7 @@ def apply_edit(root: Path, edit: DemoEdit) -> str:
 
 
 def run_demo(target: Path | None, *, report: Callable[[str], None], show: Callable[[Verdict], None]) -> DemoResult:
-    """Build the demo repository and gate the three edits; report/show print as it goes."""
+    """Build the demo repository and gate the four edits; report/show print as it goes."""
     os.environ["RATCHET_UPSTREAM"] = "sim"  # the demo is always offline, whatever the shell says
     with _demo_dir(target) as root:
         home = root / ".ratchet"
@@ -193,7 +181,7 @@ def run_demo(target: Path | None, *, report: Callable[[str], None], show: Callab
         for edit in EDITS:
             apply_edit(root, edit)
             report(f"\n── {edit.branch}: {edit.message} (expect {edit.expected})")
-            verdict = check_edit(root, base=base, head=edit.branch, home=home, config=default_gate_config())
+            verdict = check_edit(root, base=base, head=edit.branch, home=home, config=resolve_gate_config("cascade"))
             show(verdict)
             verdicts.append((edit, verdict))
         return DemoResult(repo=root, goldens=goldens, verdicts=verdicts)

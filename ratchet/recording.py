@@ -12,7 +12,9 @@ from pydantic import BaseModel
 from ratchet.agent.runner import run_task
 from ratchet.config import Project
 from ratchet.errors import InputError
+from ratchet.llm.cache import CacheMode
 from ratchet.llm.gateway import Gateway
+from ratchet.llm.types import USD
 from ratchet.skills import load_skills
 from ratchet.store import open_store
 from ratchet.tasks import Task, load_tasks, task_seed
@@ -25,7 +27,7 @@ class RecordResult(BaseModel):
 
     written: list[str]
     errors: list[str]
-    cost_usd: float
+    cost_usd: USD
 
 
 def _pick(tasks: Sequence[Task], task_ids: Sequence[str]) -> list[Task]:
@@ -49,8 +51,9 @@ def record_tasks(project: Project, task_ids: Sequence[str] = (), *, purpose: str
     written: list[str] = []
     errors: list[str] = []
     cost = 0.0
-    with closing(open_store(project.home)) as store:
-        gateway = Gateway(project, store, run_id=f"record-{uuid.uuid4().hex[:12]}", cache_mode="all")
+    with closing(open_store(project.home)) as store, Gateway(
+        project, store, run_id=f"record-{uuid.uuid4().hex[:12]}", cache_mode=CacheMode.ALL
+    ) as gateway:
         model = gateway.model("agent", purpose)
         for task in tasks:
             world = load_world(
@@ -71,7 +74,7 @@ def record_tasks(project: Project, task_ids: Sequence[str] = (), *, purpose: str
                 continue
             write_trace(project.pending_dir / f"{task.id}.json", trace)
             written.append(task.id)
-    return RecordResult(written=written, errors=errors, cost_usd=round(cost, 6))
+    return RecordResult(written=written, errors=errors, cost_usd=cost)
 
 
 def pending_traces(project: Project) -> dict[str, Path]:

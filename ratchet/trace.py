@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from ratchet.errors import GoldenError, validation_summary
 from ratchet.jsonio import atomic_write_text, canonical_dumps
+from ratchet.llm.types import USD, Usage
 
 TRACE_SCHEMA_VERSION = 1
 NO_SKILL_DIR = "_none"
@@ -61,10 +62,21 @@ class ModelCall(BaseModel):
     tokens_in: int = 0
     tokens_out: int = 0
     tokens_cached: int = 0
-    cost_usd: float = 0.0
+    cost_usd: USD = 0.0
     latency_ms: float = 0.0
     cache_hit: bool = False
     finish_reason: str = "stop"
+
+    @property
+    def usage(self) -> Usage:
+        return Usage(tokens_in=self.tokens_in, tokens_out=self.tokens_out, tokens_cached=self.tokens_cached,
+                     usd=self.cost_usd)
+
+    @classmethod
+    def of(cls, *, usage: Usage, **fields: Any) -> ModelCall:
+        """A model call record with its usage spread into the trace's flat fields."""
+        return cls(tokens_in=usage.tokens_in, tokens_out=usage.tokens_out, tokens_cached=usage.tokens_cached,
+                   cost_usd=usage.usd, **fields)
 
 
 class VolatileRead(BaseModel):
@@ -95,9 +107,20 @@ class Trace(BaseModel):
     final_output: str = ""
     status: Literal["ok", "error"] = "ok"
     error: str | None = None
-    tokens_in: int = 0
+    tokens_in: int = Field(default=0, description="Totals over model_calls (see with_totals).")
     tokens_out: int = 0
-    cost_usd: float = 0.0
+    cost_usd: USD = 0.0
+
+    @property
+    def usage(self) -> Usage:
+        """What every model call of the run used, summed."""
+        return Usage.total(call.usage for call in self.model_calls)
+
+    def with_totals(self) -> Trace:
+        """This trace with its total fields set from its model calls (the one place they are summed)."""
+        usage = self.usage
+        return self.model_copy(update={"tokens_in": usage.tokens_in, "tokens_out": usage.tokens_out,
+                                       "cost_usd": usage.usd})
 
     @property
     def fired_skill(self) -> str | None:

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 
 from ratchet.agent.prompt import system_prompt
 from ratchet.agent.trigger import match_skill
+from ratchet.clock import Clock, elapsed_ms, wall_clock
 from ratchet.errors import ModelCallError, ToolError
 from ratchet.jsonio import canonical_dumps
 from ratchet.llm.types import ChatModel, ChatRequest, Message, ToolCallRequest
@@ -41,6 +42,7 @@ def run_task(
     tier: str = "agent",
     purpose: str = "replay",
     max_tokens: int = DEFAULT_MAX_TOKENS,
+    clock: Clock = wall_clock,
 ) -> Trace:
     """Run one task once. Model failures end the trace with status "error"; they never raise."""
     fired = match_skill(task.prompt, skills)
@@ -68,28 +70,23 @@ def run_task(
     try:
         for turn in range(max_turns):
             request = ChatRequest(messages=messages, tools=tools, seed=seed, temperature=0, max_tokens=max_tokens)
+            asked_at = clock()
             response = model.complete(request)
             trace.simulated = trace.simulated or response.simulated
             trace.model_calls.append(
-                ModelCall(
+                ModelCall.of(
+                    usage=response.usage,
                     index=len(trace.model_calls),
                     tier=tier,
                     model=response.model or model.model_id,
                     purpose=purpose,
                     request_digest=response.request_digest,
-                    tokens_in=response.usage.tokens_in,
-                    tokens_out=response.usage.tokens_out,
-                    tokens_cached=response.usage.tokens_cached,
-                    cost_usd=response.cost_usd,
                     # Wall-clock time of a simulated answer is noise; keep simulated traces byte-stable.
-                    latency_ms=0.0 if response.simulated else response.latency_ms,
+                    latency_ms=0.0 if response.simulated else elapsed_ms(clock, asked_at),
                     cache_hit=response.cache_hit,
                     finish_reason=response.finish_reason,
                 )
             )
-            trace.tokens_in += response.usage.tokens_in
-            trace.tokens_out += response.usage.tokens_out
-            trace.cost_usd += response.cost_usd
             requested = response.message.tool_calls
             if not requested:
                 trace.final_output = response.message.content or ""
@@ -112,5 +109,4 @@ def run_task(
         trace.status = "error"
         trace.error = exc.one_line()
     trace.volatile_reads = list(world.volatile_reads[reads_before:])
-    trace.cost_usd = round(trace.cost_usd, 10)
-    return trace
+    return trace.with_totals()

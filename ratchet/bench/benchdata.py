@@ -13,9 +13,10 @@ from ratchet.bench.dataset import DEFAULT_WORK, BenchPaths, read_edits, read_lab
 from ratchet.bench.digest import dataset_digest
 from ratchet.bench.labels import current_review, effective_labels
 from ratchet.bench.models import Edit, Label
-from ratchet.bench.results import DatasetInfo, tier_price
-from ratchet.config import Project
+from ratchet.bench.results import DatasetInfo
+from ratchet.config import Project, RatchetConfig
 from ratchet.errors import InputError
+from ratchet.llm.pricing import tier_price
 from ratchet.skills import Skill, load_skills
 from ratchet.tasks import Task, load_tasks
 from ratchet.trace import Trace, load_goldens
@@ -74,10 +75,16 @@ def load_bench_data(root: Path, *, home: Path | None = None, results_dir: Path |
         label_counts=dict(sorted(counts.items())),
         reviews_required=len(required),
         reviews_done=len(reviewed),
-        prices={tier: list(tier_price(project.config, tier)) for tier in sorted(project.config.tiers)},
+        prices={tier: _price_pair(project.config, tier) for tier in sorted(project.config.tiers)},
     )
     digest = dataset_digest(paths)
     return BenchData(
         project=project, tasks=load_tasks(project.path("tasks")), goldens=load_goldens(project.path("goldens")),
         base_skills=dict(skills), skill_texts=texts, edits=edits, labels=labels, digest=digest, info=info,
     )
+
+
+def _price_pair(config: RatchetConfig, tier: str) -> list[float]:
+    """[input, output] USD per token of a tier (catalog), [0, 0] when unpriced: the report header."""
+    price = tier_price(config, tier)
+    return [price.input, price.output] if price is not None else [0.0, 0.0]

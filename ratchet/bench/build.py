@@ -340,7 +340,7 @@ def build_bench(root: Path, options: BuildOptions, *, report: Report = lambda _l
             contexts = env.inject_context
             proposer: Proposer = (
                 TemplateProposer(contexts) if simulated
-                else ModelProposer(gateway.model("injector", "inject"), paths.prompts / "inject_regression.md", contexts)
+                else ModelProposer(gateway.model("injector", "inject"), paths.injector_prompt, contexts)
             )
             fixtures = FixtureSearch(project.root / paths.rel(paths.fixtures))
             for skill in skills:

@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from ratchet import SIMULATED_BANNER
 from ratchet.bench.metrics import ConfigMetrics, summarize
 from ratchet.bench.models import REGRESSION_TYPES
 from ratchet.bench.report import _ordered
-from ratchet.bench.results import SIM_BANNER, BenchResults, read_results
+from ratchet.bench.results import BenchResults, read_results
 from ratchet.errors import InputError
 
 Getter = Callable[[ConfigMetrics], float | None]
@@ -56,7 +57,7 @@ def compare_results(a: BenchResults, b: BenchResults, *, names: tuple[str, str] 
     band = max(1.0 - f for f in floors) if floors else None
     lines: list[str] = []
     if a.simulated or b.simulated:
-        lines += [f"{SIM_BANNER}", ""]
+        lines += [f"{SIMULATED_BANNER}", ""]
     lines.append(f"A = {names[0]} (dataset {a.dataset_digest[:12]}), B = {names[1]} (dataset {b.dataset_digest[:12]})")
     if a.dataset_digest != b.dataset_digest:
         lines.append("note: the datasets differ; differences mix gate and data changes")

@@ -6,8 +6,8 @@ import io
 from collections.abc import Sequence
 from pathlib import Path
 
+from ratchet import SIMULATED_BANNER
 from ratchet.bench.metrics import ConfigMetrics
-from ratchet.bench.results import SIM_BANNER
 from ratchet.jsonio import atomic_write_text
 
 
@@ -30,7 +30,7 @@ def cost_vs_recall_svg(metrics: Sequence[ConfigMetrics], *, simulated: bool) -> 
         ax.set_ylim(-0.05, 1.05)
         ax.grid(True, linewidth=0.3)
         title = "Figure 1: cost per verdict vs detection recall (E4)"
-        ax.set_title(f"{SIM_BANNER}\n{title}" if simulated else title, fontsize=8 if simulated else 9)
+        ax.set_title(f"{SIMULATED_BANNER}\n{title}" if simulated else title, fontsize=8 if simulated else 9)
         fig.tight_layout()
         buffer = io.StringIO()
         fig.savefig(buffer, format="svg", metadata={"Date": None})

@@ -1,7 +1,7 @@
 """R1-R6 injection: propose a variant, keep it only if it is a valid skill that manifests.
 
 Two proposers, one loop. Offline, ratchet.sim.injector's templates propose; live, the injector
-tier is asked through the gateway with bench/prompts/inject_regression.md. Either way a variant
+tier is asked through the gateway with inject_regression.md (BenchPaths.injector_prompt). Either way a variant
 is kept only when it parses as a valid skill with the same name and replaying the goldens it can
 affect (tasks routed to the skill, plus the trigger neighbourhood) makes at least one diverge at
 Level 0. Each variant gets up to MAX_TRIES tries; a variant that never manifests is dropped and
@@ -75,7 +75,7 @@ _FENCE = re.compile(r"```(?:markdown|md)?\s*\n(.*?)\n```", re.S)
 
 
 class ModelProposer:
-    """The injector tier through the gateway, prompted with bench/prompts/inject_regression.md."""
+    """The injector tier through the gateway, prompted with inject_regression.md (BenchPaths.injector_prompt)."""
 
     source = "injector"
 

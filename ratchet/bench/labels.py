@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from ratchet.bench.models import CONTROL_TYPES, REGRESSION_TYPES, Edit, Label, Review, edit_hash
 from ratchet.bench.replays import PairCheck
-from ratchet.gate.verdict import Outcome
+from ratchet.gate.models import Outcome
 
 REVIEW_SHARE = 0.2
 

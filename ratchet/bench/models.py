@@ -3,7 +3,7 @@
     bench/edits/<edit_id>.json      one Edit each (the edited SKILL.md, and a world overlay for D1)
     labels/labels.json              LabelsFile: generated labels, one per edit
     labels/reviews.json             ReviewsFile: human review verdicts, kept across rebuilds
-    bench/results/<dir>/results.json  ResultsFile: per configuration, per edit, the verdict
+    bench/results/<dir>/          results.json and friends: see ratchet.bench.results
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from ratchet.gate.verdict import Decision, Outcome, Verdict
+from ratchet.gate.models import Decision, Outcome
 from ratchet.jsonio import canonical_dumps, digest
 
 BENCH_SCHEMA_VERSION = 1
@@ -90,30 +90,3 @@ class Dropped(BaseModel):
 class ReviewsFile(BaseModel):
     schema_version: int = BENCH_SCHEMA_VERSION
     reviews: list[Review] = Field(default_factory=list)
-
-
-class EditResult(BaseModel):
-    """One edit run under one configuration."""
-
-    edit_id: str
-    type: EditType
-    verdict: Verdict
-    expected_decision: Decision = Field(description="Effective label (a reviewer's disagreement wins).")
-    replays_dir: str | None = Field(default=None, description="Where this edit's replays are stored, for re-judging.")
-
-
-class ConfigRun(BaseModel):
-    """All edits run under one configuration in one results directory."""
-
-    config: str
-    command: str = Field(description="The exact command line that produced it.")
-    simulated: bool
-    models: dict[str, str] = Field(default_factory=dict)
-    seed: int = 0
-    edits: dict[str, EditResult] = Field(default_factory=dict)
-
-
-class ResultsFile(BaseModel):
-    schema_version: int = BENCH_SCHEMA_VERSION
-    dataset_digest: str = ""
-    runs: dict[str, ConfigRun] = Field(default_factory=dict)

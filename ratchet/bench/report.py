@@ -9,13 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from ratchet import SIMULATED_BANNER
 from ratchet.bench.figure import write_figure
 from ratchet.bench.metrics import DEFAULT_FNS, ConfigMetrics, MetricFns, Stat, latency, summarize
 from ratchet.bench.models import REGRESSION_TYPES
 from ratchet.bench.results import (
     FIGURE_FILE,
     REPORT_FILE,
-    SIM_BANNER,
     BenchResults,
     Timings,
     read_results,
@@ -62,7 +62,7 @@ class _Doc:
     def section(self, title: str, computed_by: str) -> None:
         self.lines += ["", f"## {title}", ""]
         if self.simulated:
-            self.lines += [f"> **{SIM_BANNER}**", ""]
+            self.lines += [f"> **{SIMULATED_BANNER}**", ""]
         self.lines += [f"_Computed by {computed_by}._", ""]
 
     def add(self, *lines: str) -> None:
@@ -83,8 +83,8 @@ def _header(doc: _Doc, results: BenchResults, noise: float | None, noise_n: int)
     labels = ", ".join(f"{t} {n}" for t, n in info.label_counts.items()) or "none"
     doc.add("# SkillRegress-Bench report", "")
     if doc.simulated:
-        doc.add(f"> **{SIM_BANNER}**", "")
-    model_cell = f"**{SIM_BANNER}** ({', '.join(f'{t}: {m}' for t, m in sorted(models.items()))})" if doc.simulated \
+        doc.add(f"> **{SIMULATED_BANNER}**", "")
+    model_cell = f"**{SIMULATED_BANNER}** ({', '.join(f'{t}: {m}' for t, m in sorted(models.items()))})" if doc.simulated \
         else ", ".join(f"{t}: `{m}`" for t, m in sorted(models.items()))
     doc.add(
         "| | |", "|---|---|",

@@ -5,8 +5,7 @@
     <out>/replays/<config>/<edit_id>.json   EditReplays: what re-judging configurations read
     <out>/report.md, <out>/cost_vs_recall.svg
 
-BenchResults is a superset of ratchet.bench.models.ResultsFile (ResultsFile.model_validate
-reads it). Everything in results.json is a function of the inputs and the seed: wall-clock
+Everything in results.json is a function of the inputs and the seed: wall-clock
 latency, response-cache hits and the money the cache saved live in timings.json and the
 ledger instead (docs/adr/0009-bench-runs.md).
 """
@@ -18,12 +17,13 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
-from ratchet.bench.models import BENCH_SCHEMA_VERSION, EditResult, EditType
+from ratchet.bench.models import BENCH_SCHEMA_VERSION, EditType
 from ratchet.config import RatchetConfig
 from ratchet.errors import InputError
-from ratchet.gate.evaluate import EditReplays
-from ratchet.gate.verdict import Outcome, PairOutcome, Verdict
+from ratchet.gate.models import Decision, EditReplays, Outcome, PairOutcome, Verdict
 from ratchet.jsonio import atomic_write_text, canonical_dumps
+from ratchet.llm.pricing import catalog_usd
+from ratchet.llm.types import USD, Usage
 from ratchet.trace import Trace
 
 RESULTS_FILE = "results.json"
@@ -31,7 +31,6 @@ TIMINGS_FILE = "timings.json"
 REPLAYS_DIR = "replays"
 REPORT_FILE = "report.md"
 FIGURE_FILE = "cost_vs_recall.svg"
-SIM_BANNER = "SIMULATED MODELS — pipeline smoke test; not benchmark results"
 
 
 class TierUsage(BaseModel):
@@ -41,12 +40,17 @@ class TierUsage(BaseModel):
     tokens_in: int = 0
     tokens_out: int = 0
     tokens_cached: int = Field(default=0, description="Prompt tokens the provider served from its prompt cache.")
-    usd: float = 0.0
+    usd: USD = 0.0
 
 
-class ScoredEdit(EditResult):
+class ScoredEdit(BaseModel):
     """One edit under one configuration, with what scoring and the report need."""
 
+    edit_id: str
+    type: EditType
+    verdict: Verdict
+    expected_decision: Decision = Field(description="Effective label (a reviewer's disagreement wins).")
+    replays_dir: str | None = Field(default=None, description="Where this edit's replays are stored, for re-judging.")
     skill: str
     affected_goldens: list[str] = Field(default_factory=list, description="From the effective label.")
     expected_pairs: dict[str, Outcome] = Field(default_factory=dict, description="From the effective label.")
@@ -208,30 +212,19 @@ def write_replays(path: Path, replays: EditReplays) -> None:
 
 
 # Catalog pricing, independent of the response cache --------------------------------------
-
-
-def tier_price(config: RatchetConfig, tier: str) -> tuple[float, float]:
-    """(input, output) USD per token of a tier at catalog prices; (0, 0) when unpriced."""
-    tier_config = config.tiers.get(tier)
-    price = config.prices.get(tier_config.model) if tier_config is not None else None
-    return (price.input, price.output) if price is not None else (0.0, 0.0)
-
-
-def catalog_usd(config: RatchetConfig, tier: str, tokens_in: int, tokens_out: int) -> float:
-    unit_in, unit_out = tier_price(config, tier)
-    return round(tokens_in * unit_in + tokens_out * unit_out, 9)
+# A replay or judge answer served from the cache cost nothing, so what a run paid depends on
+# what the cache held. results.json prices every call at catalog instead (ratchet.llm.pricing),
+# and keeps no cache state, so a resumed run writes the same bytes as an uninterrupted one.
+# Wall-clock figures are 0 already: the bench runs the pipeline on a frozen clock.
 
 
 def stable_trace(trace: Trace, config: RatchetConfig) -> Trace:
-    """A trace with wall clock and cache state removed and cost at catalog prices."""
+    """A trace with cache state removed and every model call at catalog prices."""
     calls = [
-        call.model_copy(
-            update={"latency_ms": 0.0, "cache_hit": False,
-                    "cost_usd": catalog_usd(config, call.tier, call.tokens_in, call.tokens_out)}
-        )
+        call.model_copy(update={"cache_hit": False, "cost_usd": catalog_usd(config, call.tier, call.usage)})
         for call in trace.model_calls
     ]
-    return trace.model_copy(update={"model_calls": calls, "cost_usd": round(sum(c.cost_usd for c in calls), 9)})
+    return trace.model_copy(update={"model_calls": calls}).with_totals()
 
 
 def stable_replays(replays: EditReplays, config: RatchetConfig) -> EditReplays:
@@ -242,52 +235,43 @@ def stable_replays(replays: EditReplays, config: RatchetConfig) -> EditReplays:
 
 
 def stable_pair(pair: PairOutcome, replays: EditReplays, config: RatchetConfig) -> PairOutcome:
+    """A pair outcome with its opinions, and the replays it paid for, at catalog prices."""
     opinions = [
-        o.model_copy(update={"latency_ms": 0.0, "cache_hit": False,
-                             "cost_usd": catalog_usd(config, o.tier, o.tokens_in, o.tokens_out)})
+        o.model_copy(update={"cache_hit": False, "cost_usd": catalog_usd(config, o.tier, o.usage)})
         for o in pair.opinions
     ]
-    cost = sum(o.cost_usd for o in opinions)
+    usages = [o.usage for o in opinions]
     replay = replays.replays.get(pair.task_id)
     if replay is not None:
-        cost += replay.cost_usd
+        usages.append(replay.usage)
     base = replays.base_replays.get(pair.task_id)
     if base is not None and pair.drift is not None and pair.drift.base_replay_ran:
-        cost += base.cost_usd
-    return pair.model_copy(update={"opinions": opinions, "latency_ms": 0.0, "cost_usd": round(cost, 9)})
+        usages.append(base.usage)
+    return pair.model_copy(update={"opinions": opinions, "cost_usd": Usage.total(usages).usd})
 
 
 def stable_verdict(verdict: Verdict, replays: EditReplays, config: RatchetConfig) -> Verdict:
     """The verdict as results.json keeps it: byte-stable for the same inputs and seed."""
     pairs = [stable_pair(p, replays, config) for p in verdict.pairs]
-    return verdict.model_copy(
-        update={"pairs": pairs, "wall_ms": 0.0, "cost_usd": round(sum(p.cost_usd for p in pairs), 6)}
-    )
+    return verdict.model_copy(update={"pairs": pairs, "cost_usd": sum(p.cost_usd for p in pairs)})
 
 
-def usage_of(replays: EditReplays, pairs: list[PairOutcome], config: RatchetConfig,
-             cached: dict[str, int] | None = None) -> dict[str, TierUsage]:
+def usage_of(replays: EditReplays, pairs: list[PairOutcome], config: RatchetConfig) -> dict[str, TierUsage]:
     """Per-tier usage of one verdict: the replays it used and every judge opinion, at catalog prices."""
-    usage: dict[str, TierUsage] = {}
-
-    def add(tier: str, tokens_in: int, tokens_out: int, tokens_cached: int) -> None:
-        row = usage.setdefault(tier, TierUsage())
-        row.calls += 1
-        row.tokens_in += tokens_in
-        row.tokens_out += tokens_out
-        row.tokens_cached += tokens_cached
-        row.usd = round(row.usd + catalog_usd(config, tier, tokens_in, tokens_out), 9)
-
+    by_tier: dict[str, list[Usage]] = {}
     for trace in [*replays.replays.values(), *replays.base_replays.values()]:
         for call in trace.model_calls:
-            add(call.tier, call.tokens_in, call.tokens_out, call.tokens_cached)
+            by_tier.setdefault(call.tier, []).append(call.usage)
     for pair in pairs:
         for opinion in pair.opinions:
-            add(opinion.tier, opinion.tokens_in, opinion.tokens_out, 0)
-    for tier, tokens in (cached or {}).items():
-        if tier in usage:
-            usage[tier].tokens_cached += tokens
-    return dict(sorted(usage.items()))
+            by_tier.setdefault(opinion.tier, []).append(opinion.usage)
+    usage: dict[str, TierUsage] = {}
+    for tier, usages in sorted(by_tier.items()):
+        total = Usage.total(usages)
+        usage[tier] = TierUsage(calls=len(usages), tokens_in=total.tokens_in, tokens_out=total.tokens_out,
+                                tokens_cached=total.tokens_cached,
+                                usd=sum(catalog_usd(config, tier, u) for u in usages))
+    return usage
 
 
 __all__ = [
@@ -295,7 +279,6 @@ __all__ = [
     "JOURNAL_DIR",
     "REPORT_FILE",
     "RESULTS_FILE",
-    "SIM_BANNER",
     "BenchConfigRun",
     "BenchResults",
     "DatasetInfo",

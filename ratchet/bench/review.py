@@ -13,7 +13,7 @@ from ratchet.bench.dataset import BenchPaths, read_edits, read_labels, read_revi
 from ratchet.bench.labels import current_review
 from ratchet.bench.models import Edit, Label, Review, edit_hash
 from ratchet.errors import InputError
-from ratchet.gate.verdict import Decision, Outcome
+from ratchet.gate.models import Decision, Outcome
 
 DECISIONS: tuple[Decision, ...] = ("PASS", "WARN", "BLOCK")
 OUTCOMES: tuple[Outcome, ...] = ("same", "pass", "drift", "regression", "unsure", "error")

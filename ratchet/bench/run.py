@@ -46,19 +46,19 @@ from ratchet.bench.results import (
 )
 from ratchet.bench.sampling import derived_seed, stratified_sample
 from ratchet.bench.schedule import execute
+from ratchet.clock import frozen_clock
 from ratchet.config import Project
 from ratchet.errors import BudgetError, InputError
-from ratchet.gate.cascade import JudgeResult, gate_pair
 from ratchet.gate.drift import FactSearch, FixtureSearch, make_search
-from ratchet.gate.evaluate import EditReplays, evaluate_edit
+from ratchet.gate.evaluate import evaluate_edit
 from ratchet.gate.gate_config import GateConfig, load_gate_config
-from ratchet.gate.level0 import level0_findings
+from ratchet.gate.models import EditReplays, Selected
+from ratchet.gate.pair import gate_pair
 from ratchet.gate.replay import replay_task
 from ratchet.gate.select import affected_goldens
-from ratchet.gate.verdict import Finding, PairOutcome
 from ratchet.llm.budget import Estimate, check_affordable, estimate
 from ratchet.llm.gateway import Gateway
-from ratchet.llm.types import ChatModel, ChatRequest, ChatResponse
+from ratchet.llm.types import ChatModel
 from ratchet.skills import Skill, parse_skill_text
 from ratchet.store import open_store
 from ratchet.trace import Trace
@@ -107,24 +107,6 @@ class RunSummary:
     estimate: Estimate | None
     run_id: str
     out: Path
-
-
-class _Tap:
-    """A ChatModel wrapper counting the provider's prompt-cache tokens per tier (opinions do not keep them)."""
-
-    def __init__(self, inner: ChatModel, tier: str, cached: dict[str, int]) -> None:
-        self.inner = inner
-        self.tier = tier
-        self.cached = cached
-
-    @property
-    def model_id(self) -> str:
-        return self.inner.model_id
-
-    def complete(self, request: ChatRequest) -> ChatResponse:
-        response = self.inner.complete(request)
-        self.cached[self.tier] = self.cached.get(self.tier, 0) + response.usage.tokens_cached
-        return response
 
 
 def _check_out_dir(out: Path, simulated: bool, results: BenchResults) -> None:
@@ -189,23 +171,19 @@ class _Runner:
         self.home = home
         self.mode = run_mode(config)
 
-    def _judges(self, cached: dict[str, int]) -> dict[str, ChatModel]:
-        return {
-            step.tier: _Tap(self.gateway.model(step.tier, f"judge-{step.tier}"), step.tier, cached)
-            for step in self.config.tiers
-        }
+    def _judges(self) -> dict[str, ChatModel]:
+        return {step.tier: self.gateway.model(step.tier, f"judge-{step.tier}") for step in self.config.tiers}
 
     def score_edit(self, edit_id: str) -> tuple[ScoredEdit, float]:
         data, project = self.data, self.data.project
         edit, label = data.edits[edit_id], data.labels[edit_id]
         started = time.perf_counter()
-        cached: dict[str, int] = {}
         stored = None
         agent: ChatModel | None = None
         if self.mode == "rejudge":
             stored = read_replays(replays_path(self.opts.out, RECORDING_CONFIG, edit_id))
         else:
-            agent = _Tap(self.gateway.model("agent", "replay"), "agent", cached)
+            agent = self.gateway.model("agent", "replay")
         evaluation = evaluate_edit(
             project=project,
             changed=[edit.skill],
@@ -216,13 +194,14 @@ class _Runner:
             tree=project.root,
             overlays=_overlay_file(self.home, edit),
             agent=agent,
-            judges=self._judges(cached),
+            judges=self._judges(),
             config=self.config,
             search=_search_for(data, self.config, edit, self.opts.live_tavily),
             stored=stored,
             keep_base_replays=self.mode == "record",
             base=f"{edit.skill}@{edit.base_content_hash[:12]}",
             head=edit.id,
+            clock=frozen_clock,  # results.json is byte-stable; timings.json has the wall time
         )
         replays = stable_replays(evaluation.replays, project.config)
         verdict = stable_verdict(evaluation.verdict, replays, project.config)
@@ -242,7 +221,7 @@ class _Runner:
             affected_goldens=sorted(label.affected_goldens),
             expected_pairs=dict(sorted(label.expected_pairs.items())),
             replays_dir=replays_rel,
-            usage=usage_of(replays, verdict.pairs, project.config, cached),
+            usage=usage_of(replays, verdict.pairs, project.config),
             diff=edit_diff(data, edit),
         )
         return scored, round((time.perf_counter() - started) * 1000, 3)
@@ -252,35 +231,42 @@ class _Runner:
         golden = data.goldens[task_id]
         task = next(t for t in data.tasks if t.id == task_id)
         started = time.perf_counter()
-        cached: dict[str, int] = {}
-        agent = _Tap(self.gateway.model("agent", "replay"), "agent", cached)
-        judges = self._judges(cached)
+        source = _NoiseReplays(data, self.gateway.model("agent", "replay"))
+        judges = self._judges()
         outcomes = []
         replays = EditReplays()
         for run in range(self.config.replays_per_golden):
-            # Seeded per (task, run): a live model is asked afresh; the simulator's noise knob rolls anew.
-            reseeded = golden.model_copy(update={"seed": derived_seed("noise", task_id, run)})
-            replay = replay_task(task, reseeded, data.base_skills, agent, project=project, tree=project.root)
-            findings = level0_findings(golden, replay)
-            result = gate_pair(golden, replay, findings, task=task, config=self.config, judges=judges,
-                               pair_id=f"{task_id}#{run}")
-            pair = _noise_pair(task_id, golden.fired_skill, replay, result, findings)
-            one = stable_replays(EditReplays(replays={task_id: replay}), project.config)
+            source.run = run
+            pair = gate_pair(Selected(task=task, golden=golden, because="routed"), source, config=self.config,
+                             judges=judges, search=None, pair_id=f"{task_id}#{run}", clock=frozen_clock)
+            assert source.last is not None  # gate_pair always replays first
+            one = stable_replays(EditReplays(replays={task_id: source.last}), project.config)
             outcomes.append(stable_pair(pair, one, project.config))
             replays.replays[f"{task_id}#{run}"] = one.replays[task_id]
-        usage = usage_of(replays, outcomes, project.config, cached)
+        usage = usage_of(replays, outcomes, project.config)
         noise = NoiseGolden(task_id=task_id, skill=golden.fired_skill, outcomes=outcomes, usage=usage)
         return noise, round((time.perf_counter() - started) * 1000, 3)
 
 
-def _noise_pair(task_id: str, golden_skill: str | None, replay: Trace, result: JudgeResult,
-                findings: list[Finding]) -> PairOutcome:
-    return PairOutcome(
-        task_id=task_id, golden_skill=golden_skill, replay_skill=replay.fired_skill, selected_because="routed",
-        outcome=result.outcome, decided_by=result.decided_by, reason=result.reason, findings=findings,
-        cost_usd=result.cost_usd, error=replay.error, confidence=result.confidence, opinions=result.opinions,
-        drift=result.drift, hint=result.hint,
-    )
+class _NoiseReplays:
+    """E6's replay source: the unchanged skills, reseeded per (task, run), so a live model is asked
+    afresh and the simulator's noise knob rolls anew. Drift is off in E6, so no base is asked for."""
+
+    def __init__(self, data: BenchData, agent: ChatModel) -> None:
+        self.data = data
+        self.agent = agent
+        self.run = 0
+        self.last: Trace | None = None
+
+    def replay(self, item: Selected) -> Trace:
+        reseeded = item.golden.model_copy(update={"seed": derived_seed("noise", item.task.id, self.run)})
+        project = self.data.project
+        self.last = replay_task(item.task, reseeded, self.data.base_skills, self.agent, project=project, tree=project.root,
+                                clock=frozen_clock)
+        return self.last
+
+    def replay_base(self, item: Selected) -> Trace:
+        raise InputError(f"the noise measurement never replays a base skill ({item.task.id})")
 
 
 def sample_ids(data: BenchData, config: GateConfig, limit: int | None, types: tuple[str, ...], seed: int) -> list[str]:
@@ -316,7 +302,7 @@ def plan_calls(data: BenchData, config: GateConfig, ids: list[str]) -> dict[str,
 
 def _refuse_without_cascade(results: BenchResults, opts: RunOptions, config: GateConfig, ids: list[str]) -> None:
     cascade = results.runs.get(RECORDING_CONFIG)
-    hint = (f"run `ratchet bench run --config configs/{RECORDING_CONFIG}.yaml --out {opts.out}` first, "
+    hint = (f"run `ratchet bench run --config {RECORDING_CONFIG} --out {opts.out}` first, "
             "with the same --limit, --seed and --types")
     if cascade is None:
         raise InputError(f"{config.name} re-judges the {RECORDING_CONFIG} run's replays, but {opts.out} has no {RECORDING_CONFIG} run: {hint}")

@@ -27,8 +27,7 @@ from ratchet.bench.results import (
     read_results,
     write_results,
 )
-from ratchet.gate.opinion import JudgeVerdict, Opinion
-from ratchet.gate.verdict import Decision, Outcome, PairOutcome, Verdict
+from ratchet.gate.models import Decision, JudgeVerdict, Opinion, Outcome, PairOutcome, Verdict
 
 Gate = Callable[[Label], tuple[Decision, dict[str, Outcome]]]
 

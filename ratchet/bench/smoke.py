@@ -16,6 +16,7 @@ from pathlib import Path
 from ratchet.bench.report import write_report
 from ratchet.bench.results import FIGURE_FILE, REPLAYS_DIR, REPORT_FILE, RESULTS_FILE, TIMINGS_FILE
 from ratchet.bench.run import SMOKE_DIR, RunOptions, run_config
+from ratchet.gate.gate_config import gate_config_path
 
 SMOKE_ORDER = ("noise", "cascade", "nano_only", "super_only", "ultra_only", "drift_off", "level0_off")
 
@@ -57,11 +58,10 @@ def run_smoke(
     out.mkdir(parents=True, exist_ok=True)
     _clear(out)
     for name in configs:
-        config = Path("configs") / f"{name}.yaml"
-        command = f"ratchet bench run --config {config.as_posix()} --out {SMOKE_DIR.as_posix()}" \
+        command = f"ratchet bench run --config {name} --out {SMOKE_DIR.as_posix()}" \
             + (f" --limit {limit}" if limit is not None else "") + " --seed 0"
         t0 = time.perf_counter()
-        summary = run_config(RunOptions(config_path=root / config, out=out, root=root,
+        summary = run_config(RunOptions(config_path=gate_config_path(name, project_root=root), out=out, root=root,
                                         home=work, limit=limit, command=command))
         echo(f"{name} ({summary.mode}): {summary.ran} in {time.perf_counter() - t0:.1f}s")
         result.configs.append(name)

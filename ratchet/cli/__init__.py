@@ -13,6 +13,7 @@ import typer
 from ratchet import __version__
 from ratchet.cli import bench, demo, gate, golden, hook, proxy, validate
 from ratchet.errors import RatchetError
+from ratchet.settings import debug_enabled
 
 app = typer.Typer(
     name="ratchet",
@@ -53,7 +54,7 @@ def _friendly(callback: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return callback(*args, **kwargs)
         except RatchetError as exc:
-            if os.environ.get("RATCHET_DEBUG"):
+            if debug_enabled():
                 raise
             typer.echo(f"error: {exc.one_line()}", err=True)
             raise typer.Exit(exc.exit_code) from None
@@ -79,7 +80,7 @@ def main() -> None:
     try:
         app()
     except RatchetError as exc:
-        if os.environ.get("RATCHET_DEBUG"):
+        if debug_enabled():
             raise
         typer.echo(f"error: {exc.one_line()}", err=True)
         sys.exit(exc.exit_code)

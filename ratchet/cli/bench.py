@@ -9,6 +9,7 @@ import typer
 
 from ratchet.cli import bench_run
 from ratchet.errors import InputError
+from ratchet.gate.models import Decision
 
 bench_app = typer.Typer(
     name="bench",
@@ -91,7 +92,7 @@ def label_command(
     status: bool = typer.Option(False, "--status", help="Show the review queue and exit."),
     agree: bool = typer.Option(False, "--agree", help="The label is right."),
     disagree: bool = typer.Option(False, "--disagree", help="The label is wrong: give --decision and/or --pair."),
-    decision: str | None = typer.Option(None, "--decision", help="Your decision: PASS, WARN or BLOCK."),
+    decision: Decision | None = typer.Option(None, "--decision", help="Your decision."),
     pair: list[str] = typer.Option([], "--pair", help="TASK_ID=OUTCOME (same, pass, drift, regression, unsure, error); repeatable."),
     reviewer: str = typer.Option("", "--reviewer", help="Who reviewed (default $USER)."),
     project_dir: Path = typer.Option(Path("."), "--project", help="Project root (holds ratchet.yaml)."),
@@ -99,7 +100,6 @@ def label_command(
     """Review labels: --status for the queue, EDIT_ID with --agree/--disagree, or walk the queue (a/r/s)."""
     from ratchet.bench.dataset import BenchPaths
     from ratchet.bench.review import (
-        DECISIONS,
         load_edit,
         parse_pairs,
         record_review,
@@ -119,8 +119,6 @@ def label_command(
             )
             typer.echo(f"  {item.label.edit_id:<36} {item.label.type}  expect {item.label.expected_decision:<5}  {state}")
         return
-    if decision is not None and decision not in DECISIONS:
-        raise InputError(f"--decision must be one of {', '.join(DECISIONS)}, not {decision!r}")
     if edit_id is not None:
         if agree == disagree:
             edit, label = load_edit(paths, edit_id)

@@ -9,10 +9,10 @@ from pathlib import Path
 import typer
 
 
-def _command_line(config: Path, out: Path, limit: int | None, types: str, seed: int, live_tavily: bool,
+def _command_line(config: str, out: Path, limit: int | None, types: str, seed: int, live_tavily: bool,
                   concurrency: int) -> str:
     """The canonical command line of a run (what results.json and the report quote)."""
-    parts = ["ratchet", "bench", "run", "--config", config.as_posix(), "--out", out.as_posix()]
+    parts = ["ratchet", "bench", "run", "--config", Path(config).as_posix(), "--out", out.as_posix()]
     if limit is not None:
         parts += ["--limit", str(limit)]
     if types:
@@ -26,7 +26,10 @@ def _command_line(config: Path, out: Path, limit: int | None, types: str, seed: 
 
 
 def run_command(
-    config: Path = typer.Option(..., "--config", help="Gate config YAML (configs/<name>.yaml)."),
+    config: str = typer.Option(
+        ..., "--config", help="Gate config: a name (cascade, nano_only, ...; the project's configs/<name>.yaml "
+        "overrides the packaged one) or a YAML path."
+    ),
     out: Path | None = typer.Option(None, "--out", help="Results directory (default on the simulator: bench/results/smoke-sim)."),
     limit: int | None = typer.Option(None, "--limit", min=1, help="Seeded sample stratified by type (goldens for noise)."),
     types: str = typer.Option("", "--types", help="Only these edit types, e.g. R1,N0."),
@@ -43,7 +46,9 @@ def run_command(
 
     from ratchet.bench.run import SMOKE_DIR, RunOptions, run_config
     from ratchet.config import load_project
+    from ratchet.gate.gate_config import gate_config_path
 
+    config_path = gate_config_path(config, project_root=root)
     simulated = load_project(root, home=work).config.upstream == "sim"
     if out is None:
         if not simulated:
@@ -53,13 +58,13 @@ def run_command(
     console = Console(stderr=True)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, transient=True, disable=not console.is_terminal) as progress:
-        bar = progress.add_task(config.stem, total=None)
+        bar = progress.add_task(config_path.stem, total=None)
 
         def on_progress(done: int, total: int, item: str) -> None:
-            progress.update(bar, completed=done, total=total, description=f"{config.stem} {item}".strip())
+            progress.update(bar, completed=done, total=total, description=f"{config_path.stem} {item}".strip())
 
         summary = run_config(RunOptions(
-            config_path=config, out=out, root=root, home=work, limit=limit, types=kinds, seed=seed,
+            config_path=config_path, out=out, root=root, home=work, limit=limit, types=kinds, seed=seed,
             live_tavily=live_tavily, concurrency=concurrency, yes=yes,
             command=_command_line(config, out, limit, types, seed, live_tavily, concurrency),
             on_progress=on_progress, confirm=lambda q: typer.confirm(q, default=False), echo=typer.echo,

@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 
 from ratchet.config import load_project
-from ratchet.errors import ConfigError
+from ratchet.llm.cache import CacheMode
 
 
 def register(app: typer.Typer) -> None:
@@ -16,9 +16,9 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def proxy(
-        port: int = typer.Option(8787, "--port", help="Port on 127.0.0.1 (the proxy never binds elsewhere)."),
+        port: int = typer.Option(8787, "--port", min=1, max=65535, help="Port on 127.0.0.1 (the proxy never binds elsewhere)."),
         run_id: str | None = typer.Option(None, "--run", help="Run id for the ledger (default: a fresh one)."),
-        cache: str = typer.Option("once", "--cache", help="Cache mode: once, new, none, all."),
+        cache: CacheMode = typer.Option(CacheMode.ONCE, "--cache", help="Response cache mode."),
         budget: float | None = typer.Option(None, "--budget", help="USD this run may spend (the global cap holds too)."),
         project_dir: Path = typer.Option(Path("."), "--project", help="Project root (holds ratchet.yaml)."),
         work: Path | None = typer.Option(None, "--work", help="Ratchet's work area (default RATCHET_HOME)."),
@@ -27,8 +27,6 @@ def register(app: typer.Typer) -> None:
         from ratchet.llm.proxy import CaptureProxy, serve
         from ratchet.store import open_store
 
-        if not 0 < port < 65536:
-            raise ConfigError(f"--port must be 1-65535, not {port}")
         project = load_project(project_dir, home=work)
         store = open_store(project.home)
         run = run_id or f"proxy-{secrets.token_hex(4)}"

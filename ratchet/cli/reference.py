@@ -1,6 +1,8 @@
-"""The CLI reference (docs/cli.md), generated from `--help` so it cannot drift.
+"""The CLI reference (docs/cli.md), written by typer's own Markdown generator so it cannot drift.
 
-`python -m ratchet.cli.reference` rewrites docs/cli.md; a test fails when it is stale.
+`python -m ratchet.cli.reference` rewrites docs/cli.md; a test fails when it is stale. The text
+is what `typer ratchet.cli utils docs --name ratchet --title "CLI reference"` prints, with a
+notice under the title.
 """
 
 from __future__ import annotations
@@ -10,45 +12,25 @@ import sys
 from pathlib import Path
 
 import typer
+from typer.cli import get_docs_for_click
+from typer.core import MARKUP_MODE_KEY
 from typer.main import get_command
-from typer.testing import CliRunner
 
-HEADER = (
-    "# CLI reference\n\n"
-    "Generated from `ratchet ... --help` by `python -m ratchet.cli.reference`; "
-    "CI fails when this file is stale. Do not edit by hand.\n"
+TITLE = "CLI reference"
+NOTICE = (
+    "Generated from the typer app by `python -m ratchet.cli.reference` (typer's docs generator); "
+    "CI fails when this file is stale. Do not edit by hand."
 )
 
 
-def _command_paths(app: typer.Typer) -> list[list[str]]:
-    root = get_command(app)
-    paths: list[list[str]] = [[]]
-
-    def walk(command: object, prefix: list[str]) -> None:
-        commands = getattr(command, "commands", None)
-        if not commands:
-            return
-        for name in sorted(commands):
-            sub = commands[name]
-            if getattr(sub, "hidden", False):
-                continue
-            paths.append([*prefix, name])
-            walk(sub, [*prefix, name])
-
-    walk(root, [])
-    return paths
-
-
 def render_reference(app: typer.Typer) -> str:
-    runner = CliRunner()
-    env = {"COLUMNS": "100", "TERM": "dumb", "NO_COLOR": "1", "_TYPER_FORCE_DISABLE_TERMINAL": "1"}
-    parts = [HEADER]
-    for path in _command_paths(app):
-        result = runner.invoke(app, [*path, "--help"], env=env, prog_name="ratchet")
-        title = " ".join(["ratchet", *path])
-        body = "\n".join(line.rstrip() for line in result.output.splitlines()).strip("\n")
-        parts.append(f"\n## `{title}`\n\n```text\n{body}\n```\n")
-    return "".join(parts)
+    """docs/cli.md for `app`: every command's usage, arguments and options, in Markdown."""
+    command = get_command(app)
+    # As `typer ... utils docs` does: help text is read in the app's markup mode (and escaped for HTML).
+    ctx = typer.Context(command, obj={MARKUP_MODE_KEY: app.rich_markup_mode})
+    docs = get_docs_for_click(obj=command, ctx=ctx, name="ratchet", title=TITLE)
+    heading, body = docs.split("\n\n", 1)
+    return f"{heading}\n\n{NOTICE}\n\n{body.strip()}\n"
 
 
 def main() -> None:

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ratchet import SIMULATED_BANNER
-from ratchet.gate.verdict import Verdict
+from ratchet.gate.models import Verdict
 
 _STYLE = {"PASS": "bold green", "WARN": "bold yellow", "BLOCK": "bold red"}
 

@@ -1,4 +1,4 @@
-"""Decide: Level 0 findings -> an outcome per pair; pair outcomes -> PASS / WARN / BLOCK per edit.
+"""Decide: pair outcomes -> PASS / WARN / BLOCK per edit, with a one-line summary.
 
 Fail closed: a pair whose replay failed is `error`, never `pass`; an edit with an error pair
 is at least WARN, and BLOCK under on_error="block" (the default when CI is set).
@@ -8,20 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ratchet.gate.verdict import Decision, Finding, Outcome, PairOutcome
-
-
-def level0_outcome(findings: Sequence[Finding]) -> tuple[Outcome, str]:
-    """What Level 0 alone can say about a pair. `unsure` means a judge must look."""
-    if any(f.kind == "replay_error" for f in findings):
-        return "error", "replay failed: " + next(f.detail for f in findings if f.kind == "replay_error")
-    hard = [f for f in findings if f.severity == "hard"]
-    if hard:
-        return "regression", "hard fail: " + hard[0].detail
-    diffs = [f for f in findings if f.severity == "diff"]
-    if diffs:
-        return "unsure", f"needs judging: {len(diffs)} difference(s), first: {diffs[0].detail}"
-    return "same", "identical to the golden"
+from ratchet.gate.models import Decision, PairOutcome, Verdict
 
 
 def blocks(pair: PairOutcome, block_confidence: float) -> bool:
@@ -56,3 +43,11 @@ def decide_edit(
     if drift:
         return "PASS", f"{len(pairs)} affected golden(s), no regression; {len(drift)} moved with the world (re-bless)"
     return "PASS", f"{len(pairs)} affected golden(s) replayed without a regression"
+
+
+def no_change(*, base: str, head: str, simulated: bool, on_error: str, wall_ms: float = 0.0) -> Verdict:
+    """The verdict for an edit that changes no skill."""
+    return Verdict(
+        base=base, head=head, skills_changed=[], decision="PASS", summary="no skill changed",
+        simulated=simulated, on_error="block" if on_error == "block" else "warn", wall_ms=wall_ms,
+    )

@@ -15,34 +15,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from ratchet.errors import ConfigError, InfraError, InputError, RatchetError
+from ratchet.gate.models import DriftEvidence, MovedFact
 from ratchet.jsonio import canonical_dumps
 from ratchet.trace import Trace
 from ratchet.yamlio import load_yaml_file
 
 FIXTURES_SCHEMA_VERSION = 1
-
-
-class MovedFact(BaseModel):
-    """A volatile fact whose value differs between the golden and the replay."""
-
-    key: str
-    golden_value: Any = None
-    replay_value: Any = None
-    confirmed: bool = False
-    source: str = Field(default="", description="Where search confirmed (or failed to confirm) it.")
-
-
-class DriftEvidence(BaseModel):
-    """What the drift check saw, kept on the pair so a reviewer can follow it."""
-
-    moved: list[MovedFact] = Field(default_factory=list)
-    base_replay_ran: bool = False
-    base_matches_replay: bool = False
-    is_drift: bool = False
-    note: str = ""
 
 
 class DriftCheck(BaseModel):

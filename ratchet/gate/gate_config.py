@@ -1,8 +1,9 @@
 """Gate configuration: which judge tiers run and when they escalate, Level 0 and drift on/off.
 
-The seven bench configurations (cascade, nano_only, super_only, ultra_only, drift_off,
-level0_off, noise) are seven YAML files in configs/ read by this one model; the gate has
-one code path and these fields are its only switches.
+The configurations ship as YAML in the package (ratchet/data/configs/: cascade, nano_only,
+super_only, ultra_only, drift_off, level0_off, noise, level0_only) and are read by this one
+model; the gate has one code path and these fields are its only switches. A project's own
+configs/<name>.yaml overrides the packaged config of that name.
 """
 
 from __future__ import annotations
@@ -10,17 +11,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
+from ratchet.data import packaged_config, packaged_config_names, packaged_prompt
 from ratchet.errors import ConfigError, validation_summary
-from ratchet.gate.opinion import JudgeVerdict
+from ratchet.gate.models import JudgeVerdict
 from ratchet.yamlio import load_yaml_file
 
 GATE_CONFIG_SCHEMA_VERSION = 1
-REPO_ROOT = Path(__file__).resolve().parents[2]
-PROMPTS_DIR = REPO_ROOT / "bench" / "prompts"
-CONFIGS_DIR = REPO_ROOT / "configs"
 DEFAULT_CONFIG = "cascade"
+PROJECT_CONFIGS_DIR = "configs"
+DEFAULT_JUDGE_PROMPT = "judge.md"
 
 
 def _escalate_unsure() -> list[JudgeVerdict]:
@@ -63,13 +64,20 @@ class GateConfig(BaseModel):
     description: str = ""
     level0: bool = Field(default=True, description="Off: a Level 0 hard fail no longer decides alone; judges see it.")
     drift: DriftConfig = Field(default_factory=DriftConfig)
-    tiers: list[TierStep] = Field(min_length=1)
+    tiers: list[TierStep] = Field(
+        default_factory=list, description="Judge tiers in escalation order; empty: Level 0 alone decides."
+    )
     block_confidence: float = Field(
         default=0.7, ge=0.0, le=1.0, description="A judged regression at or above this blocks; below, it warns."
     )
     replays_per_golden: int = Field(default=1, ge=1, le=20)
-    judge_prompt: str = Field(default="judge.md", description="Prompt file under bench/prompts/.")
+    judge_prompt: str | None = Field(
+        default=None,
+        description="Judge prompt file, relative to this config file's folder; None: the packaged judge.md.",
+    )
     on_error: Literal["warn", "block"] | None = Field(default=None, description="None: the caller decides.")
+    # The folder of the YAML this config was read from (set by load_gate_config); None: built in code.
+    _source_dir: Path | None = PrivateAttr(default=None)
 
     @model_validator(mode="after")
     def _unique_tiers(self) -> GateConfig:
@@ -78,8 +86,19 @@ class GateConfig(BaseModel):
             raise ValueError(f"tiers must be distinct, got {names}")
         return self
 
+    @model_validator(mode="after")
+    def _something_decides(self) -> GateConfig:
+        if not self.tiers and not self.level0:
+            raise ValueError("level0: false needs at least one judge tier (with no tiers Level 0 alone decides)")
+        return self
+
     def prompt_path(self) -> Path:
-        return PROMPTS_DIR / self.judge_prompt
+        """The judge prompt: the packaged judge.md, or judge_prompt relative to the config's folder (else the cwd)."""
+        if self.judge_prompt is None:
+            return packaged_prompt(DEFAULT_JUDGE_PROMPT)
+        if self._source_dir is None:
+            return Path(self.judge_prompt)
+        return self._source_dir / self.judge_prompt
 
 
 def parse_gate_config(raw: object, *, source: str) -> GateConfig:
@@ -98,25 +117,29 @@ def parse_gate_config(raw: object, *, source: str) -> GateConfig:
 
 def load_gate_config(path: Path) -> GateConfig:
     """Read a gate config YAML; one-line ConfigError naming the file on anything wrong."""
-    return parse_gate_config(load_yaml_file(path, error=ConfigError), source=str(path))
+    config = parse_gate_config(load_yaml_file(path, error=ConfigError), source=str(path))
+    config._source_dir = path.resolve().parent
+    return config
 
 
-def resolve_gate_config(name_or_path: str) -> GateConfig:
-    """A config by name (configs/<name>.yaml) or by path."""
+def gate_config_path(name_or_path: str, *, project_root: Path | None = None) -> Path:
+    """The file a config comes from: a .yaml/.yml path as given; a name from the project's configs/, else the package."""
     path = Path(name_or_path)
-    if path.suffix not in (".yaml", ".yml"):
-        path = CONFIGS_DIR / f"{name_or_path}.yaml"
-    return load_gate_config(path)
+    if path.suffix in (".yaml", ".yml"):
+        return path
+    if project_root is not None:
+        own = project_root / PROJECT_CONFIGS_DIR / f"{name_or_path}.yaml"
+        if own.is_file():
+            return own
+    names = packaged_config_names()
+    if name_or_path not in names:
+        raise ConfigError(
+            f"unknown gate config {name_or_path!r}: use one of {', '.join(names)}, "
+            f"a {PROJECT_CONFIGS_DIR}/<name>.yaml in the project, or a path to a .yaml file"
+        )
+    return packaged_config(name_or_path)
 
 
-def default_gate_config() -> GateConfig:
-    """The full cascade, the same as configs/cascade.yaml (kept equal by a test)."""
-    return GateConfig(
-        name=DEFAULT_CONFIG,
-        description="Nano screens, Super checks, Ultra adjudicates; Level 0 and drift on.",
-        tiers=[
-            TierStep(tier="nano", threshold=0.8, escalate_on=["unsure", "regression"], max_input_tokens=8000, max_output_tokens=300),
-            TierStep(tier="super", threshold=0.7, escalate_on=["unsure"], max_input_tokens=12000, max_output_tokens=1000),
-            TierStep(tier="ultra", threshold=0.0, escalate_on=["unsure"], max_input_tokens=15000, max_output_tokens=2000),
-        ],
-    )
+def resolve_gate_config(name_or_path: str, *, project_root: Path | None = None) -> GateConfig:
+    """A config by name (the project's configs/<name>.yaml, else the packaged one) or by .yaml path."""
+    return load_gate_config(gate_config_path(name_or_path, project_root=project_root))

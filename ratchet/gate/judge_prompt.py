@@ -19,8 +19,8 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from ratchet.errors import ConfigError
+from ratchet.gate.models import Finding
 from ratchet.gate.opinion import OPINION_SCHEMA
-from ratchet.gate.verdict import Finding
 from ratchet.jsonio import canonical_dumps
 from ratchet.llm.types import ChatRequest, Message
 from ratchet.trace import ToolCall, Trace

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 
-from ratchet.gate.verdict import Finding
+from ratchet.gate.models import Finding, JudgeResult
 from ratchet.jsonio import canonical_dumps
 from ratchet.trace import SIDE_EFFECTS, ToolCall, Trace
 
@@ -142,3 +142,26 @@ def level0_findings(golden: Trace, replay: Trace) -> list[Finding]:
     findings.extend(_volatile_changes(golden, replay))
     order = {"hard": 0, "diff": 1, "info": 2}
     return sorted(findings, key=lambda f: order[f.severity])
+
+
+def settled_by_level0(findings: list[Finding], *, hard_fails_decide: bool) -> JudgeResult | None:
+    """What Level 0 settles before drift or any judge: a failed replay, an identical pair, a hard fail.
+
+    A hard fail settles only when Level 0 is on (`hard_fails_decide`); off, the judges see it.
+    None: something differs and needs judging.
+    """
+    errors = [f for f in findings if f.kind == "replay_error"]
+    if errors:
+        return JudgeResult(outcome="error", decided_by="error", reason=f"replay failed: {errors[0].detail}")
+    if not any(f.severity in ("hard", "diff") for f in findings):
+        return JudgeResult(outcome="same", decided_by="level0", reason="identical to the golden")
+    hard = [f for f in findings if f.severity == "hard"]
+    if hard and hard_fails_decide:
+        return JudgeResult(outcome="regression", decided_by="level0", reason=f"hard fail: {hard[0].detail}")
+    return None
+
+
+def needs_judging(findings: list[Finding]) -> str:
+    """The reason given when differences are left with nobody to judge them."""
+    diffs = [f for f in findings if f.severity in ("hard", "diff")]
+    return f"needs judging: {len(diffs)} difference(s), first: {diffs[0].detail}" if diffs else "needs judging"

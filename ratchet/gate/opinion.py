@@ -7,12 +7,11 @@ The judge's free text never decides anything: only the `verdict` enum and the nu
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-JudgeVerdict = Literal["same", "pass", "regression", "unsure"]
-JUDGE_VERDICTS: tuple[str, ...] = ("same", "pass", "regression", "unsure")
+from ratchet.gate.models import JUDGE_VERDICTS, JudgeVerdict
 
 OPINION_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -25,29 +24,6 @@ OPINION_SCHEMA: dict[str, Any] = {
     "required": ["verdict", "confidence", "changed_elements", "rationale"],
     "additionalProperties": False,
 }
-
-
-class Opinion(BaseModel):
-    """One tier's answer about one pair, or the record that it could not give one."""
-
-    tier: str
-    model: str = ""
-    prompt_version: str = Field(description="Version of the judge prompt it was asked with.")
-    verdict: JudgeVerdict | None = Field(default=None, description="None when the opinion is an error.")
-    confidence: float = Field(default=0.0, ge=0.0, le=1.0)
-    changed_elements: list[str] = Field(default_factory=list)
-    rationale: str = ""
-    error: str | None = Field(default=None, description="Why no opinion could be parsed (after one retry).")
-    attempts: int = 1
-    cost_usd: float = 0.0
-    latency_ms: float = 0.0
-    tokens_in: int = 0
-    tokens_out: int = 0
-    cache_hit: bool = False
-
-    @property
-    def is_error(self) -> bool:
-        return self.verdict is None
 
 
 class ParsedAnswer(BaseModel):

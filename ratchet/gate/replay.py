@@ -1,4 +1,9 @@
-"""Replay: run a golden's task again under the edited skill set, same seed, same frozen clock."""
+"""Replay: run a golden's task again under the edited skill set, same seed, same frozen clock.
+
+`Replayer` is where a pair's replays come from: the agent model (recording them), or replays
+an earlier run stored (no agent call). It also answers for the unchanged skills on the
+current world, which drift needs, and keeps every replay it handed out.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,10 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ratchet.agent.runner import run_task
+from ratchet.clock import Clock, wall_clock
 from ratchet.config import Project
+from ratchet.errors import InputError
+from ratchet.gate.models import EditReplays, Selected
 from ratchet.llm.types import ChatModel
 from ratchet.skills import Skill
 from ratchet.tasks import Task
@@ -24,6 +32,7 @@ def replay_task(
     tree: Path,
     overlays: tuple[Path, ...] = (),
     purpose: str = "replay",
+    clock: Clock = wall_clock,
 ) -> Trace:
     """Replay one task with the golden's seed and clock over the world found in `tree`."""
     paths = project.config.paths
@@ -46,4 +55,74 @@ def replay_task(
         max_turns=project.config.max_agent_turns,
         max_tokens=project.agent_max_tokens(),
         purpose=purpose,
+        clock=clock,
     )
+
+
+class Replayer:
+    """A pair's replay source: under `head_skills`, and under `base_skills` on the same world (drift)."""
+
+    def __init__(
+        self,
+        project: Project,
+        *,
+        tree: Path,
+        head_skills: Mapping[str, Skill],
+        base_skills: Mapping[str, Skill],
+        agent: ChatModel | None = None,
+        stored: EditReplays | None = None,
+        overlays: tuple[Path, ...] = (),
+        clock: Clock = wall_clock,
+    ) -> None:
+        if agent is None and stored is None:
+            raise ValueError("a Replayer needs an agent model or stored replays")
+        self.project = project
+        self.tree = tree
+        self.head_skills = head_skills
+        self.base_skills = base_skills
+        self.agent = agent
+        self.stored = stored
+        self.overlays = overlays
+        self.clock = clock
+        self.recorded = EditReplays()
+
+    def _run(self, item: Selected, skills: Mapping[str, Skill]) -> Trace:
+        assert self.agent is not None
+        return replay_task(
+            item.task, item.golden, skills, self.agent, project=self.project, tree=self.tree, overlays=self.overlays,
+            clock=self.clock,
+        )
+
+    def replay(self, item: Selected) -> Trace:
+        """The task under the edited skills."""
+        stored = self.stored.replays if self.stored is not None else None
+        return self._fetch(item, self.head_skills, stored, self.recorded.replays,
+                           missing="re-run the configuration that recorded them")
+
+    def replay_base(self, item: Selected) -> Trace:
+        """The task under the unchanged skills on the current world, replayed at most once."""
+        known = self.recorded.base_replays.get(item.task.id)
+        if known is not None:
+            return known
+        stored = self.stored.base_replays if self.stored is not None else None
+        # A missing stored base replay: the drift stage says "could not replay the base skill", never a silent pass.
+        return self._fetch(item, self.base_skills, stored, self.recorded.base_replays, missing="base replay")
+
+    def _fetch(
+        self,
+        item: Selected,
+        skills: Mapping[str, Skill],
+        stored: Mapping[str, Trace] | None,
+        recorded: dict[str, Trace],
+        *,
+        missing: str,
+    ) -> Trace:
+        task_id = item.task.id
+        if stored is None:
+            trace = self._run(item, skills)
+        elif task_id in stored:
+            trace = stored[task_id]
+        else:
+            raise InputError(f"no stored replay for task {task_id!r} ({missing})")
+        recorded[task_id] = trace
+        return trace

@@ -8,22 +8,12 @@ or a canary, a narrowed one dropping its own tasks).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Literal
-
-from pydantic import BaseModel
 
 from ratchet.agent.trigger import match_skill
+from ratchet.gate.models import Selected
 from ratchet.skills import Skill
 from ratchet.tasks import Task
 from ratchet.trace import Trace
-
-
-class Selected(BaseModel):
-    """A golden the gate must replay, and why."""
-
-    task: Task
-    golden: Trace
-    because: Literal["routed", "trigger-neighbourhood"]
 
 
 def affected_goldens(

@@ -7,7 +7,6 @@ what is left of the cap; the gateway's reservations then enforce the cap call by
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 
 from pydantic import BaseModel, Field
@@ -15,9 +14,14 @@ from pydantic import BaseModel, Field
 from ratchet.config import RatchetConfig
 from ratchet.errors import BudgetError, ConfigError
 from ratchet.llm.pricing import price_for
+from ratchet.settings import DEFAULT_CAP_USD, read_env
 from ratchet.store import Store
 
-DEFAULT_CAP_USD = 12.0
+__all__ = [
+    "CAP_ENV", "DEFAULT_CAP_USD", "PER_CALL_BUDGETS", "CallBudget", "Estimate", "EstimateLine",
+    "cap_from_env", "check_affordable", "estimate", "remaining",
+]
+
 CAP_ENV = "RATCHET_BENCH_USD_CAP"
 
 
@@ -38,17 +42,8 @@ PER_CALL_BUDGETS: dict[str, CallBudget] = {
 
 
 def cap_from_env() -> float:
-    """RATCHET_BENCH_USD_CAP (USD), default 12."""
-    raw = os.environ.get(CAP_ENV)
-    if raw is None or raw.strip() == "":
-        return DEFAULT_CAP_USD
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ConfigError(f"{CAP_ENV} must be a number of USD, not {raw!r}") from None
-    if value < 0:
-        raise ConfigError(f"{CAP_ENV} must not be negative")
-    return value
+    """RATCHET_BENCH_USD_CAP (USD), default 12; ConfigError when it is not a number >= 0."""
+    return read_env().bench_usd_cap
 
 
 class EstimateLine(BaseModel):

@@ -3,13 +3,14 @@
 One file per request: <home>/cache/llm/<key[:2]>/<key>.json, written atomically. The key is
 the digest of everything that changes the answer and nothing operational. A file that cannot
 be read or parsed, or whose key does not match, is a miss (and is overwritten on record).
+`CacheMode` says when the gateway reads and writes it.
 """
 
 from __future__ import annotations
 
 import json
+from enum import StrEnum
 from pathlib import Path
-from typing import Literal
 
 from pydantic import ValidationError
 
@@ -17,8 +18,19 @@ from ratchet.jsonio import atomic_write_text, canonical_dumps, digest
 from ratchet.llm.types import ChatRequest, ChatResponse
 
 CACHE_SCHEMA_VERSION = 1
-CacheMode = Literal["once", "new", "none", "all"]
-CACHE_MODES: tuple[str, ...] = ("once", "new", "none", "all")
+
+
+class CacheMode(StrEnum):
+    """When a run reads and writes the response cache."""
+
+    ONCE = "once"
+    """Replay a recorded answer; call the model (and record) only on a miss."""
+    NEW = "new"
+    """Always call the model; record only answers not recorded yet."""
+    NONE = "none"
+    """Replay only: a miss is an error, the model is never called."""
+    ALL = "all"
+    """Always call the model and re-record every answer."""
 
 
 def _normal_base(api_base: str | None) -> str | None:

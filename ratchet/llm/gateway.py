@@ -18,15 +18,13 @@ from ratchet.config import Price, Project, TierConfig
 from ratchet.errors import BudgetError, ConfigError, ModelCallError
 from ratchet.jsonio import digest
 from ratchet.llm.budget import cap_from_env
-from ratchet.llm.cache import CACHE_MODES, ResponseCache, cache_key, cache_root
+from ratchet.llm.cache import CacheMode, ResponseCache, cache_key, cache_root
 from ratchet.llm.pricing import cost_of, price_for, worst_case_cost
 from ratchet.llm.retry import CallFailed, RetryPolicy, call_with_retries
 from ratchet.llm.secrets import key_from_env, scrub
 from ratchet.llm.textproto import parse_text_reply, to_text_request
 from ratchet.llm.types import ChatModel, ChatRequest, ChatResponse
 from ratchet.store import LedgerEntry, Store
-
-DEFAULT_TIMEOUT_S = 120.0
 
 __all__ = ["Gateway", "GatewayModel", "cache_key"]
 
@@ -40,24 +38,27 @@ class Gateway:
         store: Store,
         *,
         run_id: str,
-        cache_mode: str = "once",
+        cache_mode: CacheMode | str = CacheMode.ONCE,
         budget_usd: float | None = None,
         upstream_models: Mapping[str, ChatModel] | None = None,
         retry: RetryPolicy | None = None,
-        timeout_s: float = DEFAULT_TIMEOUT_S,
+        timeout_s: float | None = None,
     ) -> None:
-        if cache_mode not in CACHE_MODES:
-            raise ConfigError(f"cache mode must be one of {', '.join(CACHE_MODES)}, not {cache_mode!r}")
+        """`retry` and `timeout_s` default to ratchet.yaml's `retry:` and `timeout_s:`."""
+        try:
+            self.cache_mode = CacheMode(cache_mode)
+        except ValueError:
+            modes = ", ".join(mode.value for mode in CacheMode)
+            raise ConfigError(f"cache mode must be one of {modes}, not {cache_mode!r}") from None
         self.project = project
         self.store = store
         self.run_id = run_id
-        self.cache_mode = cache_mode
         self.simulated = project.config.upstream == "sim"
         self.budget_usd = budget_usd
         # Simulated dollars never count against the real cap; a run budget applies to both.
         self.global_cap = None if self.simulated else cap_from_env()
-        self.retry = retry or RetryPolicy()
-        self.timeout_s = timeout_s
+        self.retry = retry if retry is not None else project.config.retry
+        self.timeout_s = timeout_s if timeout_s is not None else project.config.timeout_s
         self.cache = ResponseCache(cache_root(project.home))
         self._overrides = dict(upstream_models or {})
         self._upstreams: dict[str, ChatModel] = {}
@@ -161,8 +162,8 @@ class GatewayModel:
                 latency = (time.perf_counter() - started) * 1000
                 gw.store.settle(None, self._entry(key, model_id, cache_hit=True, latency_ms=latency,
                                                   tokens_in=hit.usage.tokens_in, tokens_out=hit.usage.tokens_out))
-                return hit.model_copy(update={"cost_usd": 0.0, "cache_hit": True, "latency_ms": latency,
-                                              "request_digest": key})
+                return hit.model_copy(update={"usage": hit.usage.model_copy(update={"usd": 0.0}), "cache_hit": True,
+                                              "latency_ms": latency, "request_digest": key})
             if gw.cache_mode == "none":
                 raise ModelCallError(
                     f"cache mode 'none': no recorded answer for {self.tier} ({self.purpose}) request {key[:12]}; "
@@ -200,13 +201,13 @@ class GatewayModel:
         cost = cost_of(price, response.usage) if price is not None else 0.0
         if text_tools:
             response = parse_text_reply(asked, response)
+        usage = response.usage.model_copy(update={"usd": cost})
         out = response.model_copy(update={
-            "model": response.model or model_id, "cost_usd": cost, "latency_ms": latency, "cache_hit": False,
+            "model": response.model or model_id, "usage": usage, "latency_ms": latency, "cache_hit": False,
             "simulated": gw.simulated, "request_digest": key,
         })
         if gw.cache_mode != "new" or gw.cache.get(slot) is None:
             gw.cache.put(slot, out)
-        usage = response.usage
         gw.store.settle(reservation, self._entry(
             key, model_id, tokens_in=usage.tokens_in, tokens_out=usage.tokens_out,
             tokens_cached=usage.tokens_cached, cost_usd=cost, latency_ms=latency, attempts=attempts,

@@ -42,3 +42,19 @@ def input_token_bound(request: ChatRequest) -> int:
 def worst_case_cost(price: Price, request: ChatRequest) -> float:
     """What a call could cost at most: the input bound plus max_tokens, all at full price."""
     return input_token_bound(request) * price.input + request.max_tokens * price.output
+
+
+def tier_price(config: RatchetConfig, tier: str) -> Price | None:
+    """The catalog price of a tier's model; None when it has none."""
+    tier_config = config.tiers.get(tier)
+    return config.prices.get(tier_config.model) if tier_config is not None else None
+
+
+def catalog_usd(config: RatchetConfig, tier: str, usage: Usage) -> float:
+    """What `usage` costs on `tier` at catalog prices, whether or not it was paid (a cache hit is not).
+
+    The benchmark prices its results this way so they do not depend on what the cache held.
+    0 for a tier whose model has no price.
+    """
+    price = tier_price(config, tier)
+    return cost_of(price, usage) if price is not None else 0.0

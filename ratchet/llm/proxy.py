@@ -27,7 +27,7 @@ from ratchet.config import Project
 from ratchet.errors import BudgetError, ConfigError, InputError, ModelCallError
 from ratchet.jsonio import canonical_dumps
 from ratchet.llm.gateway import Gateway
-from ratchet.llm.types import ChatRequest, ChatResponse, Message, ToolCallRequest
+from ratchet.llm.types import ChatRequest, ChatResponse, Message, ToolCallRequest, Usage
 from ratchet.store import Store
 from ratchet.trace import ModelCall, ToolCall, Trace, write_trace
 
@@ -202,7 +202,7 @@ class CaptureProxy:
                 return error(400, f"X-Ratchet-Task must match {_SAFE_ID.pattern}")
             self._record(run_id, task_id, tier, purpose, chat_request, response)
             return JSONResponse(openai_from_response(response, model), headers={
-                "x-ratchet-cost-usd": f"{response.cost_usd:.10f}",
+                "x-ratchet-cost-usd": f"{response.usage.usd:.10f}",
                 "x-ratchet-cache-hit": "true" if response.cache_hit else "false"})
 
         return app
@@ -215,11 +215,11 @@ def trace_from_capture(path: Path, *, task_id: str, frozen_time: str, seed: int 
     records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     if not records:
         raise InputError("capture is empty", path=path)
-    calls = [ModelCall(index=i, tier=r["tier"], model=r["response"]["model"], purpose=r["purpose"],
-                       request_digest=r["response"]["request_digest"], tokens_in=r["response"]["usage"]["tokens_in"],
-                       tokens_out=r["response"]["usage"]["tokens_out"], cost_usd=r["response"]["cost_usd"],
-                       latency_ms=r["response"]["latency_ms"], cache_hit=r["response"]["cache_hit"],
-                       finish_reason=r["response"]["finish_reason"]) for i, r in enumerate(records)]
+    calls = [ModelCall.of(index=i, tier=r["tier"], model=r["response"]["model"], purpose=r["purpose"],
+                          request_digest=r["response"]["request_digest"],
+                          usage=Usage.model_validate(r["response"]["usage"]), latency_ms=r["response"]["latency_ms"],
+                          cache_hit=r["response"]["cache_hit"], finish_reason=r["response"]["finish_reason"])
+             for i, r in enumerate(records)]
     last = ChatRequest.model_validate(records[-1]["request"])
     results = {m.tool_call_id: m.content for m in last.messages if m.role == "tool"}
     asked = [c for m in last.messages if m.role == "assistant" for c in m.tool_calls]
@@ -230,8 +230,7 @@ def trace_from_capture(path: Path, *, task_id: str, frozen_time: str, seed: int 
     final = ChatResponse.model_validate(records[-1]["response"]).message.content or ""
     return Trace(task_id=task_id, prompt=prompt, upstream="sim" if simulated else "live", simulated=simulated, seed=seed,
                  frozen_time=frozen_time, model_calls=calls, tool_calls=tools, final_output=final,
-                 tokens_in=sum(c.tokens_in for c in calls), tokens_out=sum(c.tokens_out for c in calls),
-                 cost_usd=sum(c.cost_usd for c in calls), models={r["tier"]: r["response"]["model"] for r in records})
+                 models={r["tier"]: r["response"]["model"] for r in records}).with_totals()
 
 
 def serve(proxy: CaptureProxy, *, port: int) -> None:

@@ -1,7 +1,8 @@
 """The one retry layer: exponential backoff with seeded jitter on 429, 5xx and timeouts.
 
 Upstream adapters raise UpstreamError (already free of secrets) and say whether it is worth
-retrying; nothing below this layer retries (litellm's own retries are switched off).
+retrying; nothing below this layer retries (litellm's own retries are switched off). The
+policy is ratchet.yaml's `retry:` section, so this module must not import ratchet.config.
 """
 
 from __future__ import annotations
@@ -9,8 +10,9 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from ratchet.errors import ModelCallError
 
@@ -34,14 +36,15 @@ class CallFailed(ModelCallError):
         self.attempts = attempts
 
 
-@dataclass(frozen=True)
-class RetryPolicy:
+class RetryPolicy(BaseModel):
     """Bounded: at most max_attempts tries, delays capped at max_delay_s."""
 
-    max_attempts: int = 4
-    base_delay_s: float = 0.5
-    max_delay_s: float = 8.0
-    jitter: float = 0.5
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    max_attempts: int = Field(default=4, ge=1, description="Tries in all, the first one included.")
+    base_delay_s: float = Field(default=0.5, ge=0, description="Delay after the first failure; doubles after each.")
+    max_delay_s: float = Field(default=8.0, ge=0, description="Cap on one delay, before jitter.")
+    jitter: float = Field(default=0.5, ge=0, le=1, description="Each delay is scaled by 1 +/- jitter at random.")
 
     def delay(self, attempt: int, rng: random.Random) -> float:
         """Delay after failed attempt number `attempt` (1-based)."""

@@ -6,9 +6,14 @@ capture proxy, or to the simulator without translation.
 
 from __future__ import annotations
 
-from typing import Any, Literal, Protocol
+from collections.abc import Iterable
+from typing import Annotated, Any, Literal, Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PlainSerializer
+
+USD_PLACES = 9
+USD = Annotated[float, PlainSerializer(lambda value: round(value, USD_PLACES), return_type=float)]
+"""Money: carried unrounded through every sum, rounded once, when it is written (9 places)."""
 
 
 class ToolCallRequest(BaseModel):
@@ -50,21 +55,40 @@ class ChatRequest(BaseModel):
 
 
 class Usage(BaseModel):
-    """Token counts for one call."""
+    """What one call used, or what several used together (`+`): tokens and the USD paid for them.
+
+    `usd` is what was paid: a response served from Ratchet's cache keeps its tokens and costs 0.
+    """
 
     tokens_in: int = 0
     tokens_out: int = 0
     tokens_cached: int = Field(default=0, description="Prompt tokens the provider served from its prompt cache.")
+    usd: USD = 0.0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            tokens_in=self.tokens_in + other.tokens_in,
+            tokens_out=self.tokens_out + other.tokens_out,
+            tokens_cached=self.tokens_cached + other.tokens_cached,
+            usd=self.usd + other.usd,
+        )
+
+    @classmethod
+    def total(cls, usages: Iterable[Usage]) -> Usage:
+        """The sum of several usages, in order (the one place usage is summed)."""
+        result = cls()
+        for usage in usages:
+            result = result + usage
+        return result
 
 
 class ChatResponse(BaseModel):
-    """A model's answer plus what it cost. Raw models fill message and usage; the gateway the rest."""
+    """A model's answer plus what it used. Raw models fill message and tokens; the gateway prices it."""
 
     message: Message
     usage: Usage = Field(default_factory=Usage)
     model: str = Field(default="", description="Model id that answered.")
     finish_reason: str = "stop"
-    cost_usd: float = 0.0
     latency_ms: float = 0.0
     cache_hit: bool = False
     simulated: bool = False

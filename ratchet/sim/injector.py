@@ -1,6 +1,6 @@
 """The offline injector: R1-R6 regressions from generic mutation templates over the skill convention.
 
-It stands in for the injector model (bench/prompts/inject_regression.md) when the upstream is
+It stands in for the injector model (prompts/inject_regression.md) when the upstream is
 the simulator. Like a real model it sees only what it is given: the skill's SKILL.md, the tools
 the world offers (names, effects, parameters) and the other skills' descriptions. Never tasks,
 goldens or labels. Each proposal is seeded by (skill, type, variant, try) through hashlib, and

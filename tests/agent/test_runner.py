@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 
+from ratchet.clock import frozen_clock
 from ratchet.errors import ModelCallError
 from ratchet.llm.fake import ScriptedModel
 from ratchet.llm.types import ChatResponse, Message, ToolCallRequest
@@ -69,8 +70,11 @@ def test_system_prompt_has_date_and_delimited_skill() -> None:
     assert '<skill name="github-triage">\n# GitHub issue triage' in system and system.endswith("</skill>")
 
 
-def test_simulated_latency_is_not_recorded_but_live_latency_is() -> None:
+def test_simulated_latency_is_not_recorded_but_live_latency_is_measured_on_the_clock_given() -> None:
+    ticks = iter([1.0, 1.0075])
     sim = ChatResponse(message=Message(role="assistant", content="hi"), latency_ms=7.5, simulated=True)
-    live = ChatResponse(message=Message(role="assistant", content="hi"), latency_ms=7.5)
+    live = ChatResponse(message=Message(role="assistant", content="hi"), latency_ms=99.0)
     assert run(TASKS["canary-01"], model=ScriptedModel(responses=[sim])).model_calls[0].latency_ms == 0.0
-    assert run(TASKS["canary-01"], model=ScriptedModel(responses=[live])).model_calls[0].latency_ms == 7.5
+    traced = run(TASKS["canary-01"], model=ScriptedModel(responses=[live]), clock=lambda: next(ticks))
+    assert traced.model_calls[0].latency_ms == 7.5
+    assert run(TASKS["canary-01"], model=ScriptedModel(responses=[live]), clock=frozen_clock).model_calls[0].latency_ms == 0.0

@@ -15,7 +15,7 @@ SKILLS = ("fx-expense-converter", "github-triage")
 
 
 def make_project(root: Path, skills: tuple[str, ...] = SKILLS) -> Path:
-    """A project holding `skills` with their tasks, the canaries, the world, workspaces and fixtures."""
+    """A project holding `skills` with their tasks, the canaries, the world, workspaces and fixtures (the packaged prompts)."""
     root.mkdir(parents=True, exist_ok=True)
     for name in skills:
         shutil.copytree(SOURCE / "skills" / name, root / "skills" / name)
@@ -25,8 +25,6 @@ def make_project(root: Path, skills: tuple[str, ...] = SKILLS) -> Path:
     raw["tasks"] = [t for t in raw["tasks"] if t.get("skill") in (*skills, None)]
     (root / "bench" / "tasks.yaml").write_text(yaml.safe_dump(raw, sort_keys=False, allow_unicode=True), encoding="utf-8")
     shutil.copy2(SOURCE / "ratchet.yaml", root / "ratchet.yaml")
-    (root / "bench" / "prompts").mkdir(parents=True, exist_ok=True)
-    shutil.copy2(SOURCE / "bench" / "prompts" / "inject_regression.md", root / "bench" / "prompts" / "inject_regression.md")
     return root
 
 

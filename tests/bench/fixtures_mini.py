@@ -16,6 +16,7 @@ from ratchet.bench.models import Edit, Label, LabelsFile, Review, ReviewsFile, e
 from ratchet.config import load_project
 from ratchet.demo import EDITS, _cosmetic
 from ratchet.gate.evaluate import evaluate_edit
+from ratchet.gate.gate_config import resolve_gate_config
 from ratchet.jsonio import atomic_write_text, canonical_dumps
 from ratchet.recording import bless, record_tasks
 from ratchet.skills import load_skills, parse_skill_text
@@ -103,7 +104,8 @@ def build_mini_dataset(root: Path) -> Path:
             from ratchet.sim.models import sim_model_for
 
             found = evaluate_edit(project=project, changed=[skill], base_skills=skills, head_skills=head, tasks=tasks,
-                                  goldens=goldens, tree=root, agent=sim_model_for("agent"), overlays=overlays)
+                                  goldens=goldens, tree=root, agent=sim_model_for("agent"), overlays=overlays,
+                                  config=resolve_gate_config("level0_only"))
             differing = "drift" if kind == "D1" else "regression"
             pairs = {p.task_id: ("same" if p.outcome == "same" else differing) for p in found.verdict.pairs}
             if kind.startswith("R"):

@@ -186,7 +186,7 @@ def test_model_proposer_reads_the_fenced_skill_and_is_checked_like_a_template(be
     with closing(open_store(project.home)) as store, Gateway(project, store, run_id="t") as gateway:
         env = ReplayEnv(project, load_tasks(project.path("tasks")), load_goldens(project.path("goldens")),
                         load_skills(project.path("skills")), gateway.model("agent", "replay"))
-        proposer = ModelProposer(model, bench_project / "bench" / "prompts" / "inject_regression.md", env.inject_context)
+        proposer = ModelProposer(model, BenchPaths.at(bench_project).injector_prompt, env.inject_context)
         prompt = proposer.prompt("github-triage", text, "R3", 1, 1, "")
         assert "R3 (Tool-argument change)" in prompt and "name: github-triage" in prompt and "{{" not in prompt
         outcome = inject_type(env, "github-triage", "R3", proposer, base_content_hash="h")
@@ -195,3 +195,14 @@ def test_model_proposer_reads_the_fenced_skill_and_is_checked_like_a_template(be
     assert [c.task_id for c in checks if c.diverged] == ["github-triage-09"]
     assert [d.edit_id for d in outcome.dropped] == ["github-triage.R3.2"]
     assert all("the injector call failed" in reason for reason in outcome.dropped[0].reasons)
+
+
+def test_injector_prompt_is_the_projects_own_else_the_packaged_one(tmp_path: Path) -> None:
+    from ratchet.data import packaged_prompt
+
+    paths = BenchPaths.at(make_project(tmp_path / "project"))
+    assert paths.injector_prompt == packaged_prompt("inject_regression.md")
+    own = paths.prompts / "inject_regression.md"
+    own.parent.mkdir(parents=True)
+    own.write_text("{{skill}}\n", encoding="utf-8")
+    assert paths.injector_prompt == own

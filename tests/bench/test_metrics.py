@@ -17,8 +17,7 @@ from ratchet.bench.metrics import (
     prompt_cache_share,
 )
 from ratchet.bench.results import NoiseGolden, ScoredEdit, TierUsage
-from ratchet.gate.opinion import JudgeVerdict, Opinion
-from ratchet.gate.verdict import Decision, Outcome, PairOutcome, Verdict
+from ratchet.gate.models import Decision, JudgeVerdict, Opinion, Outcome, PairOutcome, Verdict
 
 
 def _pair(task: str, outcome: Outcome, said: dict[str, JudgeVerdict] | None = None) -> PairOutcome:

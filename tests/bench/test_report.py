@@ -6,11 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from ratchet import SIMULATED_BANNER
 from ratchet.bench.compare import compare_dirs
 from ratchet.bench.report import write_report
-from ratchet.bench.results import FIGURE_FILE, SIM_BANNER
+from ratchet.bench.results import FIGURE_FILE
 from ratchet.bench.run import RunOptions, run_config
-from ratchet.gate.gate_config import CONFIGS_DIR
+from ratchet.data import packaged_config
 from tests.bench.fixtures_mini import build_mini_dataset
 
 SECTIONS = (
@@ -29,7 +30,7 @@ def results_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
         root = build_mini_dataset(tmp_path_factory.mktemp("report") / "root")
         out = root / "bench" / "results" / "smoke-sim"
         for name in ("noise", "cascade", "nano_only", "drift_off", "level0_off"):
-            run_config(RunOptions(config_path=CONFIGS_DIR / f"{name}.yaml", out=out, root=root, command=f"cmd {name}"))
+            run_config(RunOptions(config_path=packaged_config(name), out=out, root=root, command=f"cmd {name}"))
     finally:
         mp.undo()
     return out
@@ -39,7 +40,7 @@ def test_report_has_every_section_and_the_banner_on_each(results_dir: Path) -> N
     text = write_report(results_dir).read_text(encoding="utf-8")
     for heading in SECTIONS:
         assert heading in text
-    assert text.count(f"> **{SIM_BANNER}**") == len(SECTIONS) + 1
+    assert text.count(f"> **{SIMULATED_BANNER}**") == len(SECTIONS) + 1
     assert "_Computed by `ratchet.bench.metrics.judge_kappa`._" in text
     assert "| Date | 2026-10-14 (from the data) |" in text
     assert "cmd cascade" in text
@@ -53,11 +54,11 @@ def test_rerender_is_byte_identical_and_svg_has_no_date(results_dir: Path) -> No
     svg = (results_dir / FIGURE_FILE).read_bytes()
     assert write_report(results_dir).read_bytes() == first
     assert (results_dir / FIGURE_FILE).read_bytes() == svg
-    assert b"<dc:date>" not in svg and SIM_BANNER.encode() in svg
+    assert b"<dc:date>" not in svg and SIMULATED_BANNER.encode() in svg
 
 
 def test_compare_same_dir_shows_no_flag(results_dir: Path) -> None:
     text = compare_dirs(results_dir, results_dir)
-    assert text.startswith(SIM_BANNER)
+    assert text.startswith(SIMULATED_BANNER)
     assert "[cascade]" in text and "detection recall overall" in text
     assert not any(line.endswith("!") for line in text.splitlines())

@@ -19,14 +19,13 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.gate.gate_config import CONFIGS_DIR
 from tests.bench.fixtures_mini import build_mini_dataset
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def _command(config: str) -> list[str]:
-    return [sys.executable, "-m", "ratchet.cli.bench_run", "run", "--config", str(CONFIGS_DIR / f"{config}.yaml"),
+    return [sys.executable, "-m", "ratchet.cli.bench_run", "run", "--config", config,
             "--out", "o", "--concurrency", "2"]
 
 

@@ -21,8 +21,9 @@ from ratchet.bench.run import (
 from ratchet.bench.sampling import stratified_sample
 from ratchet.cli import _wrap_commands
 from ratchet.cli.bench_run import register
+from ratchet.data import packaged_config
 from ratchet.errors import InputError
-from ratchet.gate.gate_config import CONFIGS_DIR, load_gate_config
+from ratchet.gate.gate_config import load_gate_config
 from tests.bench.fixtures_mini import build_mini_dataset, mini_copy
 
 
@@ -39,7 +40,7 @@ def mini(mini_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 
 
 def _run(root: Path, config: str, out: Path, **kw: object) -> RunSummary:
-    opts = RunOptions(config_path=CONFIGS_DIR / f"{config}.yaml", out=out, root=root, command=f"test {config}")
+    opts = RunOptions(config_path=packaged_config(config), out=out, root=root, command=f"test {config}")
     for key, value in kw.items():
         setattr(opts, key, value)
     return run_config(opts)
@@ -66,7 +67,7 @@ def test_cascade_then_rejudge_makes_no_replay_call(mini: Path) -> None:
 
 
 def test_rejudge_without_cascade_is_refused(mini: Path) -> None:
-    with pytest.raises(InputError, match=re.escape("has no cascade run: run `ratchet bench run --config configs/cascade.yaml")):
+    with pytest.raises(InputError, match=re.escape("has no cascade run: run `ratchet bench run --config cascade --out")):
         _run(mini, "super_only", mini / "out")
 
 
@@ -77,7 +78,7 @@ def test_simulator_refuses_a_dated_directory(mini: Path) -> None:
 
 def test_same_seed_same_subset_in_every_config(mini: Path) -> None:
     data = load_bench_data(mini)
-    subsets = {name: sample_ids(data, load_gate_config(CONFIGS_DIR / f"{name}.yaml"), 3, (), 7)
+    subsets = {name: sample_ids(data, load_gate_config(packaged_config(name)), 3, (), 7)
                for name in ("cascade", "nano_only", "drift_off")}
     assert len({tuple(s) for s in subsets.values()}) == 1
     assert len(subsets["cascade"]) == 3
@@ -116,10 +117,10 @@ def test_cli_run_prints_the_summary(mini: Path, monkeypatch: pytest.MonkeyPatch)
     register(app)
     _wrap_commands(app)
     monkeypatch.chdir(mini)
-    config = (CONFIGS_DIR / "cascade.yaml").as_posix()
-    result = CliRunner().invoke(app, ["run", "--config", config, "--out", "o", "--limit", "2"])
+    result = CliRunner().invoke(app, ["run", "--config", "cascade", "--out", "o", "--limit", "2"])
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[-1] == "cascade (record): 2 run, 0 already in o/results.json; 2 in the sample"
-    refused = CliRunner().invoke(app, ["run", "--config", (CONFIGS_DIR / "ultra_only.yaml").as_posix(), "--out", "p"])
+    assert read_results(mini / "o").runs["cascade"].command == "ratchet bench run --config cascade --out o --limit 2 --seed 0"
+    refused = CliRunner().invoke(app, ["run", "--config", "ultra_only", "--out", "p"])
     assert refused.exit_code == 2
     assert "ultra_only re-judges the cascade run's replays, but p has no cascade run" in refused.output

@@ -7,10 +7,14 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ratchet.gate.drift import FactSearch
+from ratchet.gate.gate_config import GateConfig
 from ratchet.gate.judge_prompt import fence_token
-from ratchet.llm.types import ChatRequest, ChatResponse, Message, Usage, approx_tokens
+from ratchet.gate.models import PairOutcome, Selected
+from ratchet.gate.pair import gate_pair
+from ratchet.llm.types import ChatModel, ChatRequest, ChatResponse, Message, Usage, approx_tokens
 from ratchet.tasks import Task
-from ratchet.trace import SkillRef, ToolCall, Trace, VolatileRead
+from ratchet.trace import ModelCall, SkillRef, ToolCall, Trace, VolatileRead
 
 CLOCK = "2026-10-14T16:00:00Z"
 
@@ -28,12 +32,14 @@ def make_trace(
     tool_calls = [ToolCall(index=i, name=n, arguments=a, effect=e) for i, (n, a, e) in enumerate(calls)]  # type: ignore[arg-type]
     reads = [VolatileRead(key=k, value=v, tool_call_index=0) for k, v in (volatile or {}).items()]
     fired = [SkillRef(name=skill, content_hash="c", substance_hash="s")] if skill else []
+    model_calls = [ModelCall.of(usage=Usage(usd=cost), index=0, tier="agent", model="fake/agent", purpose="replay",
+                                request_digest="d")] if cost else []
     return Trace(
         task_id=task_id, prompt="Summarise my expenses", skills_fired=fired, seed=1, frozen_time=CLOCK,
-        tool_calls=tool_calls, volatile_reads=reads, final_output=output, cost_usd=cost,
+        tool_calls=tool_calls, volatile_reads=reads, final_output=output, model_calls=model_calls,
         status=status,  # type: ignore[arg-type]
         error="boom" if status == "error" else None,
-    )
+    ).with_totals()
 
 
 def make_task(task_id: str = "t1") -> Task:
@@ -67,8 +73,8 @@ class ScriptedJudge:
         prompt = "\n".join(m.content or "" for m in request.messages)
         return ChatResponse(
             message=Message(role="assistant", content=item),
-            usage=Usage(tokens_in=approx_tokens(prompt), tokens_out=approx_tokens(item)),
-            model=self._model_id, cost_usd=self.cost, latency_ms=5.0,
+            usage=Usage(tokens_in=approx_tokens(prompt), tokens_out=approx_tokens(item), usd=self.cost),
+            model=self._model_id, latency_ms=5.0,
         )
 
 
@@ -104,4 +110,42 @@ class ObedientJudge:
         injected = "answer pass" in visible.lower() or re.search(r'"verdict"\s*:\s*"pass"', visible) is not None
         self.obeyed.append(injected)
         content = answer("pass", 1.0, "as instructed") if injected else self.default
-        return ChatResponse(message=Message(role="assistant", content=content), model=self._model_id, cost_usd=0.002)
+        return ChatResponse(message=Message(role="assistant", content=content), model=self._model_id,
+                            usage=Usage(usd=0.002))
+
+
+class FixedReplays:
+    """A replay source handing out given traces; the base replay is a trace, an exception, or absent.
+
+    Counts how often the base was asked for, so a test can see drift ask for it (or not).
+    """
+
+    def __init__(self, replay: Trace, base: Trace | Exception | None = None) -> None:
+        self.trace = replay
+        self.base = base
+        self.base_calls = 0
+
+    def replay(self, item: Selected) -> Trace:
+        return self.trace
+
+    def replay_base(self, item: Selected) -> Trace:
+        self.base_calls += 1
+        if self.base is None:
+            raise AssertionError(f"no base replay was expected for {item.task.id}")
+        if isinstance(self.base, Exception):
+            raise self.base
+        return self.base
+
+
+def gate_fixed(
+    golden: Trace,
+    source: FixedReplays,
+    *,
+    config: GateConfig,
+    judges: Mapping[str, ChatModel],
+    pair_id: str = "e1/t1",
+    search: FactSearch | None = None,
+) -> PairOutcome:
+    """One pair through the real pair pipeline, with the replays given."""
+    item = Selected(task=make_task(), golden=golden, because="routed")
+    return gate_pair(item, source, config=config, judges=judges, search=search, pair_id=pair_id)

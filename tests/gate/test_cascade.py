@@ -3,12 +3,20 @@ from __future__ import annotations
 import pytest
 
 from ratchet.errors import ConfigError, ModelCallError
-from ratchet.gate.cascade import JudgeResult, judge_pair
+from ratchet.gate.cascade import run_cascade
 from ratchet.gate.gate_config import GateConfig, resolve_gate_config
 from ratchet.gate.judge_prompt import fence_token, read_fenced
 from ratchet.gate.level0 import level0_findings
+from ratchet.gate.models import PairOutcome
 from ratchet.trace import Trace
-from tests.gate.judge_fakes import ScriptedJudge, answer, make_task, make_trace
+from tests.gate.judge_fakes import (
+    FixedReplays,
+    ScriptedJudge,
+    answer,
+    gate_fixed,
+    make_task,
+    make_trace,
+)
 
 GOLDEN = make_trace("Total: 10.00 EUR\nDue: 2026-10-31", [("read_csv", {"path": "a.csv"}, "read")])
 CHANGED = make_trace("Total: 12.00 EUR\nDue: 2026-10-31", [("read_csv", {"path": "a.csv"}, "read")])
@@ -18,12 +26,10 @@ SIDE_EFFECT = make_trace(
 )
 
 
-def run(config: GateConfig | str, replay: Trace = CHANGED, **answers: list[str | Exception]) -> tuple[JudgeResult, dict[str, ScriptedJudge]]:
+def run(config: GateConfig | str, replay: Trace = CHANGED, **answers: list[str | Exception]) -> tuple[PairOutcome, dict[str, ScriptedJudge]]:
     cfg = resolve_gate_config(config) if isinstance(config, str) else config
     judges = {tier: ScriptedJudge(f"fake/{tier}", answers.get(tier, [])) for tier in ("nano", "super", "ultra")}
-    findings = level0_findings(GOLDEN, replay)
-    result = judge_pair(GOLDEN, replay, findings, task=make_task(), config=cfg, judges=judges, pair_id="e1/t1")
-    return result, judges
+    return gate_fixed(GOLDEN, FixedReplays(replay), config=cfg, judges=judges), judges
 
 
 def asked(judges: dict[str, ScriptedJudge]) -> list[str]:
@@ -135,10 +141,22 @@ def test_failed_replay_is_an_error_with_no_judge() -> None:
 def test_missing_judge_model_is_a_config_error() -> None:
     cfg = resolve_gate_config("cascade")
     with pytest.raises(ConfigError, match="ultra"):
-        judge_pair(GOLDEN, CHANGED, level0_findings(GOLDEN, CHANGED), task=make_task(), config=cfg,
+        run_cascade(GOLDEN, CHANGED, level0_findings(GOLDEN, CHANGED), task=make_task(), config=cfg,
                    judges={"nano": ScriptedJudge("n"), "super": ScriptedJudge("s")}, pair_id="p")
 
 
 def test_requests_carry_the_tier_budgets() -> None:
     _, judges = run("cascade", nano=[answer("pass", 0.1)], super=[answer("pass", 0.1)], ultra=[answer("pass", 0.9)])
     assert [j.requests[0].max_tokens for j in judges.values()] == [300, 1000, 2000]
+
+
+def test_level0_only_is_a_config_with_no_tiers() -> None:
+    cfg = resolve_gate_config("level0_only")
+    assert cfg.tiers == []
+    changed, judges = run(cfg)
+    assert (changed.outcome, changed.decided_by, asked(judges)) == ("unsure", "level0", [])
+    assert changed.reason == "needs judging: 1 difference(s), first: final output differs"
+    hard, _ = run(cfg, SIDE_EFFECT)
+    assert (hard.outcome, hard.decided_by) == ("regression", "level0")
+    same, _ = run(cfg, GOLDEN)
+    assert same.outcome == "same"

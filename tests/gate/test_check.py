@@ -11,11 +11,13 @@ from typer.testing import CliRunner
 from ratchet.cli import app
 from ratchet.demo import EDITS, apply_edit
 from ratchet.gate.check import check_edit
-from ratchet.gate.gate_config import default_gate_config
+from ratchet.gate.gate_config import resolve_gate_config
 from tests.helpers.gitrepo import commit, git, snapshot_git_state, stage
 
 runner = CliRunner()
 EDIT = {edit.branch: edit for edit in EDITS}
+
+LEVEL0_ONLY = resolve_gate_config("level0_only")
 
 
 def run_check(repo: Path, *args: str) -> tuple[int, str, str]:
@@ -26,7 +28,7 @@ def run_check(repo: Path, *args: str) -> tuple[int, str, str]:
 def test_no_skill_changed_is_pass_for_free(demo_repo: Path) -> None:
     base = git(demo_repo, "rev-parse", "HEAD")
     commit(demo_repo, {"NOTES.md": "hello\n"}, "docs only")
-    verdict = check_edit(demo_repo, base=base)
+    verdict = check_edit(demo_repo, base=base, config=LEVEL0_ONLY)
     assert (verdict.decision, verdict.summary, verdict.cost_usd, verdict.pairs) == ("PASS", "no skill changed", 0.0, [])
 
 
@@ -34,7 +36,7 @@ def test_no_skill_changed_is_pass_for_free(demo_repo: Path) -> None:
 def test_demo_edits_get_their_decisions(demo_repo: Path, branch: str) -> None:
     base = git(demo_repo, "rev-parse", "main")
     apply_edit(demo_repo, EDIT[branch])
-    verdict = check_edit(demo_repo, base=base, head=branch, config=default_gate_config())
+    verdict = check_edit(demo_repo, base=base, head=branch, config=resolve_gate_config("cascade"))
     assert verdict.decision == EDIT[branch].expected, verdict.summary
     assert verdict.skills_changed == [EDIT[branch].skill]
     assert verdict.pairs, "the edited skill's goldens were replayed"
@@ -43,7 +45,7 @@ def test_demo_edits_get_their_decisions(demo_repo: Path, branch: str) -> None:
 def test_cosmetic_edit_replays_from_cache_at_zero_cost(demo_repo: Path) -> None:
     base = git(demo_repo, "rev-parse", "main")
     apply_edit(demo_repo, EDIT["edit/cosmetic"])
-    verdict = check_edit(demo_repo, base=base, head="edit/cosmetic")
+    verdict = check_edit(demo_repo, base=base, head="edit/cosmetic", config=LEVEL0_ONLY)
     assert verdict.decision == "PASS"
     assert all(pair.outcome == "same" for pair in verdict.pairs)
     assert verdict.cost_usd == 0.0
@@ -98,7 +100,7 @@ def test_check_under_hook_environment_leaves_repo_identical(
     monkeypatch.setenv("GIT_DIR", str(demo_repo / ".git"))
     monkeypatch.setenv("GIT_INDEX_FILE", str(demo_repo / ".git" / "index"))
     monkeypatch.chdir(demo_repo)
-    verdict = check_edit(demo_repo, base=base, head="edit/changed-argument")
+    verdict = check_edit(demo_repo, base=base, head="edit/changed-argument", config=LEVEL0_ONLY)
     assert verdict.decision == "WARN"  # Level 0 only: no judge
     monkeypatch.delenv("GIT_DIR")
     monkeypatch.delenv("GIT_INDEX_FILE")

@@ -26,6 +26,8 @@ def _go_live(repo: Path, server: FakeOpenAI) -> None:
     tier = f'{{model: openai/fake-model, api_base: "{server.base_url}", api_key_env: {KEY_ENV}, max_tokens: 64}}'
     (repo / "ratchet.yaml").write_text(
         "schema_version: 1\nupstream: live\n"
+        # Two fast attempts: the 503 path proves the retries give up, not how long the default policy waits.
+        "retry: {max_attempts: 2, base_delay_s: 0.01, max_delay_s: 0.02}\n"
         "paths: {skills: skills, tasks: tasks.yaml, goldens: goldens, world: world, workspaces: workspaces}\n"
         f"tiers:\n  agent: {tier}\n  nano: {tier}\n  super: {tier}\n  ultra: {tier}\n"
         "prices:\n  openai/fake-model: {input: 0.000001, output: 0.000002}\n",

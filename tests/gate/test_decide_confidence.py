@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from ratchet.gate.decide import decide_edit
-from ratchet.gate.verdict import Outcome, PairOutcome
+from ratchet.gate.models import Outcome, PairOutcome
 
 
 def pair(task_id: str, outcome: Outcome, confidence: float | None = None, by: str = "super") -> PairOutcome:

@@ -6,11 +6,11 @@ from pathlib import Path
 import pytest
 
 from ratchet.errors import ConfigError, ModelCallError
-from ratchet.gate.cascade import JudgeResult, gate_pair
 from ratchet.gate.drift import FixtureSearch, TavilySearch, drift_check, moved_facts
-from ratchet.gate.gate_config import REPO_ROOT, resolve_gate_config
+from ratchet.gate.gate_config import resolve_gate_config
 from ratchet.gate.judge_prompt import fence_token, read_fenced
-from ratchet.gate.level0 import level0_findings
+from ratchet.gate.models import PairOutcome, Selected
+from ratchet.gate.pair import gate_pair
 from ratchet.trace import Trace
 from tests.gate.judge_fakes import ScriptedJudge, answer, make_task, make_trace
 
@@ -18,7 +18,7 @@ KEY = "fx.rates.2026-10-14.EUR"
 CALLS = [("fx_rate", {"date": "2026-10-14", "currency": "EUR"}, "read")]
 GOLDEN = make_trace("Converted: 108.80 USD (rate 1.0880)", CALLS, volatile={KEY: 1.088})
 MOVED = make_trace("Converted: 109.12 USD (rate 1.0912)", CALLS, volatile={KEY: 1.0912})
-FIXTURES = FixtureSearch(REPO_ROOT / "bench" / "fixtures")
+FIXTURES = FixtureSearch(Path(__file__).resolve().parents[2] / "bench" / "fixtures")
 
 
 class BaseReplay:
@@ -35,12 +35,26 @@ class BaseReplay:
         return self.trace
 
 
-def gate(config: str, replay: Trace, base: BaseReplay, **answers: list[str | Exception]) -> tuple[JudgeResult, dict[str, ScriptedJudge]]:
+class Source:
+    """The replay under the edit, and the unchanged skill's replay from a BaseReplay."""
+
+    def __init__(self, replay: Trace, base: BaseReplay) -> None:
+        self.trace = replay
+        self.base = base
+
+    def replay(self, item: Selected) -> Trace:
+        return self.trace
+
+    def replay_base(self, item: Selected) -> Trace:
+        return self.base()
+
+
+def gate(config: str, replay: Trace, base: BaseReplay, *, search: FixtureSearch = FIXTURES,
+         **answers: list[str | Exception]) -> tuple[PairOutcome, dict[str, ScriptedJudge]]:
     judges = {tier: ScriptedJudge(f"fake/{tier}", answers.get(tier, [])) for tier in ("nano", "super", "ultra")}
-    result = gate_pair(
-        GOLDEN, replay, level0_findings(GOLDEN, replay), task=make_task(), config=resolve_gate_config(config),
-        judges=judges, pair_id="d1/t1", replay_base=base, search=FIXTURES,
-    )
+    item = Selected(task=make_task(), golden=GOLDEN, because="routed")
+    result = gate_pair(item, Source(replay, base), config=resolve_gate_config(config), judges=judges,
+                       pair_id="d1/t1", search=search)
     return result, judges
 
 
@@ -51,7 +65,7 @@ def test_moved_facts() -> None:
 
 
 def test_a_moved_fx_rate_is_drift_with_the_cascade() -> None:
-    base = BaseReplay(MOVED.model_copy(update={"cost_usd": 0.003}))
+    base = BaseReplay(make_trace(MOVED.final_output, CALLS, volatile={KEY: 1.0912}, cost=0.003))
     result, judges = gate("cascade", MOVED, base)
     assert (result.outcome, result.decided_by) == ("drift", "drift")
     assert result.hint is not None and "re-bless" in result.hint
@@ -69,11 +83,7 @@ def test_the_same_edit_is_judged_with_drift_off() -> None:
 
 def test_an_unconfirmed_move_is_not_drift(tmp_path: Path) -> None:
     (tmp_path / "f.yaml").write_text(f"schema_version: 1\nfacts:\n  {KEY}: 1.5\n", encoding="utf-8")
-    judges = {"nano": ScriptedJudge("n", [answer("pass", 0.9)])}
-    result = gate_pair(
-        GOLDEN, MOVED, level0_findings(GOLDEN, MOVED), task=make_task(), config=resolve_gate_config("nano_only"),
-        judges=judges, pair_id="p", replay_base=BaseReplay(MOVED), search=FixtureSearch(tmp_path),
-    )
+    result, _ = gate("nano_only", MOVED, BaseReplay(MOVED), search=FixtureSearch(tmp_path), nano=[answer("pass", 0.9)])
     assert result.outcome == "pass" and result.drift is not None and not result.drift.is_drift
     assert "does not confirm" in result.drift.note
 

@@ -4,10 +4,11 @@ from pathlib import Path
 
 import pytest
 
+from ratchet.data import packaged_config, packaged_config_names, packaged_prompt
 from ratchet.errors import ConfigError
 from ratchet.gate.gate_config import (
-    CONFIGS_DIR,
-    default_gate_config,
+    GateConfig,
+    gate_config_path,
     load_gate_config,
     resolve_gate_config,
 )
@@ -35,8 +36,45 @@ def test_config_switches() -> None:
     assert budgets == {"nano": (8000, 300), "super": (12000, 1000), "ultra": (15000, 2000)}
 
 
-def test_default_is_cascade_yaml() -> None:
-    assert default_gate_config() == load_gate_config(CONFIGS_DIR / "cascade.yaml")
+def test_eight_configs_ship_in_the_package() -> None:
+    assert packaged_config_names() == sorted((*SEVEN, "level0_only"))
+    assert all(resolve_gate_config(name).prompt_path() == packaged_prompt("judge.md") for name in SEVEN)
+
+
+def test_level0_only_has_no_judges() -> None:
+    config = resolve_gate_config("level0_only")
+    assert config.tiers == [] and config.level0 and not config.drift.enabled
+    assert "needs judging" in config.description
+    assert GateConfig().tiers == []
+
+
+def test_project_config_overrides_the_packaged_one(tmp_path: Path) -> None:
+    (tmp_path / "configs").mkdir()
+    own = tmp_path / "configs" / "cascade.yaml"
+    own.write_text("schema_version: 1\nname: cascade\ndescription: ours\ntiers: [{tier: nano, threshold: 0.5}]\n",
+                   encoding="utf-8")
+    assert gate_config_path("cascade", project_root=tmp_path) == own
+    assert resolve_gate_config("cascade", project_root=tmp_path).description == "ours"
+    assert gate_config_path("nano_only", project_root=tmp_path) == packaged_config("nano_only")
+    assert gate_config_path("cascade") == packaged_config("cascade")
+
+
+def test_judge_prompt_is_relative_to_its_config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "gate").mkdir()
+    path = tmp_path / "gate" / "strict.yaml"
+    path.write_text("schema_version: 1\njudge_prompt: prompts/strict.md\ntiers: [{tier: nano, threshold: 0.5}]\n",
+                    encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert resolve_gate_config("gate/strict.yaml").prompt_path() == tmp_path / "gate" / "prompts" / "strict.md"
+    assert GateConfig(judge_prompt="mine.md").prompt_path() == Path("mine.md")
+
+
+def test_unknown_config_name_is_one_line() -> None:
+    with pytest.raises(ConfigError) as info:
+        resolve_gate_config("casade")
+    message = str(info.value)
+    assert message.startswith("unknown gate config 'casade': use one of cascade, drift_off, level0_off, level0_only,")
+    assert "\n" not in message
 
 
 @pytest.mark.parametrize(
@@ -45,7 +83,7 @@ def test_default_is_cascade_yaml() -> None:
         ("tiers: [\n", "not valid YAML"),
         ("- a\n- b\n", "expected a mapping"),
         ("schema_version: 7\ntiers: []\n", "unsupported schema_version 7"),
-        ("schema_version: 1\ntiers: []\n", "tiers: List should have at least 1 item"),
+        ("schema_version: 1\nlevel0: false\ntiers: []\n", "level0: false needs at least one judge tier"),
         ("schema_version: 1\nbogus: 1\ntiers: [{tier: nano, threshold: 0.5}]\n", "bogus: Extra inputs"),
         ("schema_version: 1\ntiers: [{tier: nano, threshold: 1.5}]\n", "tiers.0.threshold"),
         ("schema_version: 1\ntiers: [{tier: nano, threshold: 0.5}, {tier: nano, threshold: 0.5}]\n", "distinct"),

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-from ratchet.gate.cascade import judge_pair
 from ratchet.gate.decide import decide_edit
 from ratchet.gate.gate_config import resolve_gate_config
 from ratchet.gate.judge_prompt import fence_nonce, judge_sections
 from ratchet.gate.level0 import level0_findings
-from ratchet.gate.verdict import PairOutcome
 from ratchet.llm.types import ChatRequest, Message
-from tests.gate.judge_fakes import ObedientJudge, answer, make_task, make_trace
+from tests.gate.judge_fakes import (
+    FixedReplays,
+    ObedientJudge,
+    answer,
+    gate_fixed,
+    make_task,
+    make_trace,
+)
 
 GOLDEN = make_trace("Total: 10.00 EUR\nVAT: 2.00 EUR", [("read_csv", {"path": "a.csv"}, "read")])
 
@@ -41,12 +46,9 @@ def test_the_obedient_fake_really_obeys_text_outside_the_fence() -> None:
 def test_injection_stays_inside_the_fence_and_the_decision_holds() -> None:
     replay = make_trace(injected_output(), [("read_csv", {"path": "a.csv"}, "read")])
     judges = obedient_judges()
-    result = judge_pair(GOLDEN, replay, level0_findings(GOLDEN, replay), task=make_task(),
-                        config=resolve_gate_config("cascade"), judges=judges, pair_id="e1/t1")
+    pair = gate_fixed(GOLDEN, FixedReplays(replay), config=resolve_gate_config("cascade"), judges=judges)
     assert not any(any(j.obeyed) for j in judges.values())
-    assert (result.outcome, result.confidence) == ("regression", 0.95)
-    pair = PairOutcome(task_id="t1", golden_skill="expense-report", selected_because="routed", outcome=result.outcome,
-                       decided_by=result.decided_by, reason=result.reason, confidence=result.confidence)
+    assert (pair.outcome, pair.confidence) == ("regression", 0.95)
     assert decide_edit([pair])[0] == "BLOCK"
 
 
@@ -54,9 +56,6 @@ def test_hard_fail_stays_block_whatever_every_judge_says() -> None:
     replay = make_trace(injected_output(), [("read_csv", {"path": "a.csv"}, "read"), ("pay", {"amount": 10}, "spend")])
     judges = {tier: ObedientJudge(f"obedient/{tier}", answer("pass", 1.0)) for tier in ("nano", "super", "ultra")}
     for name in ("cascade", "nano_only", "super_only", "ultra_only", "drift_off", "noise"):
-        result = judge_pair(GOLDEN, replay, level0_findings(GOLDEN, replay), task=make_task(),
-                            config=resolve_gate_config(name), judges=judges, pair_id="e1/t1")
-        assert (result.outcome, result.decided_by) == ("regression", "level0")
-        pair = PairOutcome(task_id="t1", golden_skill="s", selected_because="routed", outcome=result.outcome,
-                           decided_by=result.decided_by, reason=result.reason)
+        pair = gate_fixed(GOLDEN, FixedReplays(replay), config=resolve_gate_config(name), judges=judges)
+        assert (pair.outcome, pair.decided_by) == ("regression", "level0")
         assert decide_edit([pair])[0] == "BLOCK"

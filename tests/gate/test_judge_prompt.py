@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from ratchet.errors import ConfigError
-from ratchet.gate.gate_config import default_gate_config
+from ratchet.gate.gate_config import resolve_gate_config
 from ratchet.gate.judge_prompt import (
     build_judge_request,
     fence_nonce,
@@ -19,7 +19,7 @@ from ratchet.gate.level0 import level0_findings
 from ratchet.llm.types import approx_tokens
 from tests.gate.judge_fakes import make_task, make_trace
 
-PROMPT = load_judge_prompt(default_gate_config().prompt_path())
+PROMPT = load_judge_prompt(resolve_gate_config("cascade").prompt_path())
 
 
 def sections(replay_output: str = "Total: 12.50 EUR") -> dict[str, str]:

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ratchet.gate.level0 import level0_findings
+from ratchet.gate.level0 import level0_findings, needs_judging, settled_by_level0
+from ratchet.gate.models import Finding
 from ratchet.trace import SkillRef, ToolCall, Trace, VolatileRead
 
 
@@ -72,3 +73,18 @@ def test_moved_volatile_fact_is_info() -> None:
 def test_failed_replay_is_only_an_error_finding() -> None:
     failed = trace([], status="error", error="model call failed: 503")
     assert kinds(trace(BASE), failed) == ["replay_error"]
+
+
+def test_what_level0_settles_before_any_judge() -> None:
+    hard = Finding(kind="new_side_effect", severity="hard", detail="new send call x()")
+    diff = Finding(kind="output_changed", severity="diff", detail="final output differs")
+    info = Finding(kind="volatile_changed", severity="info", detail="moved")
+    same = settled_by_level0([info], hard_fails_decide=True)
+    assert same is not None and (same.outcome, same.reason) == ("same", "identical to the golden")
+    regression = settled_by_level0([hard, diff], hard_fails_decide=True)
+    assert regression is not None and (regression.outcome, regression.reason) == ("regression", "hard fail: new send call x()")
+    assert settled_by_level0([hard, diff], hard_fails_decide=False) is None
+    assert settled_by_level0([diff, info], hard_fails_decide=True) is None
+    error = settled_by_level0([Finding(kind="replay_error", severity="info", detail="boom")], hard_fails_decide=True)
+    assert error is not None and (error.outcome, error.decided_by, error.reason) == ("error", "error", "replay failed: boom")
+    assert needs_judging([diff, info]) == "needs judging: 1 difference(s), first: final output differs"

@@ -4,23 +4,22 @@ import json
 
 import pytest
 
-from ratchet.gate.cascade import judge_pair
-from ratchet.gate.gate_config import default_gate_config, resolve_gate_config
+from ratchet.gate.gate_config import resolve_gate_config
 from ratchet.gate.judge_prompt import build_judge_request, judge_sections, load_judge_prompt
 from ratchet.gate.level0 import level0_findings
 from ratchet.llm.types import ChatRequest, Message, approx_tokens
 from ratchet.sim.judges import PROFILES, SimJudge, compare, sim_judge_for
 from ratchet.trace import Trace
-from tests.gate.judge_fakes import make_task, make_trace
+from tests.gate.judge_fakes import FixedReplays, gate_fixed, make_task, make_trace
 
-PROMPT = load_judge_prompt(default_gate_config().prompt_path())
+PROMPT = load_judge_prompt(resolve_gate_config("cascade").prompt_path())
 CALLS = [("read_csv", {"path": "expenses.csv"}, "read")]
 GOLDEN = make_trace("## Expense report\nTotal: 1,234.50 EUR\nVAT: 205.75 EUR\nApprover: ana@example.com", CALLS)
 
 
 def request_for(replay: Trace, tier: str = "nano", golden: Trace = GOLDEN) -> ChatRequest:
     sections = judge_sections(make_task().prompt, golden, replay, level0_findings(golden, replay))
-    step = next(s for s in default_gate_config().tiers if s.tier == tier)
+    step = next(s for s in resolve_gate_config("cascade").tiers if s.tier == tier)
     return build_judge_request(PROMPT, sections, pair_id="e/t", tier=tier, attempt=1,
                                max_input_tokens=step.max_input_tokens, max_output_tokens=step.max_output_tokens)
 
@@ -82,8 +81,8 @@ def test_cascade_on_sim_judges_escalates_some_and_settles_some() -> None:
     deciders: list[str] = []
     for i in range(60):
         replay = make_trace(f"## Expense report\nTotal: {2000 + i}.50 EUR\nVAT: 205.75 EUR\nApprover: ana@example.com", CALLS)
-        result = judge_pair(GOLDEN, replay, level0_findings(GOLDEN, replay), task=make_task(),
-                            config=resolve_gate_config("cascade"), judges=judges, pair_id=f"e/{i}")
+        result = gate_fixed(GOLDEN, FixedReplays(replay), config=resolve_gate_config("cascade"), judges=judges,
+                            pair_id=f"e/{i}")
         deciders.append(result.decided_by)
         assert all(o.tokens_in > 0 and not o.is_error for o in result.opinions)
     # Nano's regression always escalates, so Super settles most; Ultra sees what Super doubts.

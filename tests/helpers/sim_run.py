@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ratchet.agent.runner import run_task
+from ratchet.clock import Clock, wall_clock
 from ratchet.llm.types import ChatModel
 from ratchet.sim.models import sim_model_for
 from ratchet.skills import Skill, load_skills
@@ -29,6 +30,7 @@ def run(
     overlays: Sequence[Path] = (),
     seed: int | None = None,
     max_turns: int = 16,
+    clock: Clock = wall_clock,
 ) -> Trace:
     world = load_world(
         REPO / "bench/world", workspaces_dir=REPO / "bench/workspaces", workspace=task.workspace, frozen_time=CLOCK, overlays=overlays
@@ -42,4 +44,5 @@ def run(
         frozen_time=CLOCK,
         models={"agent": "sim/agent-1"},
         max_turns=max_turns,
+        clock=clock,
     )

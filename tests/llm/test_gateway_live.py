@@ -49,17 +49,17 @@ def test_live_call_priced_ledgered_then_cached(tmp_path: Path, server: FakeOpenA
     assert server.requests[0]["body"]["max_tokens"] == 50
     tin, tout = server.usage_seen()
     assert (first.usage.tokens_in, first.usage.tokens_out) == (tin, tout)
-    assert first.cost_usd == pytest.approx(tin * 1e-6 + tout * 2e-6)
+    assert first.usage.usd == pytest.approx(tin * 1e-6 + tout * 2e-6)
     assert not first.simulated and first.latency_ms > 0
     second = model.complete(req(max_tokens=50))
-    assert second.cache_hit and second.cost_usd == 0.0
+    assert second.cache_hit and second.usage.usd == 0.0
     assert len(server.requests) == 1
     rows = store.ledger("live")
     assert [(r.cache_hit, r.tokens_in, r.tokens_out, r.simulated) for r in rows] == [
         (False, tin, tout, False), (True, tin, tout, False)]
-    assert rows[0].cost_usd == pytest.approx(first.cost_usd) and rows[1].cost_usd == 0.0
+    assert rows[0].cost_usd == pytest.approx(first.usage.usd) and rows[1].cost_usd == 0.0
     assert rows[0].api_base == server.base_url
-    assert store.total_spend() == pytest.approx(first.cost_usd)
+    assert store.total_spend() == pytest.approx(first.usage.usd)
     gw.close()
     store.close()
 
@@ -87,7 +87,7 @@ def test_unpriced_model_refused_before_any_call(tmp_path: Path, server: FakeOpen
 
 def test_zero_price_is_allowed(tmp_path: Path, server: FakeOpenAI) -> None:
     gw, store = gateway(tmp_path, server, price=Price(input=0, output=0))
-    assert gw.model("nano", "x").complete(req()).cost_usd == 0.0
+    assert gw.model("nano", "x").complete(req()).usage.usd == 0.0
     assert store.ledger()[0].status == "ok"
     gw.close()
     store.close()

@@ -30,20 +30,20 @@ def test_call_is_priced_ledgered_and_cached(sim_project: Project, store: Store) 
     model = gw.model("nano", "judge-nano")
     first = model.complete(req())
     # Nano at catalog price: 1000 * 0.04e-6 + 100 * 0.16e-6
-    assert first.cost_usd == pytest.approx(1000 * 0.04e-6 + 100 * 0.16e-6)
+    assert first.usage.usd == pytest.approx(1000 * 0.04e-6 + 100 * 0.16e-6)
     assert first.simulated and not first.cache_hit
     assert first.request_digest == cache_key("sim/nano", None, req())
     again = model.complete(req())
-    assert again.cache_hit and again.cost_usd == 0.0
+    assert again.cache_hit and again.usage.usd == 0.0
     assert again.message.content == "one"
     assert len(fake.requests) == 1
     rows = store.ledger("r1")
     assert [(r.purpose, r.tier, r.cache_hit, r.simulated, r.status) for r in rows] == [
         ("judge-nano", "nano", False, True, "ok"), ("judge-nano", "nano", True, True, "ok")]
     assert rows[1].cost_usd == 0.0
-    assert gw.spent() == pytest.approx(first.cost_usd)
+    assert gw.spent() == pytest.approx(first.usage.usd)
     assert store.total_spend() == 0.0  # simulated dollars never count against the real cap
-    assert store.total_spend(simulated=True) == pytest.approx(first.cost_usd)
+    assert store.total_spend(simulated=True) == pytest.approx(first.usage.usd)
 
 
 def test_cache_mode_none_never_calls(sim_project: Project, store: Store) -> None:

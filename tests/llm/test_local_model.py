@@ -45,7 +45,7 @@ def test_real_model_priced_ledgered_then_cached(tmp_path: Path) -> None:
         first = model.complete(request)
         assert json.loads(first.message.content or "")["verdict"] in ("same", "regression")
         assert first.usage.tokens_in > 0 and first.usage.tokens_out > 0
-        assert first.cost_usd == 0.0 and not first.cache_hit and first.latency_ms > 0
+        assert first.usage.usd == 0.0 and not first.cache_hit and first.latency_ms > 0
         again = model.complete(request)
         assert again.cache_hit and again.message == first.message
     rows = store.ledger("local")

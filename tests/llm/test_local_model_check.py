@@ -16,7 +16,7 @@ import pytest
 
 from ratchet.config import load_project
 from ratchet.gate.check import check_edit
-from ratchet.gate.gate_config import default_gate_config
+from ratchet.gate.gate_config import resolve_gate_config
 from ratchet.recording import bless, record_tasks
 from ratchet.store import open_store
 from tests.helpers.gitrepo import commit, git, make_repo
@@ -83,7 +83,7 @@ def test_live_check_against_a_real_model_then_fully_cached(tmp_path: Path, monke
     )
     commit(repo, {"skills/clock-reader/SKILL.md": narrowed}, "narrow the description")
 
-    config = default_gate_config().model_copy(deep=True)
+    config = resolve_gate_config("cascade").model_copy(deep=True)
     for step in config.tiers:
         step.max_output_tokens = 96
     for step in config.tiers[:-1]:  # escalate whatever Nano and Super say: every live tier answers once

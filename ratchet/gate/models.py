@@ -1,0 +1,175 @@
+"""What crosses the gate's stages: findings, opinions, drift evidence, pair outcomes, verdicts, replays.
+
+Data only. Every stage (select, replay, level0, drift, cascade, decide) imports from here and
+nothing here imports a stage, so a reader can learn the gate's vocabulary from one file and a
+stage can change without dragging the others' models with it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from ratchet.jsonio import canonical_dumps
+from ratchet.llm.types import USD, Usage
+from ratchet.tasks import Task
+from ratchet.trace import Trace
+
+VERDICT_SCHEMA_VERSION = 1
+REPLAYS_SCHEMA_VERSION = 1
+
+FindingKind = Literal[
+    "routing_changed",
+    "call_added",
+    "call_removed",
+    "args_changed",
+    "new_side_effect",
+    "output_changed",
+    "volatile_changed",
+    "replay_error",
+]
+Severity = Literal["hard", "diff", "info"]
+Outcome = Literal["same", "pass", "drift", "regression", "unsure", "error"]
+Decision = Literal["PASS", "WARN", "BLOCK"]
+JudgeVerdict = Literal["same", "pass", "regression", "unsure"]
+JUDGE_VERDICTS: tuple[str, ...] = ("same", "pass", "regression", "unsure")
+SelectedBecause = Literal["routed", "trigger-neighbourhood"]
+
+
+class Selected(BaseModel):
+    """A golden the gate must replay, and why."""
+
+    task: Task
+    golden: Trace
+    because: SelectedBecause
+
+
+class Finding(BaseModel):
+    """One deterministic difference between a golden and its replay."""
+
+    kind: FindingKind
+    severity: Severity = Field(description="hard: blocks on its own; diff: needs judging; info: context.")
+    detail: str
+    tool: str | None = None
+    effect: str | None = None
+    golden_index: int | None = Field(default=None, description="Tool call index in the golden.")
+    replay_index: int | None = Field(default=None, description="Tool call index in the replay.")
+
+
+class Opinion(BaseModel):
+    """One tier's answer about one pair, or the record that it could not give one."""
+
+    tier: str
+    model: str = ""
+    prompt_version: str = Field(description="Version of the judge prompt it was asked with.")
+    verdict: JudgeVerdict | None = Field(default=None, description="None when the opinion is an error.")
+    confidence: float = Field(default=0.0, ge=0.0, le=1.0)
+    changed_elements: list[str] = Field(default_factory=list)
+    rationale: str = ""
+    error: str | None = Field(default=None, description="Why no opinion could be parsed (after one retry).")
+    attempts: int = 1
+    cost_usd: USD = 0.0
+    latency_ms: float = 0.0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    tokens_cached: int = Field(default=0, description="Prompt tokens the provider served from its prompt cache.")
+    cache_hit: bool = False
+
+    @property
+    def is_error(self) -> bool:
+        return self.verdict is None
+
+    @property
+    def usage(self) -> Usage:
+        """What this tier's calls (every attempt) used and cost."""
+        return Usage(tokens_in=self.tokens_in, tokens_out=self.tokens_out, tokens_cached=self.tokens_cached,
+                     usd=self.cost_usd)
+
+
+class MovedFact(BaseModel):
+    """A volatile fact whose value differs between the golden and the replay."""
+
+    key: str
+    golden_value: Any = None
+    replay_value: Any = None
+    confirmed: bool = False
+    source: str = Field(default="", description="Where search confirmed (or failed to confirm) it.")
+
+
+class DriftEvidence(BaseModel):
+    """What the drift check saw, kept on the pair so a reviewer can follow it."""
+
+    moved: list[MovedFact] = Field(default_factory=list)
+    base_replay_ran: bool = False
+    base_matches_replay: bool = False
+    is_drift: bool = False
+    note: str = ""
+
+
+class JudgeResult(BaseModel):
+    """What Level 0, drift or the judges settled about one pair (before it becomes a PairOutcome)."""
+
+    outcome: Outcome
+    decided_by: str = Field(description="level0, drift, error, or the tier whose opinion decided.")
+    reason: str
+    confidence: float | None = None
+    opinions: list[Opinion] = Field(default_factory=list)
+
+    @property
+    def usage(self) -> Usage:
+        """What the judges' calls used."""
+        return Usage.total(opinion.usage for opinion in self.opinions)
+
+
+class PairOutcome(BaseModel):
+    """One (golden, replay) pair: why it was selected, what Level 0 found, what it came to."""
+
+    task_id: str
+    golden_skill: str | None
+    replay_skill: str | None = None
+    selected_because: SelectedBecause
+    outcome: Outcome
+    decided_by: str = Field(description="level0, a judge tier, drift, or error.")
+    reason: str
+    findings: list[Finding] = Field(default_factory=list)
+    cost_usd: USD = Field(default=0.0, description="Paid for the replay, its judges and drift's base replay.")
+    latency_ms: float = 0.0
+    error: str | None = None
+    confidence: float | None = Field(
+        default=None, description="Confidence of the deciding judge opinion; None when no judge decided."
+    )
+    opinions: list[Opinion] = Field(default_factory=list, description="Every tier's opinion, in escalation order.")
+    drift: DriftEvidence | None = Field(default=None, description="What the drift check saw, when it ran.")
+    hint: str | None = Field(default=None, description="What to do next, e.g. re-bless the golden after drift.")
+
+
+class Verdict(BaseModel):
+    """The gate's answer for one edit (one or more changed skills between two states)."""
+
+    schema_version: int = VERDICT_SCHEMA_VERSION
+    base: str
+    head: str = Field(description="A commit sha, or '<index>' for --staged.")
+    skills_changed: list[str]
+    decision: Decision
+    summary: str
+    pairs: list[PairOutcome] = Field(default_factory=list)
+    goldens_total: int = 0
+    cost_usd: USD = 0.0
+    wall_ms: float = 0.0
+    simulated: bool = True
+    on_error: Literal["warn", "block"] = "warn"
+    gate_config: str | None = Field(default=None, description="Name of the gate config that judged it.")
+
+    def to_json(self) -> str:
+        return canonical_dumps(self.model_dump(mode="json"))
+
+
+class EditReplays(BaseModel):
+    """The agent replays one evaluation made: under the edited skills, and of the unchanged skills for drift."""
+
+    schema_version: int = REPLAYS_SCHEMA_VERSION
+    replays: dict[str, Trace] = Field(default_factory=dict, description="task id -> replay under the edited skills.")
+    base_replays: dict[str, Trace] = Field(
+        default_factory=dict, description="task id -> replay of the unchanged skills on the current world (drift)."
+    )
