@@ -2,4 +2,6 @@
 
 __version__ = "0.1.0"
 
-SIMULATED_BANNER = "SIMULATED MODELS — pipeline smoke test; not benchmark results"
+SIMULATED = "SIMULATED MODELS"
+"""The label every artifact produced on the simulator carries."""
+SIMULATED_BANNER = f"{SIMULATED} — pipeline smoke test; not benchmark results"

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from ratchet import SIMULATED
 from ratchet.cli import bench_run
 from ratchet.errors import InputError
 from ratchet.gate.models import Decision
@@ -54,7 +55,7 @@ def build_command(
 
     result = build_bench(root, options, report=typer.echo, confirm=confirm)
     if result.simulated:
-        typer.echo("SIMULATED MODELS — goldens and edits come from the offline simulator")
+        typer.echo(f"{SIMULATED} — goldens and edits come from the offline simulator")
     typer.echo(f"goldens recorded: {result.goldens}")
     by_type: dict[str, list[str]] = {}
     for dropped in result.dropped:

@@ -7,7 +7,7 @@ from typer.testing import CliRunner
 from ratchet.cli import app
 
 
-def test_demo_gates_three_edits_offline(tmp_path: Path) -> None:
+def test_demo_gates_four_edits_offline(tmp_path: Path) -> None:
     target = tmp_path / "demo"
     result = CliRunner().invoke(app, ["demo", "--dir", str(target)])
     assert result.exit_code == 0, result.output
