@@ -25,7 +25,7 @@ DEFAULT_TIMEOUT_S = 120.0
 
 __all__ = [
     "CONFIG_FILE", "DEFAULT_CLOCK", "DEFAULT_TIMEOUT_S", "Paths", "Price", "Project", "RatchetConfig",
-    "RetryPolicy", "TierConfig", "Upstream", "default_home", "load_project", "parse_config",
+    "RetryPolicy", "TierConfig", "Upstream", "default_home", "load_project", "parse_config", "project_from_text",
 ]
 
 
@@ -168,14 +168,23 @@ def load_project(root: Path, *, home: Path | None = None) -> Project:
     """Read ratchet.yaml (optional: defaults apply when absent) and the environment."""
     root = root.resolve()
     path = root / CONFIG_FILE
+    text: str | None = None
     if path.exists():
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"cannot read: {exc}", path=path) from None
-        config = parse_config(text, source=str(path))
-    else:
-        config = RatchetConfig()
+    return project_from_text(root, text, source=str(path), home=home)
+
+
+def project_from_text(root: Path, text: str | None, *, source: str, home: Path | None = None) -> Project:
+    """A project at `root` whose ratchet.yaml is `text` (None: absent, defaults apply), plus the environment.
+
+    `ratchet check` reads the text from the base revision (`source` names it, e.g. ratchet.yaml@1a2b3c4d5e),
+    so the edit under review cannot change the settings it is gated with (docs/adr/0011).
+    """
+    root = root.resolve()
+    config = parse_config(text, source=source) if text is not None else RatchetConfig()
     env = read_env()
     config = _env_overrides(config, env)
     return Project(root=root, config=config, home=home.resolve() if home else default_home(root, env))

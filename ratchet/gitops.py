@@ -13,6 +13,7 @@ surrounding environment happens to point at.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 import secrets
@@ -25,10 +26,12 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from types import FrameType
+from typing import NamedTuple
 
 import git
 
-from ratchet.errors import GitStateError
+from ratchet.errors import GitStateError, InfraError
+from ratchet.store import ensure_work_area
 
 INDEX = "<index>"
 """Sentinel revision meaning "the staged content" (the index git would commit)."""
@@ -36,7 +39,8 @@ INDEX = "<index>"
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 """The SHA-1 empty tree: a valid base for "everything is new" (a branch with no merge-base)."""
 
-_SCRATCH_NAME = re.compile(r"^(\d+)-[0-9a-f]+$")
+_SCRATCH_NAME = re.compile(r"^\d+-[0-9a-f]+$")
+_LOCK_SUFFIX = ".lock"
 
 
 # -- running git ---------------------------------------------------------------------------
@@ -146,14 +150,20 @@ def _has_commits(repo: git.Repo) -> bool:
     return bool(out.strip())
 
 
+def empty_tree(repo: git.Repo) -> str:
+    """The id of the empty tree in this repository's object format (SHA-1 or SHA-256)."""
+    return _git(repo, "hash-object", "-t", "tree", "--stdin", stdin=b"").decode().strip()
+
+
 def resolve_rev(repo: git.Repo, rev: str) -> str:
     """Full sha of the commit `rev` names.
 
-    EMPTY_TREE is passed through unchanged: it is the base hooks use when nothing came before
-    (the first commit, a branch with no merge-base), and every reader here accepts it.
+    The repository's empty tree (EMPTY_TREE in a SHA-1 repository, its SHA-256 twin otherwise) is
+    passed through unchanged: it is the base hooks use when nothing came before (the first commit,
+    a first push), and every reader here accepts it.
     """
-    if rev == EMPTY_TREE:
-        return EMPTY_TREE
+    if rev in (EMPTY_TREE, empty_tree(repo)):
+        return rev
     if not rev or rev.startswith("-") or rev == INDEX:
         raise GitStateError(f"unknown revision '{rev}'")
     out = _git(repo, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}", ok_codes=(0, 1))
@@ -167,20 +177,71 @@ def resolve_rev(repo: git.Repo, rev: str) -> str:
 # -- what changed --------------------------------------------------------------------------
 
 
-def changed_files(repo: git.Repo, base: str, head: str | None = None, *, staged: bool = False) -> list[str]:
-    """Paths that differ between `base` and `head` (or the index with staged=True), sorted.
+GITLINK = "160000"
+"""The tree mode of a submodule: a commit of another repository, whose content we cannot see."""
 
-    Renames count on both sides (rename detection is off), as do additions and deletions.
+
+class ChangedPath(NamedTuple):
+    """One path that differs between two states, with its mode on each side ("000000": absent)."""
+
+    path: str
+    old_mode: str
+    new_mode: str
+
+    @property
+    def is_gitlink(self) -> bool:
+        return GITLINK in (self.old_mode, self.new_mode)
+
+
+def changed_paths(repo: git.Repo, base: str, head: str | None = None, *, staged: bool = False) -> list[ChangedPath]:
+    """Every path that differs between `base` and `head` (or the index with staged=True), sorted.
+
+    Renames count on both sides (rename detection is off), as do additions and deletions. A
+    submodule whose commit moved is one path (a gitlink), whatever .gitmodules or diff.ignoreSubmodules
+    say: `--ignore-submodules=none` overrides both, so an edit cannot hide one from the gate.
     """
     base_sha = resolve_rev(repo, base)
     if staged or head == INDEX:
         if head is not None and head != INDEX:
             raise GitStateError("give either a head revision or staged=True, not both")
-        out = _git(repo, "diff-index", "--cached", "-z", "--name-only", "--no-renames", base_sha, "--")
+        out = _git(repo, "diff-index", "--cached", "-z", "--no-renames", "--ignore-submodules=none", base_sha, "--")
     else:
         head_sha = resolve_rev(repo, head if head is not None else "HEAD")
-        out = _git(repo, "diff-tree", "-r", "-z", "--name-only", "--no-renames", base_sha, head_sha, "--")
-    return sorted(set(_z_fields(out)))
+        out = _git(repo, "diff-tree", "-r", "-z", "--no-renames", "--ignore-submodules=none", base_sha, head_sha, "--")
+    fields = _z_fields(out)
+    changes: dict[str, ChangedPath] = {}
+    # raw -z records: ":<old mode> <new mode> <old sha> <new sha> <status>" NUL "<path>" NUL
+    for meta, path in zip(fields[0::2], fields[1::2], strict=True):
+        old_mode, new_mode = meta.lstrip(":").split(" ")[:2]
+        changes[path] = ChangedPath(path, old_mode, new_mode)
+    return [changes[path] for path in sorted(changes)]
+
+
+def changed_files(repo: git.Repo, base: str, head: str | None = None, *, staged: bool = False) -> list[str]:
+    """Paths that differ between `base` and `head` (or the index with staged=True), sorted (see changed_paths)."""
+    return [change.path for change in changed_paths(repo, base, head, staged=staged)]
+
+
+def _under(path: str, folder: str) -> tuple[str, ...] | None:
+    """The parts of `path` below `folder`, or None when it is not below it."""
+    prefix = PurePosixPath(folder.strip("/")).parts
+    parts = PurePosixPath(path).parts
+    return parts[len(prefix):] if len(parts) > len(prefix) and parts[: len(prefix)] == prefix else None
+
+
+def skills_touched(changes: Sequence[ChangedPath], skills_dir: str = "skills") -> list[str]:
+    """Names of skill folders (`skills_dir/<name>/...`, or a submodule at `skills_dir/<name>`) that changed."""
+    names: set[str] = set()
+    for change in changes:
+        below = _under(change.path, skills_dir)
+        if below is not None and (len(below) > 1 or change.is_gitlink):
+            names.add(below[0])
+    return sorted(names)
+
+
+def submodules_under(changes: Sequence[ChangedPath], folder: str) -> list[str]:
+    """Paths of the changed gitlinks under `folder`, sorted."""
+    return [c.path for c in changes if c.is_gitlink and _under(c.path, folder) is not None]
 
 
 def changed_skills(
@@ -191,14 +252,8 @@ def changed_skills(
     staged: bool = False,
     skills_dir: str = "skills",
 ) -> list[str]:
-    """Names of skill folders (`skills_dir/<name>/...`) with any changed file, sorted."""
-    prefix = PurePosixPath(skills_dir.strip("/")).parts
-    names: set[str] = set()
-    for path in changed_files(repo, base, head, staged=staged):
-        parts = PurePosixPath(path).parts
-        if len(parts) > len(prefix) + 1 and parts[: len(prefix)] == prefix:
-            names.add(parts[len(prefix)])
-    return sorted(names)
+    """Names of skill folders (`skills_dir/<name>/...`) with any changed file or submodule, sorted."""
+    return skills_touched(changed_paths(repo, base, head, staged=staged), skills_dir)
 
 
 # -- reading trees ---------------------------------------------------------------------------
@@ -265,10 +320,15 @@ def _read_blobs(repo: git.Repo, shas: Sequence[str]) -> dict[str, bytes]:
 def read_file_at(repo: git.Repo, rev: str, path: str) -> str | None:
     """Text of `path` at `rev` (or INDEX); None when the path is absent there."""
     clean = str(PurePosixPath(path.strip("/")))
-    entries = [e for e in _tree_entries(repo, rev, clean) if e.path == clean and e.mode != "160000"]
+    entries = [e for e in _tree_entries(repo, rev, clean) if e.path == clean and e.mode != GITLINK]
     if not entries:
         return None
     return _read_blobs(repo, [entries[0].sha])[entries[0].sha].decode("utf-8", "replace")
+
+
+def path_exists_at(repo: git.Repo, rev: str, path: str) -> bool:
+    """Whether `path` (a file, or a folder with anything in it) is in the tree at `rev` (or INDEX)."""
+    return bool(_tree_entries(repo, rev, str(PurePosixPath(path.strip("/")))))
 
 
 def _safe_target(dest: Path, path: str) -> Path:
@@ -299,36 +359,106 @@ def export_tree(repo: git.Repo, rev: str, dest: Path, *, prefix: str | None = No
 
 
 # -- scratch folders -------------------------------------------------------------------------
+#
+# A scratch folder <home>/scratch/<pid>-<hex>/ has a sibling lock file <pid>-<hex>.lock that its
+# process holds with flock(LOCK_EX) from before the folder exists until after it is gone. A
+# pruner deletes a folder only when it can take that lock without waiting, so a live check is
+# never pruned, whatever PID namespace it runs in (a container sharing RATCHET_HOME); the PID in
+# the name is for people reading the folder, never for pruning. The lock file sits beside the
+# folder, not inside it, so the export holds exactly the tree. The kernel drops a flock when its
+# process dies, however it dies, so a crash leaves a folder the next pruner may take.
 
 
-def _pid_alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
+def _lock_path(folder: Path) -> Path:
+    return folder.with_name(folder.name + _LOCK_SUFFIX)
+
+
+def _still_names(fd: int, path: Path) -> bool:
+    """True while `path` is the file open as `fd` (a pruner may have unlinked it meanwhile)."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        held, named = os.fstat(fd), os.lstat(path)
+    except OSError:
         return False
-    except PermissionError:
-        return True  # exists, owned by someone else
-    except OverflowError:
-        return False
-    return True
+    return (held.st_dev, held.st_ino) == (named.st_dev, named.st_ino)
+
+
+def _take_lock(path: Path, *, create: bool = False) -> int | None:
+    """An fd holding `path`'s exclusive flock, or None if another process holds it (or it vanished)."""
+    flags = os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW | (os.O_CREAT | os.O_EXCL if create else 0)
+    try:
+        fd = os.open(path, flags, 0o600)
+    except FileExistsError:
+        return None  # create=True: the name is taken
+    except OSError:
+        if create:
+            raise
+        return None  # gone, or not ours to open: not ours to prune either
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    if not _still_names(fd, path):
+        os.close(fd)
+        return None
+    return fd
 
 
 def prune_stale_scratch(home: Path) -> list[Path]:
-    """Remove scratch folders left by processes that are no longer alive; return them."""
+    """Remove scratch folders whose lock nobody holds (their process ended); return them.
+
+    A folder with no lock file was not made by a locking Ratchet (an older version may still be
+    using it) and is left alone; remove it by hand once no check runs.
+    """
     root = Path(home) / "scratch"
     if not root.is_dir():
         return []
     removed: list[Path] = []
-    for child in sorted(root.iterdir()):
-        match = _SCRATCH_NAME.match(child.name)
-        if match is None or not child.is_dir() or _pid_alive(int(match.group(1))):
+    for lock in sorted(root.glob(f"*{_LOCK_SUFFIX}")):
+        folder = lock.with_name(lock.name[: -len(_LOCK_SUFFIX)])
+        if _SCRATCH_NAME.match(folder.name) is None:
             continue
-        shutil.rmtree(child, ignore_errors=True)
-        if not child.exists():
-            removed.append(child)
+        fd = _take_lock(lock)
+        if fd is None:
+            continue
+        try:
+            existed = folder.is_dir() and not folder.is_symlink()
+            if existed:
+                shutil.rmtree(folder, ignore_errors=True)
+            if os.path.lexists(folder):
+                continue  # not (all) removable: keep the lock file so a later prune tries again
+            lock.unlink(missing_ok=True)
+            if existed:
+                removed.append(folder)
+        finally:
+            os.close(fd)
     return removed
+
+
+def _hold_new_scratch(root: Path) -> tuple[Path, int]:
+    """A fresh folder path under root (not made yet) and the fd holding its lock."""
+    for _ in range(16):
+        folder = root / f"{os.getpid()}-{secrets.token_hex(4)}"
+        try:
+            fd = _take_lock(_lock_path(folder), create=True)
+        except OSError as exc:
+            raise InfraError(f"cannot make a scratch folder here ({exc.strerror}); check its permissions",
+                             path=root) from None
+        if fd is None:
+            continue  # the name was taken, or a pruner removed our lock file before we held it
+        if not os.path.lexists(folder):
+            return folder, fd
+        os.close(fd)
+    raise InfraError("cannot make a scratch folder here (every name tried was in use)", path=root)
+
+
+def _release_scratch(folder: Path, fd: int) -> None:
+    try:
+        shutil.rmtree(folder, ignore_errors=True)
+        if not os.path.lexists(folder):
+            _lock_path(folder).unlink(missing_ok=True)
+    finally:
+        os.close(fd)  # the lock goes last: until here no pruner may touch the folder
 
 
 def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
@@ -339,27 +469,29 @@ def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
 def scratch_checkout(repo: git.Repo, rev: str, home: Path) -> Iterator[Path]:
     """Export `rev` (or INDEX) into a fresh folder under home/scratch; remove it on exit.
 
+    The folder's lock is held for its whole life, so no other check's pruning can remove it.
     SIGTERM is turned into KeyboardInterrupt for the duration so a killed run cleans up too.
     """
     prune_stale_scratch(home)
     if rev != INDEX:
         rev = resolve_rev(repo, rev)
-    folder = Path(home) / "scratch" / f"{os.getpid()}-{secrets.token_hex(4)}"
+    root = ensure_work_area(Path(home) / "scratch")
     in_main_thread = _is_main_thread()  # signal handlers can only be set from the main thread
     previous = signal.getsignal(signal.SIGTERM)
     try:
         if in_main_thread:
             signal.signal(signal.SIGTERM, _raise_interrupt)
-        folder.mkdir(parents=True)
-        export_tree(repo, rev, folder)
-        yield folder
-    finally:
+        folder, fd = _hold_new_scratch(root)
         try:
-            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            export_tree(repo, rev, folder)
+            yield folder
         finally:
-            if in_main_thread:
-                # None means a handler installed outside Python; the default is the closest match
-                signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
+            _release_scratch(folder, fd)
+    finally:
+        if in_main_thread:
+            # None means a handler installed outside Python; the default is the closest match
+            signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
 
 
 def _is_main_thread() -> bool:

@@ -15,7 +15,7 @@ from typing import Literal
 import git
 
 from ratchet.errors import GitStateError
-from ratchet.gitops import EMPTY_TREE, _git
+from ratchet.gitops import _git
 
 HOOK_MARKER = "# ratchet-hook:"
 """Hook scripts we write carry a line starting with this; anything else is the user's."""
@@ -43,31 +43,49 @@ ratchet() {{
 }}
 """
 
+# A new branch is gated from its merge-base with the remote's default branch; with no default
+# branch known (a first push to an empty remote) everything is new: the base is this
+# repository's empty tree, asked of git so it is right for SHA-1 and SHA-256 alike. Git's
+# all-zero ids are 40 or 64 zeros, so they are matched by having no other digit.
 _PRE_PUSH = """\
 #!/bin/sh
 {marker} pre-push (written by `ratchet hook install`; reinstall with --force to update)
 # Checks the skill edits in every pushed range; a BLOCK verdict (non-zero exit) stops the push.
 {runner}
-empty_tree={empty_tree}
+commit_of() {{ git rev-parse -q --verify "$1^{{commit}}" 2>/dev/null; }}
+
+# The tip of the remote's default branch, if we have it: the remote-tracking HEAD, else the
+# remote's only tracked branch, else the branch the remote says its HEAD is (one round trip,
+# only when nothing local says), else init.defaultBranch.
+default_tip() {{
+  commit_of "refs/remotes/$1/HEAD" && return
+  set -- "$1" $(git for-each-ref --format='%(refname)' "refs/remotes/$1/")
+  [ $# -eq 2 ] && commit_of "$2" && return
+  set -- "$1" $(git ls-remote --symref "$1" HEAD </dev/null 2>/dev/null | awk '
+    $1 == "ref:" && $3 == "HEAD" {{ sub("^refs/heads/", "", $2); name = $2 }}
+    $1 != "ref:" && $2 == "HEAD" {{ sha = $1 }}
+    END {{ if (name != "") print name, sha }}')
+  [ $# -eq 3 ] && commit_of "$3" && return  # its HEAD commit, if we have it
+  [ $# -ge 2 ] && commit_of "refs/remotes/$1/$2" && return
+  configured=$(git config init.defaultBranch)
+  [ -n "$configured" ] && commit_of "refs/remotes/$1/$configured"
+}}
+
 remote="$1"
 status=0
+looked_up=""
 while read -r local_ref local_sha remote_ref remote_sha; do
   case "$local_sha" in *[!0]*) ;; *) continue ;; esac  # a deleted ref: nothing to check
+  head=$(commit_of "$local_sha") || continue  # a tag of a tree or a blob: no skills to gate
   base=""
-  case "$remote_sha" in
-    *[!0]*) git cat-file -e "$remote_sha^{{commit}}" 2>/dev/null && base="$remote_sha" ;;
-  esac
+  case "$remote_sha" in *[!0]*) base=$(commit_of "$remote_sha") ;; esac
   if [ -z "$base" ]; then
-    # A new branch (or a remote tip we have not fetched): compare with the default branch.
-    for ref in $(git symbolic-ref -q "refs/remotes/$remote/HEAD") \\
-        "refs/remotes/$remote/main" "refs/remotes/$remote/master" refs/heads/main refs/heads/master; do
-      if git rev-parse -q --verify "$ref^{{commit}}" >/dev/null 2>&1; then
-        base=$(git merge-base "$ref" "$local_sha" 2>/dev/null) && [ -n "$base" ] && break
-        base=""
-      fi
-    done
+    # A new branch (or a remote tip we have not fetched).
+    [ -n "$looked_up" ] || {{ tip=$(default_tip "$remote"); looked_up=1; }}
+    [ -z "$tip" ] || base=$(git merge-base "$tip" "$head" 2>/dev/null)
+    [ -n "$base" ] || base=$(git hash-object -t tree /dev/null)
   fi
-  [ -n "$base" ] || base="$empty_tree"
+  [ "$base" != "$head" ] || continue  # the remote has all of it already
   ratchet check --base "$base" --head "$local_sha" </dev/null || status=$?
   [ "$status" -eq 0 ] || break
 done
@@ -80,7 +98,8 @@ _PRE_COMMIT = """\
 # Checks the staged skill edits; a BLOCK verdict (non-zero exit) stops the commit.
 {runner}
 base=HEAD
-git rev-parse -q --verify HEAD >/dev/null 2>&1 || base={empty_tree}  # the first commit
+# The first commit: the repository's empty tree (SHA-1 or SHA-256, as git says).
+git rev-parse -q --verify HEAD >/dev/null 2>&1 || base=$(git hash-object -t tree /dev/null)
 ratchet check --base "$base" --staged
 """
 
@@ -92,7 +111,7 @@ def render_hook(kind: HookKind, *, runner: str | None = None) -> str:
     template = {"pre-push": _PRE_PUSH, "pre-commit": _PRE_COMMIT}.get(kind)
     if template is None:
         raise GitStateError(f"unknown hook kind '{kind}' (use pre-push or pre-commit)")
-    return template.format(marker=HOOK_MARKER, runner=runner, empty_tree=EMPTY_TREE)
+    return template.format(marker=HOOK_MARKER, runner=runner)
 
 
 def install_hook(repo: git.Repo, kind: HookKind, *, force: bool = False) -> Path:

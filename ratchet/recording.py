@@ -11,7 +11,8 @@ from pydantic import BaseModel
 
 from ratchet.agent.runner import run_task
 from ratchet.config import Project
-from ratchet.errors import InputError
+from ratchet.errors import GoldenError, InputError
+from ratchet.ids import IdKind, check_id, inside
 from ratchet.llm.cache import CacheMode
 from ratchet.llm.gateway import Gateway
 from ratchet.llm.types import USD
@@ -72,7 +73,7 @@ def record_tasks(project: Project, task_ids: Sequence[str] = (), *, purpose: str
             if trace.status == "error":
                 errors.append(f"{task.id}: {trace.error}")
                 continue
-            write_trace(project.pending_dir / f"{task.id}.json", trace)
+            write_trace(inside(project.pending_dir, f"{task.id}.json"), trace)
             written.append(task.id)
     return RecordResult(written=written, errors=errors, cost_usd=cost)
 
@@ -81,22 +82,82 @@ def pending_traces(project: Project) -> dict[str, Path]:
     return {path.stem: path for path in sorted(project.pending_dir.glob("*.json"))}
 
 
-def bless(project: Project, task_ids: Sequence[str] = ()) -> list[Path]:
-    """Move pending traces into goldens/<skill>/<task>.json (all of them, or the ids given)."""
+class BlessResult(BaseModel):
+    """What `ratchet bless` promoted, and the pending traces it refused (one line each)."""
+
+    blessed: list[Path]
+    refused: list[str]
+
+
+class _Promotion(BaseModel):
+    source: Path
+    trace: Trace
+    target: Path
+    stale: list[Path]
+
+
+def _promotion(source: Path, known_tasks: set[str], tasks_file: Path, goldens_dir: Path) -> _Promotion:
+    """Check one pending trace before anything is touched; InputError naming the file if it cannot be blessed.
+
+    A pending trace is user-writable data: its task id and fired skill become paths (and the
+    task id a glob), so neither is trusted until it matches its pattern, its file name and tasks.yaml.
+    """
+    task_id = check_id(IdKind.TASK, source.stem, path=source)
+    trace = read_trace(source)
+    if trace.task_id != task_id:
+        raise GoldenError(
+            f"pending trace holds task id {trace.task_id!r}, not the file's name {task_id!r}: "
+            f"re-record it with `ratchet record {task_id}`", path=source,
+        )
+    if task_id not in known_tasks:
+        raise GoldenError(f"task {task_id!r} is not in {tasks_file}: delete the pending trace or add the task", path=source)
+    if trace.status == "error":
+        raise GoldenError(
+            f"task {task_id} ended in error ({trace.error or 'no message'}): fix the cause and re-record it, "
+            "a failed run is never a golden", path=source,
+        )
+    if trace.fired_skill is not None:
+        check_id(IdKind.SKILL, trace.fired_skill, path=source, error=GoldenError)
+    relpath = golden_relpath(trace)
+    target = inside(goldens_dir, *relpath.parts)
+    stale = [inside(goldens_dir, old.parent.name, old.name) for old in sorted(goldens_dir.glob(f"*/{task_id}.json"))]
+    return _Promotion(source=source, trace=trace, target=target, stale=[old for old in stale if old != target])
+
+
+def bless_pending(project: Project, task_ids: Sequence[str] = ()) -> BlessResult:
+    """Move pending traces into goldens/<skill>/<task>.json (all of them, or the ids given).
+
+    Each pending trace is checked on its own: one that cannot be blessed (an id that is not
+    a plain name, a file name that is not its task id, a task missing from tasks.yaml, a run
+    that ended in error) is refused and left in pending/, and the others are still blessed.
+    """
     pending = pending_traces(project)
     chosen = list(task_ids) or list(pending)
     missing = [tid for tid in chosen if tid not in pending]
     if missing:
         raise InputError(f"no pending trace for: {', '.join(missing)} (run `ratchet record` first)")
+    tasks_file = project.path("tasks")
+    known_tasks = {task.id for task in load_tasks(tasks_file)}
     goldens_dir = project.path("goldens")
-    traces: list[tuple[Path, Trace]] = [(pending[tid], read_trace(pending[tid])) for tid in chosen]
     blessed: list[Path] = []
-    for source, trace in traces:
-        target = goldens_dir / golden_relpath(trace)
-        for stale in goldens_dir.glob(f"*/{trace.task_id}.json"):
-            if stale != target:
-                stale.unlink()
-        write_trace(target, trace)
-        source.unlink()
-        blessed.append(target)
-    return blessed
+    refused: list[str] = []
+    for tid in chosen:
+        try:
+            promotion = _promotion(pending[tid], known_tasks, tasks_file, goldens_dir)
+        except InputError as exc:
+            refused.append(exc.one_line())
+            continue
+        for stale in promotion.stale:
+            stale.unlink()
+        write_trace(promotion.target, promotion.trace)
+        promotion.source.unlink()
+        blessed.append(promotion.target)
+    return BlessResult(blessed=blessed, refused=refused)
+
+
+def bless(project: Project, task_ids: Sequence[str] = ()) -> list[Path]:
+    """bless_pending, for callers that need every trace blessed: InputError after the rest if any was refused."""
+    result = bless_pending(project, task_ids)
+    if result.refused:
+        raise InputError(f"{len(result.refused)} pending trace(s) refused: {result.refused[0]}")
+    return result.blessed

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import unicodedata
 from pathlib import Path
 from typing import Any, Literal
 
@@ -22,6 +21,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from ratchet.errors import InputError, SkillError
+from ratchet.names import is_lookalike, skill_key
+from ratchet.yamlio import YamlLimitError, compose_yaml
 
 SKILL_FILE = "SKILL.md"
 MAX_NAME_CHARS = 64
@@ -81,12 +82,53 @@ class Problem(BaseModel):
 # --- substance -------------------------------------------------------------------------------
 
 # A fenced code block is kept whole (a `<!--` inside one is content, not a comment); a comment
-# outside one is dropped.
-_FENCE_OR_COMMENT = re.compile(r"(^[ \t]*(```|~~~).*?^[ \t]*\2[^\n]*$)|<!--.*?-->", re.S | re.M)
+# outside one is dropped. This is one left-to-right pass with the meaning of the regex
+#   (^[ \t]*(```|~~~).*?^[ \t]*\2[^\n]*$)|<!--.*?-->   (re.S | re.M; keep group 1, drop the rest)
+# which rescanned to the end for every unclosed `<!--`: quadratic, 17 s for a 78 KiB SKILL.md.
+# Linear: `^` fails at once off a line start, and `[ \t]*` is tried once per line.
+_FENCE_LINE = re.compile(r"^[ \t]*(```|~~~)", re.M)
+
+
+def _fence_lines(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, marker) of every line whose first non-blank characters are a fence marker."""
+    found = []
+    for match in _FENCE_LINE.finditer(text):
+        end = text.find("\n", match.end())
+        found.append((match.start(), len(text) if end < 0 else end, match.group(1)))
+    return found
 
 
 def _drop_comments(text: str) -> str:
-    return _FENCE_OR_COMMENT.sub(lambda m: m.group(1) or "", text)
+    fences = _fence_lines(text)
+    # A fence opened on one of these lines closes on the next line with the same marker, if any.
+    closer = [-1] * len(fences)
+    last: dict[str, int] = {}
+    for i in range(len(fences) - 1, -1, -1):
+        closer[i] = last.get(fences[i][2], -1)
+        last[fences[i][2]] = i
+    out: list[str] = []
+    pos = fence = 0
+    comment_open = comment_close = -1
+    comments_left = True  # once a `<!--` has no `-->` after it, no later one has either
+    while True:
+        while fence < len(fences) and (fences[fence][0] < pos or closer[fence] < 0):
+            fence += 1
+        if comments_left and comment_open < pos:
+            comment_open = text.find("<!--", pos)
+            if comment_open >= 0 and comment_close < comment_open + 4:
+                comment_close = text.find("-->", comment_open + 4)
+            comments_left = comment_open >= 0 and comment_close >= 0
+        fence_start = fences[fence][0] if fence < len(fences) else len(text) + 1
+        if comments_left and comment_open < fence_start:
+            out.append(text[pos:comment_open])
+            pos = comment_close + 3
+        elif fence < len(fences):
+            end = fences[closer[fence]][1]
+            out.append(text[pos:end])
+            pos = end
+        else:
+            out.append(text[pos:])
+            return "".join(out)
 
 
 def substance_of(text: str) -> str:
@@ -169,7 +211,11 @@ def _split(text: str, report: _Report) -> tuple[str, int, int] | None:
 def _frontmatter(yaml_text: str, report: _Report) -> dict[str, _Field] | None:
     """Frontmatter entries by key, or None after an error. YAML line 1 is SKILL.md line 2."""
     try:
-        root = yaml.compose(yaml_text, Loader=yaml.SafeLoader)
+        # Recursion passes here so _plain can name the key it is under; depth and alias bombs do not.
+        root = compose_yaml(yaml_text, allow_recursion=True)
+    except YamlLimitError as exc:
+        report.error(f"frontmatter {exc.message}", exc.line + 1)
+        return None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
@@ -221,7 +267,8 @@ def _check_name(fields: dict[str, _Field], folder: Path, report: _Report) -> str
     if not raw.strip():
         report.error("'name' is empty: set it to the folder name", line)
         return None
-    name = unicodedata.normalize("NFKC", raw.strip())
+    written = raw.strip()
+    name = skill_key(written)
     if len(name) > MAX_NAME_CHARS:
         report.error(f"'name' is {len(name)} characters; the limit is {MAX_NAME_CHARS}", line)
     if name != name.lower():
@@ -232,7 +279,16 @@ def _check_name(fields: dict[str, _Field], folder: Path, report: _Report) -> str
         report.error(f"'name' {name!r} must not contain consecutive hyphens", line)
     if not all(c.isalnum() or c == "-" for c in name):
         report.error(f"'name' {name!r} may contain only letters, digits and hyphens", line)
-    if unicodedata.normalize("NFKC", folder.name) != name:
+    # skills-ref folds these through NFKC and accepts them; a client that compares raw strings (or
+    # allows only a-z) sees another name, or drops the skill: one identity, two spellings.
+    if is_lookalike(written):
+        report.error(f"'name' {written!r} is a look-alike spelling of {name!r} "
+                     f"(NFKC folds its compatibility characters): write it as {name!r}", line)
+    if is_lookalike(folder.name):
+        report.error(f"folder name {folder.name!r} is a look-alike spelling of {skill_key(folder.name)!r} "
+                     f"(NFKC folds its compatibility characters): rename the folder to {skill_key(folder.name)!r}",
+                     line)
+    if skill_key(folder.name) != name:
         report.error(f"'name' {name!r} must equal the folder name {folder.name!r}: rename one of them", line)
     return name
 
@@ -411,6 +467,20 @@ def load_skill(folder: Path) -> Skill:
 
 
 def load_skills(skills_dir: Path) -> dict[str, Skill]:
-    """Every skill folder directly under skills_dir, by name."""
-    skills = (load_skill(p.parent) for p in sorted(skills_dir.glob(f"*/{SKILL_FILE}")))
-    return {skill.name: skill for skill in skills}
+    """Every skill folder directly under skills_dir, by name (its identity, ratchet.names.skill_key).
+
+    Two folders whose names normalize alike are one skill twice: a SkillError naming both, not
+    one of them silently shadowing the other.
+    """
+    skills: dict[str, Skill] = {}
+    for path in sorted(skills_dir.glob(f"*/{SKILL_FILE}")):
+        skill = load_skill(path.parent)
+        key = skill_key(skill.name)
+        if key in skills:
+            raise SkillError(
+                f"skill folders {Path(skills[key].folder).name!r} and {path.parent.name!r} are one skill: "
+                f"both names normalize to {key!r} (NFKC); remove or rename one of them",
+                path=skills_dir,
+            )
+        skills[key] = skill
+    return skills

@@ -16,12 +16,16 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from ratchet.errors import InfraError, InputError
+
 STORE_FILE = "ratchet.sqlite"
+BUSY_TIMEOUT_S = 5.0
+"""How long a write waits for another process's transaction before the ledger counts as locked."""
 
 MIGRATIONS: list[tuple[str, str]] = [
     (
@@ -120,32 +124,88 @@ def _pid_alive(pid: int) -> bool:
 
 class Store:
     """One SQLite file. Thread-safe: one connection behind a lock; cross-process safe via
-    BEGIN IMMEDIATE (the reservation check and insert are one write transaction)."""
+    BEGIN IMMEDIATE (the reservation check and insert are one write transaction).
 
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+    Every SQLite failure leaves as an InfraError naming the file: a file that is not a Ratchet
+    ledger (garbage, another program's database, a newer schema) is refused before anything is
+    written to it, and a lock held longer than `busy_timeout_s` is reported, not waited out.
+    """
+
+    def __init__(self, path: Path, *, busy_timeout_s: float = BUSY_TIMEOUT_S) -> None:
+        ensure_work_area(path.parent)
         self.path = path
+        self.busy_timeout_s = busy_timeout_s
         self._lock = threading.RLock()
-        self._db = sqlite3.connect(path, timeout=60.0, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.execute("PRAGMA busy_timeout=60000")
-        self._migrate()
+        with self._faults():
+            self._db = sqlite3.connect(path, timeout=busy_timeout_s, isolation_level=None, check_same_thread=False)
+        try:
+            with self._faults():
+                self._db.execute(f"PRAGMA busy_timeout={round(busy_timeout_s * 1000)}")
+                self._refuse_foreign()  # before the WAL switch: that rewrites the file's header
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=FULL")
+            self._migrate()
+        except BaseException:
+            self._db.close()
+            raise
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
 
     @contextmanager
+    def _faults(self) -> Iterator[None]:
+        """sqlite3 errors -> one InfraError line naming the ledger and how to recover."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            failure = exc
+        else:
+            return
+        raise InfraError(_fault_message(failure, self.busy_timeout_s), path=self.path) from None
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        with self._lock, self._faults():
+            yield self._db
+
+    @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
+        with self._lock, self._faults():
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 yield self._db
+                self._db.execute("COMMIT")
             except BaseException:
-                self._db.execute("ROLLBACK")
+                with suppress(sqlite3.Error):
+                    self._db.execute("ROLLBACK")
                 raise
-            self._db.execute("COMMIT")
+
+    def _refuse_foreign(self) -> None:
+        """Raise unless the file is empty or a ledger whose migrations this Ratchet knows."""
+        db = self._db
+        tables = sorted(row[0] for row in db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"))
+        if not tables:
+            return
+        if "migrations" not in tables or [
+            row[1] for row in db.execute("PRAGMA table_info(migrations)")
+        ] != ["name", "applied_at"]:
+            raise InfraError(f"not a Ratchet ledger (it has tables {', '.join(tables[:5])}); {_MOVE_AWAY}",
+                             path=self.path)
+        applied = [row[0] for row in db.execute("SELECT name FROM migrations ORDER BY rowid")]
+        known = [name for name, _ in MIGRATIONS]
+        unknown = [name for name in applied if name not in known]
+        if not unknown:
+            return
+        if applied[0] != known[0]:
+            raise InfraError(f"not a Ratchet ledger (unknown migrations {', '.join(unknown[:3])}); {_MOVE_AWAY}",
+                             path=self.path)
+        raise InfraError(
+            f"ledger was written by a newer Ratchet (unknown migration {', '.join(unknown[:3])}); "
+            "upgrade Ratchet, or move the file away to start a new ledger",
+            path=self.path,
+        )
 
     def _migrate(self) -> None:
         with self._write() as db:
@@ -160,8 +220,8 @@ class Store:
                 db.execute("INSERT INTO migrations VALUES (?, ?)", (name, time.time()))
 
     def migrations(self) -> list[str]:
-        with self._lock:
-            return [row[0] for row in self._db.execute("SELECT name FROM migrations ORDER BY rowid")]
+        with self._read() as db:
+            return [row[0] for row in db.execute("SELECT name FROM migrations ORDER BY rowid")]
 
     # runs -----------------------------------------------------------------------------------
 
@@ -177,23 +237,23 @@ class Store:
 
     def total_spend(self, *, simulated: bool = False) -> float:
         """Settled spend of all runs in one pool (real by default): what the global cap counts."""
-        with self._lock:
-            row = self._db.execute(
+        with self._read() as db:
+            row = db.execute(
                 "SELECT COALESCE(SUM(cost_usd), 0) FROM model_calls WHERE simulated = ?", (int(simulated),)
             ).fetchone()
         return float(row[0])
 
     def run_spend(self, run_id: str) -> float:
         """Settled spend of one run (both pools: a run has only one upstream)."""
-        with self._lock:
-            row = self._db.execute(
+        with self._read() as db:
+            row = db.execute(
                 "SELECT COALESCE(SUM(cost_usd), 0) FROM model_calls WHERE run_id = ?", (run_id,)
             ).fetchone()
         return float(row[0])
 
     def reserved(self, *, simulated: bool = False) -> float:
-        with self._lock:
-            row = self._db.execute(
+        with self._read() as db:
+            row = db.execute(
                 "SELECT COALESCE(SUM(amount_usd), 0) FROM reservations WHERE simulated = ?", (int(simulated),)
             ).fetchone()
         return float(row[0])
@@ -292,11 +352,43 @@ class Store:
         if run_id is not None:
             sql += " WHERE run_id = ?"
             args = (run_id,)
-        with self._lock:
-            rows = self._db.execute(sql + " ORDER BY id", args).fetchall()
+        with self._read() as db:
+            rows = db.execute(sql + " ORDER BY id", args).fetchall()
         return [LedgerEntry.model_validate(dict(zip(columns, row, strict=True))) for row in rows]
+
+
+_MOVE_AWAY = "move it away and Ratchet starts a new ledger (nothing is deleted automatically)"
+
+
+def _fault_message(exc: sqlite3.Error, busy_timeout_s: float) -> str:
+    code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+    text = str(exc)
+    if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or "locked" in text or "busy" in text:
+        return f"ledger is locked by another process (waited {busy_timeout_s:g} s); retry when it has finished"
+    if code in (sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT) or "not a database" in text or "malformed" in text:
+        return f"not a Ratchet ledger ({text}); {_MOVE_AWAY}"
+    return f"ledger failed ({text}); check the disk and the file's permissions, or {_MOVE_AWAY}"
+
+
+def ensure_work_area(home: Path) -> Path:
+    """Create the work area (RATCHET_HOME or --work) if needed; a file in its way is bad input."""
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        blocker = next((p for p in (home, *home.parents) if p.exists() and not p.is_dir()), home)
+        raise InputError(
+            "this is a file, but Ratchet's work area (RATCHET_HOME or --work) must be a folder; "
+            "point it at a folder or move the file away",
+            path=blocker,
+        ) from None
+    except OSError as exc:
+        raise InputError(
+            f"cannot create Ratchet's work area ({exc.strerror}); point RATCHET_HOME or --work at a writable folder",
+            path=home,
+        ) from None
+    return home
 
 
 def open_store(home: Path) -> Store:
     """The store of a project's work area."""
-    return Store(home / STORE_FILE)
+    return Store(ensure_work_area(home) / STORE_FILE)

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import hashlib
-import re
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ratchet.errors import TaskFileError
+from ratchet.ids import IdKind, check_id
 from ratchet.yamlio import item_lines, load_yaml_text
 
 TASKS_SCHEMA_VERSION = 1
-_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,79}$")
 
 
 class Task(BaseModel):
@@ -66,8 +65,12 @@ def parse_tasks(text: str, *, source: str) -> list[Task]:
     seen: set[str] = set()
     for index, task in enumerate(parsed.tasks):
         line = lines[index] if index < len(lines) else None
-        if not _ID.match(task.id):
-            raise TaskFileError(f"task id {task.id!r} must be lowercase letters, digits, - or _", path=source, line=line)
+        # Ids, expected skills and workspaces become paths (goldens/<skill>/<id>.json, <workspaces>/<name>/).
+        check_id(IdKind.TASK, task.id, path=source, line=line, error=TaskFileError)
+        if task.skill is not None:
+            check_id(IdKind.SKILL, task.skill, path=source, line=line, error=TaskFileError)
+        if task.workspace is not None:
+            check_id(IdKind.WORKSPACE, task.workspace, path=source, line=line, error=TaskFileError)
         if task.id in seen:
             raise TaskFileError(f"duplicate task id {task.id!r}", path=source, line=line)
         seen.add(task.id)

@@ -6,14 +6,13 @@ A golden is a trace that a human blessed; it lives in goldens/<skill>/<task>.jso
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
 from ratchet.errors import GoldenError, validation_summary
-from ratchet.jsonio import atomic_write_text, canonical_dumps
+from ratchet.jsonio import atomic_write_text, canonical_dumps, load_json_text, read_utf8
 from ratchet.llm.types import USD, Usage
 
 TRACE_SCHEMA_VERSION = 1
@@ -141,10 +140,7 @@ def write_trace(path: Path, trace: Trace) -> None:
 
 def parse_trace(text: str, *, source: str) -> Trace:
     """Parse trace JSON, upgrading old shapes; one-line GoldenError on anything malformed."""
-    try:
-        raw: Any = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise GoldenError(f"not valid JSON: {exc.msg}", path=source, line=exc.lineno) from None
+    raw: Any = load_json_text(text, source=source, error=GoldenError)
     if not isinstance(raw, dict):
         raise GoldenError("a trace must be a JSON object", path=source)
     version = raw.get("schema_version")
@@ -160,19 +156,23 @@ def parse_trace(text: str, *, source: str) -> Trace:
 
 
 def read_trace(path: Path) -> Trace:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise GoldenError(f"cannot read: {exc.strerror}", path=path) from None
-    return parse_trace(text, source=str(path))
+    return parse_trace(read_utf8(path, error=GoldenError), source=str(path))
 
 
 def load_goldens(goldens_dir: Path) -> dict[str, Trace]:
-    """All goldens under a folder, by task id."""
+    """All goldens under a folder, by task id.
+
+    Every .json under the folder must sit at <skill>/<task>.json: one anywhere else (directly in
+    the folder, or a level deeper) would be silently never replayed, so it is a GoldenError.
+    """
     goldens: dict[str, Trace] = {}
     if not goldens_dir.is_dir():
         return goldens
-    for path in sorted(goldens_dir.glob("*/*.json")):
+    for path in sorted(goldens_dir.rglob("*.json")):
+        if len(path.relative_to(goldens_dir).parts) != 2:
+            raise GoldenError(
+                f"a golden must be {goldens_dir.name}/<skill>/<task>.json; move it there or delete it", path=path
+            )
         trace = read_trace(path)
         if trace.task_id in goldens:
             raise GoldenError(f"second golden for task {trace.task_id!r}", path=path)

@@ -1,4 +1,13 @@
-"""YAML reading with one-line errors that name the file and line."""
+"""YAML reading with one-line errors that name the file and line, under limits.
+
+Every YAML input (tasks.yaml, ratchet.yaml, world files, gate configs, SKILL.md frontmatter) is
+read with the same limits, so no file can hang or crash the reader: a file is at most
+MAX_YAML_BYTES (2 MiB); collections nest at most MAX_YAML_DEPTH (100) levels; aliases add at
+most MAX_ALIAS_NODES nodes to the document when expanded (a "billion laughs" alias bomb is a
+few hundred bytes that expand to 10**9 nodes in whatever walks the data); an alias inside the
+node it names is refused. Each is an InputError (or the subclass the caller names), not a
+RecursionError or a hang.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +17,96 @@ from typing import Any
 import yaml
 
 from ratchet.errors import InputError
+from ratchet.jsonio import read_utf8
+
+MAX_YAML_BYTES = 2 * 1024 * 1024
+MAX_YAML_DEPTH = 100
+MAX_ALIAS_NODES = 100_000
+
+
+class YamlLimitError(yaml.MarkedYAMLError):
+    """Valid YAML refused for its nesting or alias expansion: `message` says which, `line` where (1-based)."""
+
+    def __init__(self, message: str, event: yaml.Event) -> None:
+        super().__init__(problem=message)
+        self.message = message
+        self.line = event.start_mark.line + 1 if event.start_mark is not None else 1
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """SafeLoader whose composer counts nesting and alias expansion as it goes, and stops at a limit.
+
+    Counting while composing (not after) matters: the composer recurses once per level, and a
+    bomb's expansion only exists in the consumer, so both are refused before either happens.
+    """
+
+    allow_recursion = False
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+        self._alias_nodes = 0
+        self._sizes: dict[int, int] = {}  # id(node) -> its node count with aliases expanded
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        self.check_event()  # parses the next event into current_event, without consuming it
+        event = self.current_event
+        if isinstance(event, yaml.AliasEvent):
+            node = super().compose_node(parent, index)
+            size = self._sizes.get(id(node))
+            if size is None:  # the named node is still being composed: the alias is inside it
+                if not self.allow_recursion:
+                    raise YamlLimitError("refused: recursive YAML alias", event)
+                size = 1
+            self._alias_nodes += size
+            if self._alias_nodes > MAX_ALIAS_NODES:
+                raise YamlLimitError(f"refused: YAML aliases expand past {MAX_ALIAS_NODES} nodes (an alias bomb?)",
+                                     event)
+            return node
+        nests = isinstance(event, yaml.CollectionStartEvent)
+        if nests:
+            self._depth += 1
+            if self._depth > MAX_YAML_DEPTH:
+                raise YamlLimitError(f"refused: YAML nested more than {MAX_YAML_DEPTH} levels deep", event)
+        node = super().compose_node(parent, index)
+        if nests:
+            self._depth -= 1
+        if node is not None:
+            self._sizes[id(node)] = 1 + sum(self._sizes.get(id(child), 1) for child in _children(node))
+        return node
+
+
+class _RecursionTolerantLoader(_BoundedLoader):
+    allow_recursion = True
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
+def compose_yaml(text: str, *, allow_recursion: bool = False) -> yaml.Node | None:
+    """yaml.compose under the limits; raises yaml.YAMLError (YamlLimitError for a limit)."""
+    loader = _RecursionTolerantLoader if allow_recursion else _BoundedLoader
+    node: yaml.Node | None = yaml.compose(text, Loader=loader)
+    return node
+
+
+def _check_size(size: int, *, source: str, error: type[InputError]) -> None:
+    if size > MAX_YAML_BYTES:
+        raise error(f"refused: {size} bytes; the limit for a YAML file is {MAX_YAML_BYTES} bytes", path=source)
 
 
 def load_yaml_text(text: str, *, source: str, error: type[InputError] = InputError) -> Any:
+    """safe_load under the limits; every failure is one `error` naming source and, where known, the line."""
+    _check_size(len(text.encode("utf-8", "surrogatepass")), source=source, error=error)
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_BoundedLoader)
+    except YamlLimitError as exc:
+        raise error(exc.message, path=source, line=exc.line) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
@@ -21,19 +115,21 @@ def load_yaml_text(text: str, *, source: str, error: type[InputError] = InputErr
 
 
 def load_yaml_file(path: Path, *, error: type[InputError] = InputError) -> Any:
+    """load_yaml_text of a file; its size is checked before it is read, its bytes must be UTF-8."""
     try:
-        text = path.read_text(encoding="utf-8")
+        size = path.stat().st_size
     except FileNotFoundError:
         raise error("file not found", path=path) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise error(f"cannot read: {exc}", path=path) from None
-    return load_yaml_text(text, source=str(path), error=error)
+    except OSError as exc:
+        raise error(f"cannot read: {exc.strerror}", path=path) from None
+    _check_size(size, source=str(path), error=error)
+    return load_yaml_text(read_utf8(path, error=error), source=str(path), error=error)
 
 
 def item_lines(text: str, list_key: str) -> list[int]:
     """1-based line of each item of the top-level list `list_key` (for error messages)."""
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        node = compose_yaml(text)
     except yaml.YAMLError:
         return []
     if not isinstance(node, yaml.MappingNode):

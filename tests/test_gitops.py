@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import signal
@@ -19,6 +20,7 @@ from ratchet.gitops import (
     INDEX,
     changed_files,
     changed_skills,
+    empty_tree,
     export_tree,
     open_repo,
     prune_stale_scratch,
@@ -466,22 +468,39 @@ def _dead_pid() -> int:
     return proc.pid
 
 
-def test_leftovers_of_dead_processes_are_pruned(repo_path: Path, tmp_path: Path) -> None:
+def test_leftovers_nobody_holds_are_pruned(repo_path: Path, tmp_path: Path) -> None:
+    # The lock decides, not the PID (tests/test_scratch_lock.py has the other-namespace case).
     home = tmp_path / "home"
     stale = home / "scratch" / f"{_dead_pid()}-deadbeef"
     (stale / "skills").mkdir(parents=True)
     (stale / "skills" / "x.md").write_text("left over\n")
-    alive = home / "scratch" / f"{os.getpid()}-0123abcd"
+    (home / "scratch" / f"{stale.name}.lock").touch()  # its process died: nobody holds the lock
+    alive = home / "scratch" / f"{_dead_pid()}-0123abcd"
     alive.mkdir()
+    held = os.open(home / "scratch" / f"{alive.name}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(held, fcntl.LOCK_EX)
     unrelated = home / "scratch" / "keep-me"
     unrelated.mkdir()
 
-    assert prune_stale_scratch(home) == [stale]
-    assert not stale.exists()
-    assert alive.exists()
-    assert unrelated.exists()
-    assert prune_stale_scratch(tmp_path / "no-home") == []
-
-    stale.mkdir()
-    with scratch_checkout(open_repo(repo_path), "HEAD", home):
+    try:
+        assert prune_stale_scratch(home) == [stale]
         assert not stale.exists()
+        assert alive.exists()
+        assert unrelated.exists()
+        assert prune_stale_scratch(tmp_path / "no-home") == []
+
+        stale.mkdir()
+        (home / "scratch" / f"{stale.name}.lock").touch()
+        with scratch_checkout(open_repo(repo_path), "HEAD", home):
+            assert not stale.exists()
+    finally:
+        os.close(held)
+
+
+def test_the_empty_tree_of_a_sha256_repository_is_a_base(tmp_path: Path) -> None:
+    root = tmp_path / "sha256"
+    subprocess.run(["git", "init", "-q", "--object-format=sha256", str(root)], check=True)
+    repo = open_repo(root)
+    empty = empty_tree(repo)
+    assert len(empty) == 64 and empty != EMPTY_TREE
+    assert resolve_rev(repo, empty) == empty

@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TypeVar
 
@@ -21,7 +20,8 @@ from ratchet.bench.models import BENCH_SCHEMA_VERSION, Edit, LabelsFile, Reviews
 from ratchet.config import Project, load_project
 from ratchet.data import packaged_prompt
 from ratchet.errors import InputError, validation_summary
-from ratchet.jsonio import atomic_write_text, canonical_dumps
+from ratchet.ids import IdKind, check_id, inside
+from ratchet.jsonio import atomic_write_text, canonical_dumps, load_json_file
 
 FIXTURES_DIR = "bench/fixtures"
 EDITS_DIR = "bench/edits"
@@ -104,12 +104,7 @@ class BenchPaths:
 
 
 def _read_model(path: Path, model: type[_M], what: str) -> _M:
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(f"cannot read {what}: {exc.strerror}", path=path) from None
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{what} is not valid JSON: {exc.msg}", path=path, line=exc.lineno) from None
+    raw = load_json_file(path, error=InputError)
     if not isinstance(raw, dict) or raw.get("schema_version") != BENCH_SCHEMA_VERSION:
         version = raw.get("schema_version") if isinstance(raw, dict) else None
         raise InputError(f"unsupported {what} schema_version {version!r} (this Ratchet reads {BENCH_SCHEMA_VERSION})", path=path)
@@ -121,6 +116,9 @@ def _read_model(path: Path, model: type[_M], what: str) -> _M:
 
 def read_edit(path: Path) -> Edit:
     edit = _read_model(path, Edit, "edit")
+    # The id becomes paths (bench/edits/<id>.json, replay and journal files) and the skill a skills/ folder.
+    check_id(IdKind.EDIT, edit.id, path=path)
+    check_id(IdKind.SKILL, edit.skill, path=path)
     if path.stem != edit.id:
         raise InputError(f"edit file holds edit {edit.id!r}; rename it or rebuild", path=path)
     return edit
@@ -134,7 +132,7 @@ def read_edits(folder: Path) -> dict[str, Edit]:
 
 
 def write_edit(folder: Path, edit: Edit) -> Path:
-    path = folder / f"{edit.id}.json"
+    path = inside(folder, f"{check_id(IdKind.EDIT, edit.id)}.json")
     atomic_write_text(path, edit.to_json())
     return path
 

@@ -2,18 +2,46 @@
 
 from __future__ import annotations
 
-import os
+import math
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 
-from ratchet.errors import InputError
+from ratchet.errors import InfraError, InputError
 from ratchet.gate.policy import OnError
 from ratchet.llm.cache import CacheMode
 
+if TYPE_CHECKING:
+    from ratchet.gate.models import Verdict
+
 EXIT_BLOCK = 1
+
+
+def checked_budget(value: float | None, *, flag: str = "--budget") -> float | None:
+    """A USD budget from the command line: finite and above 0 (nan compares false with any
+    spend and inf never binds, so either would silently lift the cap)."""
+    if value is not None and not (math.isfinite(value) and value > 0):
+        raise InputError(f"{flag} must be a finite amount of USD above 0, not {value:g}; e.g. {flag} 0.50")
+    return value
+
+
+def exit_code_for(verdict: Verdict, on_error: OnError | None) -> int:
+    """The one place a verdict becomes an exit code: 0 PASS or WARN, 1 BLOCK, and 3 when a pair
+    could not be checked and no `--on-error` was given. A fault must stop the push (a warning
+    under a hook is a pass nobody reads); letting it through as WARN is an explicit choice."""
+    if on_error is None and any(pair.outcome == "error" for pair in verdict.pairs):
+        return InfraError.exit_code
+    return EXIT_BLOCK if verdict.decision == "BLOCK" else 0
+
+
+def unchecked(verdict: Verdict) -> InfraError:
+    """The one-line error for a check in which some pair could not be checked."""
+    errors = [pair for pair in verdict.pairs if pair.outcome == "error"]
+    return InfraError(f"{len(errors)} pair(s) could not be checked, first {errors[0].task_id}: {errors[0].reason}; "
+                      "fix the cause and re-run, or pass --on-error warn to let it through as WARN")
 
 
 def register(app: typer.Typer) -> None:
@@ -24,7 +52,9 @@ def register(app: typer.Typer) -> None:
         staged: bool = typer.Option(False, "--staged", help="Gate the staged changes instead of --head."),
         as_json: bool = typer.Option(False, "--json", help="Print the verdict as JSON."),
         on_error: OnError | None = typer.Option(
-            None, "--on-error", help="What a pair that could not be checked does (default: block under CI, else warn)."
+            None, "--on-error",
+            help="What a pair that could not be checked does: warn (WARN, exit 0) or block (BLOCK, exit 1). "
+            "Default: the verdict is printed and the check fails as infrastructure (exit 3).",
         ),
         budget: float | None = typer.Option(None, "--budget", help="USD cap for this check's model calls."),
         config: str = typer.Option(
@@ -40,27 +70,27 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Replay the goldens an edit can affect and answer PASS / WARN / BLOCK.
 
-        Exit codes: 0 PASS or WARN, 1 BLOCK, 2 bad input, 3 infrastructure error.
+        Exit codes: 0 PASS or WARN, 1 BLOCK, 2 bad input, 3 infrastructure error (also when a pair
+        could not be checked, unless --on-error is given).
         """
         if head is not None and staged:
             raise InputError("--head and --staged exclude each other")
-        policy = on_error or (OnError.BLOCK if os.environ.get("CI") else OnError.WARN)
+        budget = checked_budget(budget)
+        # No flag: unchecked pairs BLOCK in the printed verdict and the exit code is 3 (exit_code_for).
+        policy = on_error or OnError.BLOCK
         from ratchet.cli.render import render_verdict
         from ratchet.gate.check import check_edit
-        from ratchet.gate.gate_config import resolve_gate_config
-        from ratchet.gitops import open_repo, repo_root
-
-        gate_config = resolve_gate_config(
-            "level0_only" if level0_only else config, project_root=repo_root(open_repo(repo))
-        )
 
         verdict = check_edit(
-            repo, base=base, head=head, staged=staged, home=work, on_error=policy,
-            cache_mode=cache, budget_usd=budget, config=gate_config, live_tavily=live_tavily,
+            repo, base=base, head=head, staged=staged, home=work, on_error=policy, cache_mode=cache,
+            budget_usd=budget, config="level0_only" if level0_only else config, live_tavily=live_tavily,
         )
         if as_json:
             sys.stdout.write(verdict.to_json())
         else:
             render_verdict(verdict, Console(highlight=False, soft_wrap=False))
-        if verdict.decision == "BLOCK":
-            raise typer.Exit(EXIT_BLOCK)
+        code = exit_code_for(verdict, on_error)
+        if code == InfraError.exit_code:
+            raise unchecked(verdict)
+        if code:
+            raise typer.Exit(code)

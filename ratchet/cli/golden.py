@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from ratchet.config import load_project
-from ratchet.errors import InfraError
+from ratchet.errors import InfraError, InputError
 
 
 def register(app: typer.Typer) -> None:
@@ -34,9 +34,18 @@ def register(app: typer.Typer) -> None:
         project_dir: Path = typer.Option(Path("."), "--project", help="Project root (holds ratchet.yaml)."),
         work: Path | None = typer.Option(None, "--work", help="Ratchet's work area (default RATCHET_HOME)."),
     ) -> None:
-        """Move pending traces into goldens/<skill>/<task>.json."""
-        from ratchet.recording import bless
+        """Move pending traces into goldens/<skill>/<task>.json.
+
+        A pending trace is refused, and left in pending/, when its run ended in error, its task
+        is not in tasks.yaml, its file name is not its task id, or an id in it is not a plain name.
+        The others are still blessed; each refusal is one `error:` line and the command exits 2.
+        """
+        from ratchet.recording import bless_pending
 
         project = load_project(project_dir, home=work)
-        blessed = bless(project, task_ids or [])
-        typer.echo(f"blessed {len(blessed)} golden(s) into {project.path('goldens')}")
+        result = bless_pending(project, task_ids or [])
+        typer.echo(f"blessed {len(result.blessed)} golden(s) into {project.path('goldens')}")
+        for line in result.refused:
+            typer.echo(f"error: {line}", err=True)
+        if result.refused:
+            raise InputError(f"{len(result.refused)} pending trace(s) refused; fix or re-record them, then bless again")

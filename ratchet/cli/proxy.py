@@ -24,9 +24,11 @@ def register(app: typer.Typer) -> None:
         work: Path | None = typer.Option(None, "--work", help="Ratchet's work area (default RATCHET_HOME)."),
     ) -> None:
         """Record any agent harness: point its OpenAI base URL at the printed address."""
+        from ratchet.cli.gate import checked_budget
         from ratchet.llm.proxy import CaptureProxy, serve
         from ratchet.store import open_store
 
+        budget = checked_budget(budget)
         project = load_project(project_dir, home=work)
         store = open_store(project.home)
         run = run_id or f"proxy-{secrets.token_hex(4)}"

@@ -6,6 +6,7 @@ from collections import Counter
 
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ratchet import SIMULATED_BANNER
@@ -21,6 +22,13 @@ def short(rev: str) -> str:
 def render_verdict(verdict: Verdict, console: Console) -> None:
     if verdict.simulated:
         console.print(f"[dim]{SIMULATED_BANNER}[/dim]")
+    # What the gate could not check comes first: a reviewer must not have to read to the end for it.
+    style = _STYLE[verdict.decision]
+    if verdict.settings_changed:
+        console.print(f"[{style}]settings changed: {escape(', '.join(verdict.settings_changed))}[/{style}]"
+                      " (checked with the base's settings)", highlight=False)
+    for path in verdict.submodules_changed:
+        console.print(f"[{style}]submodule changed: {escape(path)}[/{style}] (Ratchet cannot see inside it)", highlight=False)
     console.print(f"ratchet check  {short(verdict.base)} -> {short(verdict.head)}")
     console.print(f"skills changed: {', '.join(verdict.skills_changed) or 'none'}")
     if verdict.pairs:

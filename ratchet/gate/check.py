@@ -2,37 +2,59 @@
 
 The user's tree is sacred: both states are exported into scratch folders under Ratchet's
 home and read from there; nothing in the repository is written.
+
+What the gate is comes from the base (docs/adr/0011): ratchet.yaml, the paths in it, a gate
+config given by name and the prompts it points at are read from the base revision, so the edit
+under review cannot repoint or soften its own gate. An edit to them is reported and is at least
+WARN. An error in a file read from a revision names `<repo path>@<revision>`, never the scratch
+folder (deleted by the time anyone reads the message) it was exported to.
 """
 
 from __future__ import annotations
 
+import copy
+import os
+import re
 import uuid
-from contextlib import ExitStack, closing
-from pathlib import Path
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, closing, contextmanager
+from pathlib import Path, PurePosixPath
+
+import git
 
 from ratchet.clock import Clock, elapsed_ms, wall_clock
-from ratchet.config import load_project
-from ratchet.errors import GoldenError
-from ratchet.gate.decide import no_change
+from ratchet.config import CONFIG_FILE, Paths, Project, project_from_text
+from ratchet.errors import ConfigError, GoldenError, RatchetError
+from ratchet.gate.decide import no_change, with_unchecked
 from ratchet.gate.drift import FactSearch, make_search
 from ratchet.gate.evaluate import evaluate_edit
-from ratchet.gate.gate_config import GateConfig
+from ratchet.gate.gate_config import (
+    PROJECT_CONFIGS_DIR,
+    GateConfig,
+    gate_config_path,
+    resolve_gate_config,
+)
 from ratchet.gate.models import Verdict
 from ratchet.gate.policy import OnError
 from ratchet.gitops import (
     INDEX,
-    changed_skills,
+    ChangedPath,
+    changed_paths,
     open_repo,
+    path_exists_at,
+    read_file_at,
     repo_root,
     resolve_rev,
     scratch_checkout,
+    skills_touched,
+    submodules_under,
 )
 from ratchet.llm.cache import CacheMode
 from ratchet.llm.gateway import Gateway
 from ratchet.skills import load_skills
 from ratchet.store import open_store
-from ratchet.tasks import load_tasks
-from ratchet.trace import load_goldens
+from ratchet.tasks import Task, load_tasks
+from ratchet.trace import Trace, load_goldens
 
 __all__ = ["OnError", "check_edit"]
 
@@ -41,7 +63,7 @@ def check_edit(
     path: Path,
     *,
     base: str,
-    config: GateConfig,
+    config: GateConfig | str,
     head: str | None = None,
     staged: bool = False,
     home: Path | None = None,
@@ -53,40 +75,47 @@ def check_edit(
 ) -> Verdict:
     """Gate the edit between `base` and `head` (a revision) or the index (`staged`).
 
-    Differing pairs go through drift and the judge tiers of `config`; a config with no
-    tiers is Level 0 only, and a pair that needs judging is `unsure` (WARN).
+    `config` is a gate config, or its name (the base's configs/<name>.yaml, else the packaged
+    one) or a .yaml path. Differing pairs go through drift and the judge tiers of the config; a
+    config with no tiers is Level 0 only, and a pair that needs judging is `unsure` (WARN).
     """
     started = clock()
     repo = open_repo(path)
     root = repo_root(repo)
-    project = load_project(root, home=home)
     base_sha = resolve_rev(repo, base)
     head_rev = INDEX if staged else resolve_rev(repo, head or "HEAD")
-    changed = changed_skills(
-        repo, base_sha, None if staged else head_rev, staged=staged, skills_dir=project.config.paths.skills
-    )
-    if not changed:
-        return no_change(base=base_sha, head=head_rev, simulated=project.config.upstream == "sim",
-                         on_error=OnError(on_error).value, wall_ms=elapsed_ms(clock, started))
-    paths = project.config.paths
-    with ExitStack() as stack:
+    exported: dict[Path, str] = {}  # scratch folder -> the revision label its files are named by
+    with _errors_name_revisions(exported), ExitStack() as stack:
+        project = _project_at(repo, root, base_sha, home)
+        paths = project.config.paths
+        blessed = _base_is_blessed(repo, base_sha, project)
+        changes = changed_paths(repo, base_sha, None if staged else head_rev, staged=staged)
+        changed = skills_touched(changes, paths.skills)
+        policy = OnError(on_error).value
         base_tree = stack.enter_context(scratch_checkout(repo, base_sha, project.home))
+        exported[base_tree] = _label(base_sha)
+        gate = resolve_gate_config(config, project_root=base_tree) if isinstance(config, str) else config
+        settings = _settings_changed(changes, gate, base_tree)
+        submodules = submodules_under(changes, paths.skills)
+        unblessed = None if blessed else _label(base_sha)
+        if not changed:
+            verdict = no_change(base=base_sha, head=head_rev, simulated=project.config.upstream == "sim",
+                                on_error=policy, wall_ms=elapsed_ms(clock, started))
+            # Nothing blessed and nothing changed: there was nothing to check, and nothing was left unchecked.
+            return with_unchecked(verdict, settings_changed=settings, submodules_changed=submodules)
         head_tree = stack.enter_context(scratch_checkout(repo, head_rev, project.home))
-        tasks = load_tasks(base_tree / paths.tasks)
-        goldens = load_goldens(base_tree / paths.goldens)
-        known = {task.id for task in tasks}
-        for task_id in goldens:
-            if task_id not in known:
-                raise GoldenError(f"golden for task {task_id!r}, which is not in {paths.tasks}", path=paths.goldens)
+        exported[head_tree] = _label(head_rev)
+        tasks, goldens = _blessed_state(base_tree, project, _label(base_sha)) if blessed else ([], {})
         store = stack.enter_context(closing(open_store(project.home)))
         gateway = stack.enter_context(Gateway(
             project, store, run_id=f"check-{uuid.uuid4().hex[:12]}", cache_mode=cache_mode, budget_usd=budget_usd,
         ))
-        judges = {step.tier: gateway.model(step.tier, f"judge-{step.tier}") for step in config.tiers}
+        gateway.preflight(["agent", *(s.tier for s in gate.tiers)], named_by=gate_config_path(config, project_root=base_tree) if isinstance(config, str) else None)
+        judges = {step.tier: gateway.model(step.tier, f"judge-{step.tier}") for step in gate.tiers}
         search: FactSearch | None = None
-        if config.drift.enabled:
+        if gate.drift.enabled:
             # Fixtures come from the base state, so an edit cannot ship the "evidence" for its own drift.
-            search = make_search("tavily" if live_tavily else config.drift.search, base_tree / config.drift.fixtures)
+            search = make_search("tavily" if live_tavily else gate.drift.search, base_tree / gate.drift.fixtures)
         evaluation = evaluate_edit(
             project=project,
             changed=changed,
@@ -97,7 +126,7 @@ def check_edit(
             tree=head_tree,
             agent=gateway.model("agent", "replay"),
             judges=judges,
-            config=config,
+            config=gate,
             search=search,
             on_error=on_error,
             base=base_sha,
@@ -105,4 +134,101 @@ def check_edit(
             clock=clock,
             started=started,
         )
-    return evaluation.verdict
+    return with_unchecked(evaluation.verdict, settings_changed=settings, submodules_changed=submodules,
+                          nothing_blessed_at=unblessed)
+
+
+# -- the base's settings ---------------------------------------------------------------------------
+
+
+def _label(rev: str) -> str:
+    """How a message names a revision: a short sha, or <index>."""
+    return rev if rev == INDEX else rev[:10]
+
+
+def _project_at(repo: git.Repo, root: Path, rev: str, home: Path | None) -> Project:
+    """The project as ratchet.yaml at `rev` describes it (RATCHET_* overrides and the work area still apply)."""
+    text = read_file_at(repo, rev, CONFIG_FILE)
+    return project_from_text(root, text, source=f"{CONFIG_FILE}@{_label(rev)}", home=home)
+
+
+def _base_is_blessed(repo: git.Repo, rev: str, project: Project) -> bool:
+    """Whether the base holds a project to compare against; an error when a path setting points at nothing.
+
+    False only when the base has none of skills, tasks and goldens and ratchet.yaml sets no path
+    there (the first commit, or the commit before Ratchet was adopted): nothing was ever blessed.
+    """
+    paths, label = project.config.paths, _label(rev)
+    where = {name: str(getattr(paths, name)) for name in ("skills", "tasks", "goldens")}
+    # A path set to something other than its default is a choice that can be a typo; the default is not.
+    configured = {name for name, value in where.items() if value != Paths.model_fields[name].default}
+    exists = {name: path_exists_at(repo, rev, value) for name, value in where.items()}
+    if not any(exists.values()) and not configured:
+        return False
+    source = f"{CONFIG_FILE}@{label}" if read_file_at(repo, rev, CONFIG_FILE) is not None else None
+    if not exists["goldens"]:
+        missing = f"no goldens at {where['goldens']}@{label}"
+        if "goldens" in configured:
+            raise ConfigError(f"paths.goldens: {missing}: fix the path, or run ratchet record && ratchet bless",
+                              path=source)
+        raise GoldenError(f"{missing}: run ratchet record && ratchet bless")
+    for name in ("skills", "tasks"):
+        if not exists[name]:
+            raise ConfigError(f"paths.{name}: no {name} at {where[name]}@{label}: fix the path in {CONFIG_FILE}",
+                              path=source)
+    return True
+
+
+def _blessed_state(base_tree: Path, project: Project, label: str) -> tuple[list[Task], dict[str, Trace]]:
+    """The tasks and goldens the team approved: both from the base (docs/adr/0007)."""
+    paths = project.config.paths
+    tasks = load_tasks(base_tree / paths.tasks)
+    goldens = load_goldens(base_tree / paths.goldens)
+    known = {task.id for task in tasks}
+    for task_id in goldens:
+        if task_id not in known:
+            raise GoldenError(f"golden for task {task_id!r}, which is not in {paths.tasks}",
+                              path=f"{paths.goldens}@{label}")
+    return tasks, goldens
+
+
+def _settings_changed(changes: Sequence[ChangedPath], gate: GateConfig, base_tree: Path) -> list[str]:
+    """Repo paths of the gate's own settings the edit changes: ratchet.yaml, configs/, the config's judge prompt."""
+    settings = {CONFIG_FILE}
+    if gate.judge_prompt is not None:
+        prompt = Path(os.path.normpath(gate.prompt_path().resolve()))
+        if prompt.is_relative_to(base_tree.resolve()):
+            settings.add(prompt.relative_to(base_tree.resolve()).as_posix())
+    return [c.path for c in changes
+            if c.path in settings or PurePosixPath(c.path).parts[:1] == (PROJECT_CONFIGS_DIR,)]
+
+
+# -- errors that name what the user can open --------------------------------------------------------
+
+
+@contextmanager
+def _errors_name_revisions(exported: dict[Path, str]) -> Iterator[None]:
+    """Re-raise a RatchetError about an exported file as the same error about `<repo path>@<revision>`."""
+    try:
+        yield
+    except RatchetError as exc:
+        renamed = _renamed(exc, exported)
+        if renamed is None:
+            raise
+        raise renamed.with_traceback(exc.__traceback__) from None
+
+
+def _renamed(exc: RatchetError, exported: dict[Path, str]) -> RatchetError | None:
+    roots = [(root, label) for tree, label in exported.items() for root in dict.fromkeys((str(tree), str(tree.resolve())))]
+    path, message = exc.path, exc.message
+    for root, label in roots:
+        if path is not None and (path == root or path.startswith(root + os.sep)):
+            relative = Path(path).relative_to(root).as_posix()
+            path = f"{relative}@{label}"
+        message = re.sub(re.escape(root + os.sep) + r"([^\s'\":,]+)", rf"\1@{label}", message)
+    if (path, message) == (exc.path, exc.message):
+        return None
+    renamed = copy.copy(exc)
+    renamed.path, renamed.message = path, message
+    renamed.args = (renamed.one_line(),)
+    return renamed

@@ -1,7 +1,9 @@
 """Decide: pair outcomes -> PASS / WARN / BLOCK per edit, with a one-line summary.
 
 Fail closed: a pair whose replay failed is `error`, never `pass`; an edit with an error pair
-is at least WARN, and BLOCK under on_error="block" (the default when CI is set).
+is at least WARN, and BLOCK under on_error="block" (the default when CI is set). What the gate
+could not check at all (its own settings changed, a submodule moved, nothing blessed at the base)
+is treated the same way and named first in the summary (`with_unchecked`).
 """
 
 from __future__ import annotations
@@ -51,3 +53,42 @@ def no_change(*, base: str, head: str, simulated: bool, on_error: str, wall_ms: 
         base=base, head=head, skills_changed=[], decision="PASS", summary="no skill changed",
         simulated=simulated, on_error="block" if on_error == "block" else "warn", wall_ms=wall_ms,
     )
+
+
+_RANK: dict[Decision, int] = {"PASS": 0, "WARN": 1, "BLOCK": 2}
+
+
+def with_unchecked(
+    verdict: Verdict,
+    *,
+    settings_changed: Sequence[str] = (),
+    submodules_changed: Sequence[str] = (),
+    nothing_blessed_at: str | None = None,
+) -> Verdict:
+    """`verdict` with what the gate could not check named first: at least WARN, BLOCK under on_error=block.
+
+    `settings_changed`: the edit changes the gate's own settings, which it was checked without;
+    `submodules_changed`: submodules in the skills folder moved, and their content is unseen;
+    `nothing_blessed_at`: the base (this revision) has no project yet, so there was nothing to replay.
+    """
+    notes: list[str] = []
+    if settings_changed:
+        notes.append(f"the gate's own settings changed ({', '.join(settings_changed)}): "
+                     "checked with the base's settings; review the change")
+    notes.extend(f"{path} is a submodule whose commit changed: Ratchet cannot see inside it"
+                 for path in submodules_changed)
+    if nothing_blessed_at is not None:
+        notes.append(f"nothing is blessed at {nothing_blessed_at}: no golden to replay")
+    if not notes:
+        return verdict
+    # Settings or submodules the edit controls block under on_error=block; a base with nothing blessed
+    # (a first push, the commit before adoption) is no one's tampering: it warns, never passes.
+    tampered = bool(settings_changed or submodules_changed)
+    floor: Decision = "BLOCK" if tampered and verdict.on_error == "block" else "WARN"
+    decision = verdict.decision if _RANK[verdict.decision] >= _RANK[floor] else floor
+    # With nothing blessed there are no pairs, and "no golden is affected" would only repeat the note.
+    summary = "; ".join(notes if nothing_blessed_at is not None else [*notes, verdict.summary])
+    return verdict.model_copy(update={
+        "decision": decision, "summary": summary,
+        "settings_changed": list(settings_changed), "submodules_changed": list(submodules_changed),
+    })

@@ -12,6 +12,7 @@ import difflib
 
 from ratchet.gate.models import Finding, JudgeResult
 from ratchet.jsonio import canonical_dumps
+from ratchet.names import optional_skill_key
 from ratchet.trace import SIDE_EFFECTS, ToolCall, Trace
 
 
@@ -128,7 +129,7 @@ def level0_findings(golden: Trace, replay: Trace) -> list[Finding]:
     if replay.status == "error":
         return [Finding(kind="replay_error", severity="info", detail=replay.error or "replay failed")]
     findings: list[Finding] = []
-    if golden.fired_skill != replay.fired_skill:
+    if optional_skill_key(golden.fired_skill) != optional_skill_key(replay.fired_skill):
         findings.append(
             Finding(
                 kind="routing_changed",

@@ -160,6 +160,14 @@ class Verdict(BaseModel):
     simulated: bool = True
     on_error: Literal["warn", "block"] = "warn"
     gate_config: str | None = Field(default=None, description="Name of the gate config that judged it.")
+    settings_changed: list[str] = Field(
+        default_factory=list,
+        description="Repo paths of the gate's own settings the edit changes (ratchet.yaml, configs/, a prompt a "
+        "config points at); the edit was still checked with the base's settings (docs/adr/0011).",
+    )
+    submodules_changed: list[str] = Field(
+        default_factory=list, description="Repo paths of submodules in the skills folder whose commit changed (unseen)."
+    )
 
     def to_json(self) -> str:
         return canonical_dumps(self.model_dump(mode="json"))

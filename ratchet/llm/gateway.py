@@ -10,12 +10,14 @@ replayed from the cache, so nothing paid for is paid again and spend never goes 
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from pathlib import Path
 
 from ratchet.config import Price, Project, TierConfig
-from ratchet.errors import BudgetError, ConfigError, ModelCallError
+from ratchet.errors import BudgetError, ConfigError, InfraError, ModelCallError
 from ratchet.jsonio import digest
 from ratchet.llm.budget import cap_from_env
 from ratchet.llm.cache import CacheMode, ResponseCache, cache_key, cache_root
@@ -26,7 +28,40 @@ from ratchet.llm.textproto import parse_text_reply, to_text_request
 from ratchet.llm.types import ChatModel, ChatRequest, ChatResponse
 from ratchet.store import LedgerEntry, Store
 
-__all__ = ["Gateway", "GatewayModel", "cache_key"]
+__all__ = ["Gateway", "GatewayModel", "cache_key", "probe_base"]
+
+PREFLIGHT_TIMEOUT_S = 1.5
+
+
+def _connect_problem(exc: BaseException) -> str:
+    """A failed connection in a few words: the root cause, not the wrapper's name."""
+    link: BaseException | None = exc
+    depth = 0
+    while link is not None:
+        if isinstance(link, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(link, socket.gaierror):
+            return "host not found"
+        link = link.__cause__ or link.__context__
+        depth += 1
+        if depth > 20:  # a cyclic chain
+            break
+    return " ".join(str(exc).split())[:120] or type(exc).__name__
+
+
+def probe_base(api_base: str, *, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> str | None:
+    """Why `api_base` does not answer, or None when GET <base>/models gets any HTTP status at all
+    (a 401 or 404 is an upstream that is up). No key is sent; proxies apply as for model calls."""
+    import httpx
+
+    try:
+        with httpx.Client(timeout=timeout_s, follow_redirects=False) as client:
+            client.get(api_base.rstrip("/") + "/models")
+    except httpx.TimeoutException:
+        return f"no answer within {timeout_s:g} s"
+    except (httpx.HTTPError, httpx.InvalidURL) as exc:
+        return _connect_problem(exc)
+    return None
 
 
 class Gateway:
@@ -72,6 +107,40 @@ class Gateway:
             known = ", ".join(sorted(self.project.config.tiers))
             raise ConfigError(f"unknown model tier {tier!r} (configured: {known})")
         return config
+
+    def preflight(self, tiers: Iterable[str], *, named_by: Path | str | None = None) -> None:
+        """Before any model call: every tier exists and, on the live path, has its key and an
+        api_base that answers at all. A dead upstream or a missing key fails the whole run in a
+        second with one line, instead of once per call after the retries (`named_by`: the file
+        that asked for these tiers, for the message)."""
+        wanted = list(dict.fromkeys(tiers))
+        configured = self.project.config.tiers
+        for tier in wanted:
+            if tier not in configured and tier not in self._overrides:
+                known = ", ".join(sorted(configured))
+                raise ConfigError(f"unknown model tier {tier!r} (ratchet.yaml configures: {known}); add it under "
+                                  "tiers: in ratchet.yaml or name a configured tier", path=named_by)
+        if self.simulated:
+            return
+        live = [(tier, configured[tier]) for tier in wanted if tier in configured and tier not in self._overrides]
+        for tier, config in live:
+            if config.api_key_env and key_from_env(config.api_key_env) is None:
+                raise InfraError(f"tier {tier}: {config.api_key_env} is not set (the key for {config.model}); "
+                                 "export it, then re-run")
+        problems: dict[str, str | None] = {}
+        for tier, config in live:
+            if config.api_base is None:  # the provider's own endpoint: litellm knows it, we do not
+                continue
+            if config.api_base not in problems:
+                problems[config.api_base] = self._probe_base(config.api_base)
+            problem = problems[config.api_base]
+            if problem is not None:
+                raise InfraError(f"tier {tier}: cannot reach {config.api_base} ({problem}); start the server or "
+                                 "fix the tier's api_base in ratchet.yaml")
+
+    def _probe_base(self, api_base: str) -> str | None:
+        """Why `api_base` does not answer, or None when it answers with any HTTP status."""
+        return probe_base(api_base, timeout_s=PREFLIGHT_TIMEOUT_S)
 
     def upstream(self, tier: str) -> ChatModel:
         """The raw model behind a tier: an injected one, the simulator, or litellm."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import socket
 import threading
 import weakref
 from typing import Any
@@ -108,8 +109,34 @@ def parse_openai_response(data: dict[str, Any], model_id: str) -> ChatResponse:
     )
 
 
-def classify(exc: Exception, secrets: list[str | None]) -> UpstreamError:
+def _connection_failure(exc: BaseException) -> str | None:
+    """What kind of connection failure `exc` wraps, or None when the upstream did answer.
+
+    litellm reports a refused connection as InternalServerError (500), so the cause chain,
+    not the outer name, tells a dead server from a provider's 500."""
+    link: BaseException | None = exc
+    depth = 0
+    seen = False
+    while link is not None:
+        name = type(link).__name__
+        if isinstance(link, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(link, socket.gaierror):
+            return "host not found"
+        seen = seen or name in ("APIConnectionError", "ConnectError")
+        link = link.__cause__ or link.__context__
+        depth += 1
+        if depth > 20:  # a cyclic chain
+            break
+    return "connection error" if seen else None
+
+
+def classify(exc: Exception, secrets: list[str | None], *, api_base: str | None = None) -> UpstreamError:
     """A litellm/httpx exception as a scrubbed UpstreamError that says whether to retry."""
+    connection = _connection_failure(exc)
+    if connection is not None and "Timeout" not in type(exc).__name__:
+        where = f" to {api_base}" if api_base else ""
+        return UpstreamError(scrub(f"{connection}{where}", secrets), retryable=True)
     status = getattr(exc, "status_code", None)
     status = status if isinstance(status, int) else None
     name = type(exc).__name__
@@ -178,7 +205,7 @@ class LiteLLMModel:
                 **request_kwargs(request),
             )
         except Exception as exc:
-            failure = classify(exc, [key])
+            failure = classify(exc, [key], api_base=self.tier.api_base)
         if failure is not None:
             # Raised outside the except block: the provider's exception (which may hold the
             # key) is not even kept as __context__.

@@ -21,10 +21,11 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
+from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
 from ratchet.config import Project
-from ratchet.errors import BudgetError, ConfigError, InputError, ModelCallError
+from ratchet.errors import BudgetError, ConfigError, InputError, ModelCallError, validation_summary
 from ratchet.jsonio import canonical_dumps
 from ratchet.llm.gateway import Gateway
 from ratchet.llm.types import ChatRequest, ChatResponse, Message, ToolCallRequest, Usage
@@ -33,44 +34,157 @@ from ratchet.trace import ModelCall, ToolCall, Trace, write_trace
 
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost"})
 _SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
+MAX_TOKENS_LIMIT = 1_000_000
+MAX_NESTING = 64
+_ROLES = ("system", "user", "assistant", "tool")
+_SEED_RANGE = (-(2**63), 2**63 - 1)
 
 
-def _tool_call(raw: dict[str, Any]) -> ToolCallRequest:
-    fn = raw.get("function") or {}
+class BadBody(ValueError):
+    """A chat body the proxy cannot take; the message names the field (`messages[0].role: ...`)."""
+
+
+def _kind(value: Any) -> str:
+    """The JSON type of a parsed value, as a client would name it."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object" if isinstance(value, dict) else type(value).__name__
+
+
+def _object(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise BadBody(f"{where}: must be an object, not {_kind(value)}")
+    return value
+
+
+def _array(value: Any, where: str) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise BadBody(f"{where}: must be an array, not {_kind(value)}")
+    return value
+
+
+def _text(value: Any, where: str) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise BadBody(f"{where}: must be a string, not {_kind(value)}")
+    return value
+
+
+def _integer(value: Any, where: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        got = repr(value) if isinstance(value, float) else _kind(value)
+        raise BadBody(f"{where}: must be an integer, not {got}")
+    if not low <= value <= high:
+        shown = value if abs(value) < 10**20 else f"{str(value)[:12]}..."
+        raise BadBody(f"{where}: must be between {low} and {high}, not {shown}")
+    return value
+
+
+def _number(value: Any, where: str, low: float, high: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise BadBody(f"{where}: must be a number, not {_kind(value)}")
+    if not low <= value <= high:  # NaN fails this too
+        raise BadBody(f"{where}: must be between {low:g} and {high:g}, not {value}")
+    return float(value)
+
+
+def _check_nesting(body: Any) -> None:
+    """Iteratively, so a hostile body cannot exhaust the stack of the checker itself."""
+    stack: list[tuple[Any, int]] = [(body, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_NESTING:
+            raise BadBody(f"the body is nested deeper than {MAX_NESTING} levels")
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+
+
+def _tool_call(raw: Any, where: str) -> ToolCallRequest:
+    fn = _object(_object(raw, where).get("function") or {}, f"{where}.function")
     args = fn.get("arguments") or "{}"
+    if not isinstance(args, str | dict):
+        raise BadBody(f"{where}.function.arguments: must be a JSON string or an object, not {_kind(args)}")
     try:
         parsed = json.loads(args) if isinstance(args, str) else args
-    except ValueError:
+    except (ValueError, RecursionError):  # the model's own malformed arguments are kept, not refused
         parsed = {"_raw": args}
-    return ToolCallRequest(id=raw.get("id") or "", name=fn.get("name") or "",
+    return ToolCallRequest(id=_text(raw.get("id"), f"{where}.id") or "",
+                           name=_text(fn.get("name"), f"{where}.function.name") or "",
                            arguments=parsed if isinstance(parsed, dict) else {"_value": parsed})
 
 
+def _content(value: Any, where: str) -> str | None:
+    if not isinstance(value, list):  # content parts: keep the text ones
+        return _text(value, where)
+    parts = [_object(part, f"{where}[{i}]") for i, part in enumerate(value)]
+    return "".join(_text(part.get("text"), f"{where}[{i}].text") or "" for i, part in enumerate(parts))
+
+
+def _message(raw: Any, where: str) -> Message:
+    m = _object(raw, where)
+    role = m.get("role")
+    if role not in _ROLES:
+        raise BadBody(f"{where}.role: must be one of {', '.join(_ROLES)}, not {json.dumps(role)[:40]}")
+    return Message(role=role, content=_content(m.get("content"), f"{where}.content"),
+                   name=_text(m.get("name"), f"{where}.name"),
+                   tool_call_id=_text(m.get("tool_call_id"), f"{where}.tool_call_id"),
+                   tool_calls=[_tool_call(c, f"{where}.tool_calls[{i}]")
+                               for i, c in enumerate(_array(m.get("tool_calls"), f"{where}.tool_calls"))])
+
+
+def _tool(raw: Any, where: str) -> dict[str, Any]:
+    fn = _object(_object(raw, where).get("function"), f"{where}.function")
+    name = _text(fn.get("name"), f"{where}.function.name")
+    if not name:
+        raise BadBody(f"{where}.function.name: a tool needs a name")
+    parameters = fn.get("parameters")
+    return {"name": name, "description": _text(fn.get("description"), f"{where}.function.description") or "",
+            **({"parameters": _object(parameters, f"{where}.function.parameters")} if parameters else {})}
+
+
+def _max_tokens(body: dict[str, Any]) -> int:
+    for field in ("max_tokens", "max_completion_tokens"):
+        if body.get(field) is not None:
+            return _integer(body[field], field, 1, MAX_TOKENS_LIMIT)
+    return 1024
+
+
 def chat_request_from_openai(body: dict[str, Any]) -> ChatRequest:
-    """An OpenAI chat-completions body as a ChatRequest (ValueError on what we cannot take)."""
+    """An OpenAI chat-completions body as a ChatRequest; BadBody (a ValueError naming the field) on
+    anything malformed, so a client's mistake is its 400, never the proxy's 500."""
+    _check_nesting(body)
+    if body.get("stream") is not None and not isinstance(body["stream"], bool):
+        raise BadBody(f"stream: must be a boolean, not {_kind(body['stream'])}")
     if body.get("stream"):
-        raise ValueError("stream=true is not supported by the capture proxy")
-    messages = []
-    for m in body.get("messages") or []:
-        content = m.get("content")
-        if isinstance(content, list):  # content parts: keep the text ones
-            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
-        messages.append(Message(role=m.get("role"), content=content, name=m.get("name"),
-                                tool_call_id=m.get("tool_call_id"),
-                                tool_calls=[_tool_call(c) for c in m.get("tool_calls") or []]))
-    tools = [{"name": (t.get("function") or {}).get("name", ""),
-              "description": (t.get("function") or {}).get("description", ""),
-              **({"parameters": t["function"]["parameters"]} if (t.get("function") or {}).get("parameters") else {})}
-             for t in body.get("tools") or []]
+        raise BadBody("stream=true is not supported by the capture proxy")
+    raw_messages = _array(body.get("messages"), "messages")
+    if not raw_messages:
+        raise BadBody("messages: must be a non-empty array of chat messages")
     choice = body.get("tool_choice")
-    return ChatRequest.model_validate({
-        "messages": messages, "tools": tools,
-        "tool_choice": choice if isinstance(choice, str) or choice is None else canonical_dumps(choice, indent=None),
-        "response_format": body.get("response_format"),
-        "max_tokens": body.get("max_tokens") or body.get("max_completion_tokens") or 1024,
-        "temperature": body.get("temperature") if body.get("temperature") is not None else 0.0,
-        "seed": body.get("seed") or 0,
-    })
+    if choice is not None and not isinstance(choice, str | dict):
+        raise BadBody(f"tool_choice: must be a string or an object, not {_kind(choice)}")
+    fmt = body.get("response_format")
+    try:
+        return ChatRequest.model_validate({
+            "messages": [_message(m, f"messages[{i}]") for i, m in enumerate(raw_messages)],
+            "tools": [_tool(t, f"tools[{i}]") for i, t in enumerate(_array(body.get("tools"), "tools"))],
+            "tool_choice": choice if not isinstance(choice, dict) else canonical_dumps(choice, indent=None),
+            "response_format": None if fmt is None else _object(fmt, "response_format"),
+            "max_tokens": _max_tokens(body),
+            "temperature": 0.0 if body.get("temperature") is None else _number(body["temperature"], "temperature", 0, 2),
+            "seed": 0 if body.get("seed") is None else _integer(body["seed"], "seed", *_SEED_RANGE),
+        })
+    except ValidationError as exc:
+        raise BadBody(validation_summary(exc)) from None
 
 
 def openai_from_response(response: ChatResponse, model: str) -> dict[str, Any]:
@@ -168,6 +282,8 @@ class CaptureProxy:
         async def chat(request: Request) -> JSONResponse:
             try:
                 body = await request.json()
+            except RecursionError:
+                return error(400, "the body is nested too deeply to parse")
             except ValueError:
                 return error(400, "the body is not JSON")
             if not isinstance(body, dict):
@@ -177,7 +293,9 @@ class CaptureProxy:
             return result
 
         def handle(body: dict[str, Any], headers: Any) -> JSONResponse:
-            model = str(body.get("model") or "")
+            if not isinstance(body.get("model") or "", str):
+                return error(400, f"model: must be a string naming a tier, not {_kind(body['model'])}")
+            model = body.get("model") or ""
             tier = self.tier_for(model)
             if tier is None:
                 return error(404, f"unknown upstream {model!r}: name a tier ({', '.join(sorted(self.project.config.tiers))})")

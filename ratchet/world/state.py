@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ratchet.errors import InputError
+from ratchet.ids import IdKind, check_id, inside
 from ratchet.jsonio import digest as json_digest
 from ratchet.trace import StateChange, VolatileRead
 from ratchet.yamlio import load_yaml_file
@@ -108,8 +109,24 @@ def _read_world_file(path: Path) -> tuple[dict[str, Any], list[str]]:
 
 
 def _read_workspace(folder: Path) -> dict[str, str]:
+    """Every file under the workspace folder, by relative posix path.
+
+    A symlink is followed only when it resolves inside the workspace: a task's files come from
+    its folder, never from elsewhere on the machine (the error names the link to remove).
+    """
+    root = folder.resolve()
     files: dict[str, str] = {}
     for path in sorted(folder.rglob("*")):
+        if path.is_symlink():
+            try:
+                target = path.resolve()
+            except (OSError, RuntimeError) as exc:
+                raise InputError(f"cannot resolve workspace symlink: {exc}", path=path) from None
+            if not target.is_relative_to(root):
+                raise InputError(
+                    f"workspace file is a symlink to {target}, outside the workspace: replace it with the file itself",
+                    path=path,
+                )
         if path.is_file():
             try:
                 files[path.relative_to(folder).as_posix()] = path.read_text(encoding="utf-8")
@@ -139,7 +156,9 @@ def load_world(
     if workspace is not None:
         if workspaces_dir is None:
             raise InputError(f"task needs workspace {workspace!r} but no workspaces folder is configured")
-        folder = workspaces_dir / workspace
+        # tasks.yaml already refused such names; a Task built in code or a symlinked folder must not slip by.
+        check_id(IdKind.WORKSPACE, workspace, path=workspaces_dir)
+        folder = inside(workspaces_dir, workspace)
         if not folder.is_dir():
             raise InputError(f"workspace {workspace!r} not found", path=folder)
         files = _read_workspace(folder)

@@ -112,7 +112,7 @@ def test_bad_inputs_are_one_line_exit_2(demo_repo: Path, tmp_path: Path) -> None
     commit(demo_repo, {"skills/github-triage/SKILL.md": "no frontmatter here\n"}, "broken skill")
     code, out, err = run_check(demo_repo, "--base", base)
     assert code == 2 and out == ""
-    assert err.count("\n") == 1 and "SKILL.md:1: " in err and "frontmatter" in err
+    assert err.count("\n") == 1 and "skills/github-triage/SKILL.md@" in err and ":1: " in err and "frontmatter" in err
 
     outside = tmp_path / "not-a-repo"
     outside.mkdir()
@@ -132,9 +132,10 @@ def test_malformed_goldens_tasks_and_config_name_the_file(demo_repo: Path) -> No
     code, _, err = run_check(demo_repo, "--base", base, "--head", "edit/changed-argument")
     assert code == 2 and golden.name in err and ":1: not valid JSON" in err
 
-    (demo_repo / "ratchet.yaml").write_text("paths: [unclosed\n", encoding="utf-8")
-    code, _, err = run_check(demo_repo, "--base", base, "--head", "edit/changed-argument")
-    assert code == 2 and "ratchet.yaml:" in err and "not valid YAML" in err
+    # ratchet.yaml is read from the base (docs/adr/0011), so it is the base's that must be broken
+    broken = commit(demo_repo, {"ratchet.yaml": "paths: [unclosed\n"}, "broken config")
+    code, _, err = run_check(demo_repo, "--base", broken, "--head", "edit/changed-argument")
+    assert code == 2 and f"ratchet.yaml@{broken[:10]}:" in err and "not valid YAML" in err
 
 
 def test_malformed_tasks_yaml_names_file_and_line(demo_repo: Path) -> None:
@@ -143,4 +144,4 @@ def test_malformed_tasks_yaml_names_file_and_line(demo_repo: Path) -> None:
     base = git(demo_repo, "rev-parse", "HEAD")
     apply_edit(demo_repo, EDIT["edit/changed-argument"])
     code, _, err = run_check(demo_repo, "--base", base, "--head", "edit/changed-argument")
-    assert code == 2 and "tasks.yaml:" in err and err.count("\n") == 1
+    assert code == 2 and f"tasks.yaml@{base[:10]}:" in err and err.count("\n") == 1
