@@ -1,9 +1,10 @@
 """Decide: pair outcomes -> PASS / WARN / BLOCK per edit, with a one-line summary.
 
 Fail closed: a pair whose replay failed is `error`, never `pass`; an edit with an error pair
-is at least WARN, and BLOCK under on_error="block" (the default when CI is set). What the gate
-could not check at all (its own settings changed, a submodule moved, nothing blessed at the base)
-is treated the same way and named first in the summary (`with_unchecked`).
+is at least WARN, and BLOCK under on_error="block" (what `ratchet check` runs with unless told
+otherwise; with no --on-error flag the CLI also exits 3). What the gate could not check at all is
+named first in the summary (`with_unchecked`): its own settings changed or a submodule moved (at
+least WARN, BLOCK under on_error="block"), nothing blessed at the base (WARN).
 """
 
 from __future__ import annotations

@@ -11,4 +11,4 @@ class OnError(StrEnum):
     WARN = "warn"
     """An unchecked pair makes the verdict WARN at worst."""
     BLOCK = "block"
-    """An unchecked pair BLOCKs (the default under CI, where nobody reads warnings)."""
+    """An unchecked pair BLOCKs (what `ratchet check` uses when no --on-error is given; it then exits 3)."""
