@@ -8,12 +8,15 @@ environment is read by ratchet.settings; `retry` and `timeout_s` shape every mod
 from __future__ import annotations
 
 import hashlib
+import posixpath
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_core import PydanticCustomError
 
-from ratchet.errors import ConfigError, validation_summary
+from ratchet.errors import ConfigError, InputError, validation_summary
+from ratchet.jsonio import read_utf8
 from ratchet.llm.retry import RetryPolicy
 from ratchet.settings import RatchetEnv, Upstream, read_env, utc_instant
 from ratchet.yamlio import load_yaml_text
@@ -26,6 +29,7 @@ DEFAULT_TIMEOUT_S = 120.0
 __all__ = [
     "CONFIG_FILE", "DEFAULT_CLOCK", "DEFAULT_TIMEOUT_S", "Paths", "Price", "Project", "RatchetConfig",
     "RetryPolicy", "TierConfig", "Upstream", "default_home", "load_project", "parse_config", "project_from_text",
+    "project_root",
 ]
 
 
@@ -39,6 +43,19 @@ class Paths(BaseModel):
     goldens: str = "goldens"
     world: str = "world"
     workspaces: str = "workspaces"
+
+    @field_validator("skills", "tasks", "goldens", "world", "workspaces")
+    @classmethod
+    def _inside_project(cls, value: str) -> str:
+        # Every path is read from (and bless writes into) root / value, and check reads it at a
+        # revision through git: outside the project neither means anything, and a NUL is no path.
+        if "\0" in value:
+            raise PydanticCustomError("project_path", "must be a relative path inside the project, without NUL bytes")
+        normal = posixpath.normpath(value)
+        if posixpath.isabs(normal) or normal == ".." or normal.startswith("../"):
+            raise PydanticCustomError("project_path", "must be a relative path inside the project, not {value}",
+                                      {"value": repr(value)})
+        return value
 
 
 class TierConfig(BaseModel):
@@ -165,16 +182,36 @@ def default_home(root: Path, env: RatchetEnv | None = None) -> Path:
 
 
 def load_project(root: Path, *, home: Path | None = None) -> Project:
-    """Read ratchet.yaml (optional: defaults apply when absent) and the environment."""
-    root = root.resolve()
+    """Read ratchet.yaml (optional: defaults apply when absent) and the environment.
+
+    The root must be a folder and the work area must not be a file; both are checked here, before
+    any command reads or writes, so the mistake is named rather than found halfway through.
+    """
+    root = project_root(root)
     path = root / CONFIG_FILE
-    text: str | None = None
-    if path.exists():
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"cannot read: {exc}", path=path) from None
-    return project_from_text(root, text, source=str(path), home=home)
+    text = read_utf8(path, error=ConfigError) if path.exists() else None
+    project = project_from_text(root, text, source=str(path), home=home)
+    _refuse_file_as_work_area(project.home)
+    return project
+
+
+def project_root(root: Path) -> Path:
+    """`root` resolved; an InputError naming it (as given) when it is a file or missing."""
+    if not root.is_dir():
+        what = "this is a file" if root.exists() else "no such folder"
+        raise InputError(f"{what}, but a project root must be the folder that holds {CONFIG_FILE}", path=root)
+    return root.resolve()
+
+
+def _refuse_file_as_work_area(home: Path) -> None:
+    """The check ratchet.store.ensure_work_area makes, without creating anything (loading writes nothing)."""
+    blocker = next((p for p in (home, *home.parents) if p.exists() and not p.is_dir()), None)
+    if blocker is not None:
+        raise InputError(
+            "this is a file, but Ratchet's work area (RATCHET_HOME or --work) must be a folder; "
+            "point it at a folder or move the file away",
+            path=blocker,
+        )
 
 
 def project_from_text(root: Path, text: str | None, *, source: str, home: Path | None = None) -> Project:

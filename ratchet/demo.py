@@ -124,6 +124,9 @@ def _commit_all(repo: git.Repo, message: str) -> str:
 def _demo_dir(target: Path | None) -> Iterator[Path]:
     if target is not None:
         target = target.resolve()
+        blocker = next((p for p in (target, *target.parents) if p.exists() and not p.is_dir()), None)
+        if blocker is not None:
+            raise InputError(f"{blocker} is a file; give --dir a new or empty folder")
         if target.exists() and any(target.iterdir()):
             raise InputError(f"{target} is not empty; give --dir a new or empty folder")
         target.mkdir(parents=True, exist_ok=True)

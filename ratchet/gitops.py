@@ -30,7 +30,7 @@ from typing import NamedTuple
 
 import git
 
-from ratchet.errors import GitStateError, InfraError
+from ratchet.errors import GitStateError, InfraError, InputError
 from ratchet.store import ensure_work_area
 
 INDEX = "<index>"
@@ -317,13 +317,23 @@ def _read_blobs(repo: git.Repo, shas: Sequence[str]) -> dict[str, bytes]:
     return blobs
 
 
-def read_file_at(repo: git.Repo, rev: str, path: str) -> str | None:
-    """Text of `path` at `rev` (or INDEX); None when the path is absent there."""
+def read_file_at(repo: git.Repo, rev: str, path: str, *, error: type[InputError] = InputError) -> str | None:
+    """Text of `path` at `rev` (or INDEX); None when the path is absent there.
+
+    Bytes that are not UTF-8 are one `error` naming `path@rev` and the line, never text with
+    U+FFFD in it: a garbled ratchet.yaml would be parsed as settings nobody wrote.
+    """
     clean = str(PurePosixPath(path.strip("/")))
     entries = [e for e in _tree_entries(repo, rev, clean) if e.path == clean and e.mode != GITLINK]
     if not entries:
         return None
-    return _read_blobs(repo, [entries[0].sha])[entries[0].sha].decode("utf-8", "replace")
+    data = _read_blobs(repo, [entries[0].sha])[entries[0].sha]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        where = f"{clean}@{rev if rev == INDEX else rev[:10]}"
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise error(f"not UTF-8 text (byte {exc.start}): save the file as UTF-8", path=where, line=line) from None
 
 
 def path_exists_at(repo: git.Repo, rev: str, path: str) -> bool:

@@ -122,6 +122,13 @@ def install_hook(repo: git.Repo, kind: HookKind, *, force: bool = False) -> Path
     """
     script = render_hook(kind)
     directory = hooks_dir(repo)
+    blocker = next((p for p in (directory, *directory.parents) if p.exists() and not p.is_dir()), None)
+    if blocker is not None:
+        raise GitStateError(
+            "this is a file, but git keeps hooks in a folder here (.git/hooks, or core.hooksPath): "
+            "move the file away or point core.hooksPath at a folder",
+            path=blocker,
+        )
     path = directory / kind
     if path.exists() or path.is_symlink():
         ours = _is_ratchet_hook(path)

@@ -41,6 +41,15 @@ def _pick(tasks: Sequence[Task], task_ids: Sequence[str]) -> list[Task]:
     return [by_id[tid] for tid in task_ids]
 
 
+def _check_pending_dir(pending: Path) -> None:
+    """InputError naming pending/ when something that is not a folder stands in its place."""
+    if (pending.exists() or pending.is_symlink()) and not pending.is_dir():
+        raise InputError(
+            "this is a file, but Ratchet keeps pending traces in this folder; move the file away",
+            path=pending,
+        )
+
+
 def record_tasks(project: Project, task_ids: Sequence[str] = (), *, purpose: str = "bless") -> RecordResult:
     """Run tasks under the working tree's skills and world; write pending traces.
 
@@ -49,6 +58,18 @@ def record_tasks(project: Project, task_ids: Sequence[str] = (), *, purpose: str
     """
     tasks = _pick(load_tasks(project.path("tasks")), task_ids)
     skills = load_skills(project.path("skills"))
+    # Every input is checked before the first run: a bad workspace for the last task must not
+    # leave the earlier tasks' pending traces behind.
+    worlds = [
+        load_world(
+            project.path("world"),
+            workspaces_dir=project.path("workspaces"),
+            workspace=task.workspace,
+            frozen_time=project.config.clock,
+        )
+        for task in tasks
+    ]
+    _check_pending_dir(project.pending_dir)
     written: list[str] = []
     errors: list[str] = []
     cost = 0.0
@@ -56,13 +77,7 @@ def record_tasks(project: Project, task_ids: Sequence[str] = (), *, purpose: str
         project, store, run_id=f"record-{uuid.uuid4().hex[:12]}", cache_mode=CacheMode.ALL
     ) as gateway:
         model = gateway.model("agent", purpose)
-        for task in tasks:
-            world = load_world(
-                project.path("world"),
-                workspaces_dir=project.path("workspaces"),
-                workspace=task.workspace,
-                frozen_time=project.config.clock,
-            )
+        for task, world in zip(tasks, worlds, strict=True):
             trace = run_task(
                 task, skills, world, model,
                 seed=task_seed(task.id), frozen_time=project.config.clock,

@@ -473,14 +473,32 @@ def load_skills(skills_dir: Path) -> dict[str, Skill]:
     one of them silently shadowing the other.
     """
     skills: dict[str, Skill] = {}
-    for path in sorted(skills_dir.glob(f"*/{SKILL_FILE}")):
-        skill = load_skill(path.parent)
+    for folder in _skill_folders_under(skills_dir):
+        skill = load_skill(folder)
         key = skill_key(skill.name)
         if key in skills:
             raise SkillError(
-                f"skill folders {Path(skills[key].folder).name!r} and {path.parent.name!r} are one skill: "
+                f"skill folders {Path(skills[key].folder).name!r} and {folder.name!r} are one skill: "
                 f"both names normalize to {key!r} (NFKC); remove or rename one of them",
                 path=skills_dir,
             )
         skills[key] = skill
     return skills
+
+
+def _skill_folders_under(skills_dir: Path) -> list[Path]:
+    """The folders directly under skills_dir that hold a SKILL.md, or something meant as one.
+
+    A SKILL.md that is a dangling symlink, or a skill.md cased differently, marks a skill folder
+    too: load_skill then refuses it as validate does, instead of the skill silently not existing.
+    """
+    if not skills_dir.is_dir():
+        return []
+    folders = []
+    for child in sorted(skills_dir.iterdir()):
+        try:
+            if child.is_dir() and any(entry.name.lower() == SKILL_FILE.lower() for entry in child.iterdir()):
+                folders.append(child)
+        except OSError:
+            continue  # an unreadable folder was never listed as a skill
+    return folders

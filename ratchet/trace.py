@@ -7,19 +7,24 @@ A golden is a trace that a human blessed; it lives in goldens/<skill>/<task>.jso
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, StrictInt, ValidationError, field_validator
 
 from ratchet.errors import GoldenError, validation_summary
 from ratchet.jsonio import atomic_write_text, canonical_dumps, load_json_text, read_utf8
 from ratchet.llm.types import USD, Usage
+from ratchet.settings import utc_instant
 
 TRACE_SCHEMA_VERSION = 1
 NO_SKILL_DIR = "_none"
 
 Effect = Literal["read", "write", "send", "spend", "destroy"]
 SIDE_EFFECTS: frozenset[str] = frozenset({"write", "send", "spend", "destroy"})
+
+Cost = Annotated[USD, Field(ge=0, allow_inf_nan=False)]
+"""Money a trace records: finite and never negative (JSON's NaN and -Infinity are refused)."""
+Millis = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 
 
 class SkillRef(BaseModel):
@@ -61,8 +66,8 @@ class ModelCall(BaseModel):
     tokens_in: int = 0
     tokens_out: int = 0
     tokens_cached: int = 0
-    cost_usd: USD = 0.0
-    latency_ms: float = 0.0
+    cost_usd: Cost = 0.0
+    latency_ms: Millis = 0.0
     cache_hit: bool = False
     finish_reason: str = "stop"
 
@@ -89,7 +94,7 @@ class VolatileRead(BaseModel):
 class Trace(BaseModel):
     """One run of one task: routing, model calls, tool calls, output and cost."""
 
-    schema_version: int = TRACE_SCHEMA_VERSION
+    schema_version: StrictInt = TRACE_SCHEMA_VERSION
     task_id: str
     prompt: str
     expected_skill: str | None = None
@@ -108,7 +113,13 @@ class Trace(BaseModel):
     error: str | None = None
     tokens_in: int = Field(default=0, description="Totals over model_calls (see with_totals).")
     tokens_out: int = 0
-    cost_usd: USD = 0.0
+    cost_usd: Cost = 0.0
+
+    @field_validator("frozen_time")
+    @classmethod
+    def _utc_instant(cls, value: str) -> str:
+        # Checked here, not where the agent's prompt reads it: "yesterday" must name the trace file.
+        return utc_instant(value)
 
     @property
     def usage(self) -> Usage:
@@ -144,7 +155,7 @@ def parse_trace(text: str, *, source: str) -> Trace:
     if not isinstance(raw, dict):
         raise GoldenError("a trace must be a JSON object", path=source)
     version = raw.get("schema_version")
-    if version != TRACE_SCHEMA_VERSION:
+    if type(version) is not int or version != TRACE_SCHEMA_VERSION:  # `true == 1`, but true is no version
         raise GoldenError(
             f"unsupported schema_version {version!r} (this Ratchet reads {TRACE_SCHEMA_VERSION})",
             path=source,
@@ -160,21 +171,33 @@ def read_trace(path: Path) -> Trace:
 
 
 def load_goldens(goldens_dir: Path) -> dict[str, Trace]:
-    """All goldens under a folder, by task id.
+    """All goldens under a folder, by task id (see load_golden_files)."""
+    return {trace.task_id: trace for trace in load_golden_files(goldens_dir).values()}
+
+
+def load_golden_files(goldens_dir: Path) -> dict[Path, Trace]:
+    """All goldens under a folder, by the file each was read from (for messages that name it).
 
     Every .json under the folder must sit at <skill>/<task>.json: one anywhere else (directly in
-    the folder, or a level deeper) would be silently never replayed, so it is a GoldenError.
+    the folder, or a level deeper) would be silently never replayed, so it is a GoldenError. A
+    golden is a blessed run, so one with status error is a GoldenError too (a pending trace may
+    be an error; bless refuses it).
     """
-    goldens: dict[str, Trace] = {}
+    goldens: dict[Path, Trace] = {}
     if not goldens_dir.is_dir():
         return goldens
+    seen: set[str] = set()
     for path in sorted(goldens_dir.rglob("*.json")):
         if len(path.relative_to(goldens_dir).parts) != 2:
             raise GoldenError(
                 f"a golden must be {goldens_dir.name}/<skill>/<task>.json; move it there or delete it", path=path
             )
         trace = read_trace(path)
-        if trace.task_id in goldens:
+        if trace.status != "ok":
+            raise GoldenError(f"a golden must be a run with status ok, not {trace.status!r}: re-record the task "
+                              "and bless a run that succeeded", path=path)
+        if trace.task_id in seen:
             raise GoldenError(f"second golden for task {trace.task_id!r}", path=path)
-        goldens[trace.task_id] = trace
+        seen.add(trace.task_id)
+        goldens[path] = trace
     return goldens

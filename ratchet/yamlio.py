@@ -5,12 +5,14 @@ read with the same limits, so no file can hang or crash the reader: a file is at
 MAX_YAML_BYTES (2 MiB); collections nest at most MAX_YAML_DEPTH (100) levels; aliases add at
 most MAX_ALIAS_NODES nodes to the document when expanded (a "billion laughs" alias bomb is a
 few hundred bytes that expand to 10**9 nodes in whatever walks the data); an alias inside the
-node it names is refused. Each is an InputError (or the subclass the caller names), not a
-RecursionError or a hang.
+node it names is refused; an integer past Python's int/str conversion limit (4300 digits) and a
+value its constructor rejects (a timestamp in month 13) are refused with their line. Each is an
+InputError (or the subclass the caller names), not a RecursionError, a ValueError or a hang.
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,9 +27,9 @@ MAX_ALIAS_NODES = 100_000
 
 
 class YamlLimitError(yaml.MarkedYAMLError):
-    """Valid YAML refused for its nesting or alias expansion: `message` says which, `line` where (1-based)."""
+    """Valid YAML refused for its nesting, alias expansion or a value: `message` says which, `line` where (1-based)."""
 
-    def __init__(self, message: str, event: yaml.Event) -> None:
+    def __init__(self, message: str, event: yaml.Event | yaml.Node) -> None:
         super().__init__(problem=message)
         self.message = message
         self.line = event.start_mark.line + 1 if event.start_mark is not None else 1
@@ -74,6 +76,26 @@ class _BoundedLoader(yaml.SafeLoader):
         if node is not None:
             self._sizes[id(node)] = 1 + sum(self._sizes.get(id(child), 1) for child in _children(node))
         return node
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        # A ValueError escapes PyYAML's constructors (int("1" * 5000), date(2024, 13, 1)); an int
+        # written in hex has no such limit but breaks every later str() of it, so it is refused too.
+        try:
+            value = super().construct_object(node, deep)
+        except ValueError as exc:
+            if node.tag == "tag:yaml.org,2002:int":
+                raise _huge_int(node) from None
+            raise YamlLimitError(f"refused: value {str(node.value)[:40]!r} ({exc})", node) from None
+        if isinstance(value, int) and value.bit_length() > 10_000:  # ~3000 digits: ask str() itself
+            try:
+                str(value)
+            except ValueError:
+                raise _huge_int(node) from None
+        return value
+
+
+def _huge_int(node: yaml.Node) -> YamlLimitError:
+    return YamlLimitError(f"refused: an integer longer than {sys.get_int_max_str_digits()} digits", node)
 
 
 class _RecursionTolerantLoader(_BoundedLoader):

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ratchet.config import DEFAULT_TIMEOUT_S, RatchetConfig, load_project, parse_config
-from ratchet.errors import ConfigError
+from ratchet.errors import ConfigError, InputError
 from ratchet.llm.retry import RetryPolicy
 
 
@@ -45,3 +45,59 @@ def test_a_bad_section_is_one_line(text: str, message: str) -> None:
     with pytest.raises(ConfigError) as caught:
         parse_config(text, source="ratchet.yaml")
     assert caught.value.one_line() == message
+
+
+@pytest.mark.parametrize(
+    ("setting", "value", "message"),
+    [
+        ("skills", "../x", "paths.skills: must be a relative path inside the project, not '../x'"),
+        ("skills", "skills/../../..", "paths.skills: must be a relative path inside the project, not 'skills/../../..'"),
+        ("tasks", "/etc/hostname", "paths.tasks: must be a relative path inside the project, not '/etc/hostname'"),
+        ("goldens", "../../goldens", "paths.goldens: must be a relative path inside the project, not '../../goldens'"),
+        ("world", "/etc", "paths.world: must be a relative path inside the project, not '/etc'"),
+        ("workspaces", "../", "paths.workspaces: must be a relative path inside the project, not '../'"),
+        ("tasks", '"tasks\\0.yaml"', "paths.tasks: must be a relative path inside the project, without NUL bytes"),
+    ],
+)
+def test_a_path_outside_the_project_is_refused(setting: str, value: str, message: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_config(f"paths:\n  {setting}: {value}\n", source="ratchet.yaml")
+    assert caught.value.one_line() == f"ratchet.yaml: {message}"
+
+
+def test_a_path_that_stays_inside_the_project_is_kept() -> None:
+    assert parse_config("paths:\n  skills: skills/../my-skills\n", source="ratchet.yaml").paths.skills == (
+        "skills/../my-skills"
+    )
+
+
+def test_a_project_root_that_is_a_file_or_missing_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("x\n", encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        load_project(tmp_path / "afile")
+    assert caught.value.one_line() == (
+        f"{tmp_path / 'afile'}: this is a file, but a project root must be the folder that holds ratchet.yaml"
+    )
+    with pytest.raises(InputError, match=r"nowhere: no such folder, but a project root must be"):
+        load_project(tmp_path / "nowhere")
+
+
+def test_a_work_area_that_is_a_file_is_refused_and_nothing_is_created(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "afile").write_text("x\n", encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        load_project(tmp_path, home=tmp_path / "afile" / "home")
+    assert caught.value.one_line().startswith(f"{tmp_path / 'afile'}: this is a file, but Ratchet's work area")
+    monkeypatch.setenv("RATCHET_HOME", str(tmp_path / "afile"))
+    with pytest.raises(InputError, match="RATCHET_HOME or --work"):
+        load_project(tmp_path)
+    monkeypatch.setenv("RATCHET_HOME", str(tmp_path / "fresh"))
+    load_project(tmp_path)
+    assert not (tmp_path / "fresh").exists()  # loading a project writes nothing
+
+
+def test_a_ratchet_yaml_that_is_not_utf8_names_its_line(tmp_path: Path) -> None:
+    (tmp_path / "ratchet.yaml").write_bytes(b"schema_version: 1\nclock: caf\xe9\n")
+    with pytest.raises(ConfigError) as caught:
+        load_project(tmp_path)
+    assert caught.value.one_line() == f"{tmp_path / 'ratchet.yaml'}:2: not UTF-8 text (byte 28): save the file as UTF-8"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import stat
 import subprocess
 from pathlib import Path
@@ -67,6 +68,20 @@ def test_install_hook_respects_core_hooks_path_and_linked_worktrees(repo_path: P
     linked = open_repo(tmp_path / "side")
     assert hooks_dir(linked) == (repo_path / ".git" / "hooks").resolve()
 
+
+@pytest.mark.parametrize("where", ["hooks-dir", "hooks-path", "hooks-path-parent"])
+def test_install_hook_refuses_a_file_where_the_hooks_folder_goes(repo_path: Path, where: str) -> None:
+    if where == "hooks-dir":
+        shutil.rmtree(repo_path / ".git" / "hooks")
+        blocker = repo_path / ".git" / "hooks"
+    else:
+        blocker = repo_path / "hookfile"
+        git(repo_path, "config", "core.hooksPath", "hookfile" if where == "hooks-path" else "hookfile/inner")
+    blocker.write_text("x\n")
+    with pytest.raises(GitStateError, match="this is a file, but git keeps hooks in a folder") as caught:
+        install_hook(open_repo(repo_path), "pre-push")
+    assert caught.value.path == str(blocker.resolve())
+    assert blocker.read_text() == "x\n"
 
 def test_the_default_runner_reaches_this_ratchet() -> None:
     script = render_hook("pre-commit")

@@ -49,3 +49,26 @@ def test_record_and_bless_cli(demo_repo: Path, tmp_path: Path) -> None:
     assert result.exit_code == 0 and result.stdout.startswith("blessed 1 golden(s)")
     result = runner.invoke(app, ["bless", "nope", "--project", str(demo_repo), "--work", home])
     assert result.exit_code == 2 and result.stderr == "error: no pending trace for: nope (run `ratchet record` first)\n"
+
+
+def test_record_checks_every_workspace_before_writing_a_trace(demo_repo: Path, tmp_path: Path) -> None:
+    tasks_file = demo_repo / "tasks.yaml"
+    text = tasks_file.read_text(encoding="utf-8")
+    last = text.rindex("workspace: fx-")
+    tasks_file.write_text(text[:last] + "workspace: no-such-workspace\n" + text[text.index("\n", last) + 1:],
+                          encoding="utf-8")
+    project = load_project(demo_repo, home=tmp_path / "h")
+    with pytest.raises(InputError, match="workspace 'no-such-workspace' not found") as caught:
+        record_tasks(project)
+    assert caught.value.path is not None and caught.value.path.endswith("no-such-workspace")
+    assert not project.pending_dir.exists() or list(project.pending_dir.iterdir()) == []
+
+
+def test_record_refuses_a_file_in_place_of_pending(demo_repo: Path, tmp_path: Path) -> None:
+    project = load_project(demo_repo, home=tmp_path / "h")
+    project.home.mkdir()
+    project.pending_dir.write_text("x\n", encoding="utf-8")
+    with pytest.raises(InputError, match="keeps pending traces in this folder") as caught:
+        record_tasks(project, ["github-triage-01"])
+    assert caught.value.path == str(project.pending_dir)
+    assert project.pending_dir.read_text(encoding="utf-8") == "x\n"

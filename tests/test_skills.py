@@ -298,6 +298,28 @@ def test_load_skills_by_name(tmp_path: Path) -> None:
         load_skills(tmp_path)
 
 
+
+@pytest.mark.parametrize("breakage", ["dangling-symlink", "lowercase"])
+def test_load_skills_refuses_what_validate_refuses(tmp_path: Path, breakage: str) -> None:
+    write_skill(tmp_path, "a-skill", "---\nname: a-skill\ndescription: a\n---\n")
+    folder = write_skill(tmp_path, "b-skill", "---\nname: b-skill\ndescription: b\n---\n")
+    skill_md = folder / "SKILL.md"
+    if breakage == "lowercase":
+        skill_md.rename(folder / "skill.md")
+    else:
+        skill_md.unlink()
+        skill_md.symlink_to(tmp_path / "nonexistent" / "SKILL.md")
+    (tmp_path / "assets").mkdir()  # a folder with nothing like a SKILL.md is not a skill
+    [problem] = validate_skill_folder(folder)
+    with pytest.raises(SkillError) as caught:
+        load_skills(tmp_path)
+    assert caught.value.one_line() == f"{problem.path}: {problem.message}"
+    assert caught.value.path == str(skill_md)
+
+
+def test_load_skills_of_a_missing_folder_is_empty(tmp_path: Path) -> None:
+    assert load_skills(tmp_path / "nope") == {}
+
 # --- agreement with the reference validator (skills-ref) -------------------------------------
 #
 # Every input of skills-ref 0.1.1's own test suite (tests/test_validator.py and tests/test_parser.py

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+from ratchet.markup import drop_html_comments
 from ratchet.skills import Skill
 
 PREAMBLE = (
@@ -18,11 +19,10 @@ PREAMBLE = (
     "When the work is done, reply with the final answer and no tool call."
 )
 SKILL_BLOCK = re.compile(r'<skill name="([^"]+)">\n(.*?)\n</skill>', re.S)
-_COMMENT = re.compile(r"<!--.*?-->", re.S)
 
 
 def normalize_body(body: str) -> str:
-    text = _COMMENT.sub("", body)
+    text = drop_html_comments(body)
     lines = [line.rstrip() for line in text.splitlines()]
     out: list[str] = []
     for line in lines:

@@ -12,7 +12,6 @@ ledger instead (docs/adr/0009-bench-runs.md).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
@@ -21,7 +20,7 @@ from ratchet.bench.models import BENCH_SCHEMA_VERSION, EditType
 from ratchet.config import RatchetConfig
 from ratchet.errors import InputError
 from ratchet.gate.models import Decision, EditReplays, Outcome, PairOutcome, Verdict
-from ratchet.jsonio import atomic_write_text, canonical_dumps
+from ratchet.jsonio import atomic_write_text, canonical_dumps, load_json_file
 from ratchet.llm.pricing import catalog_usd
 from ratchet.llm.types import USD, Usage
 from ratchet.trace import Trace
@@ -125,12 +124,12 @@ def read_results(out: Path) -> BenchResults:
     path = out / RESULTS_FILE
     if not path.exists():
         return BenchResults()
+    raw = load_json_file(path, error=InputError)
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
         if raw.get("schema_version") != BENCH_SCHEMA_VERSION:
             raise InputError(f"unsupported schema_version {raw.get('schema_version')!r}", path=path)
         return BenchResults.model_validate(raw)
-    except (json.JSONDecodeError, ValidationError, AttributeError) as exc:
+    except (ValidationError, AttributeError) as exc:
         raise InputError(f"not a results file ({type(exc).__name__}); move it away or fix it", path=path) from None
 
 
@@ -159,7 +158,7 @@ def merge_journal(out: Path, results: BenchResults) -> int:
             continue
         for path in sorted(config_dir.glob("*.json")):
             try:
-                raw = json.loads(path.read_text(encoding="utf-8"))
+                raw = load_json_file(path, error=InputError)
                 if raw["kind"] == "edit":
                     edit = ScoredEdit.model_validate(raw["item"])
                     folded += edit.edit_id not in run.edits
@@ -168,8 +167,8 @@ def merge_journal(out: Path, results: BenchResults) -> int:
                     golden = NoiseGolden.model_validate(raw["item"])
                     folded += golden.task_id not in run.noise
                     run.noise[golden.task_id] = golden
-            except (OSError, ValueError, KeyError, TypeError):
-                continue  # a torn journal entry is redone, never trusted
+            except (InputError, ValueError, KeyError, TypeError):
+                continue  # a torn or malformed journal entry is redone, never trusted
     return folded
 
 
@@ -187,8 +186,8 @@ def read_timings(out: Path) -> Timings:
     if not path.exists():
         return Timings()
     try:
-        return Timings.model_validate_json(path.read_text(encoding="utf-8"))
-    except ValidationError:
+        return Timings.model_validate(load_json_file(path, error=InputError))
+    except (InputError, ValidationError):
         return Timings()  # a sidecar: losing it loses latency figures, never results
 
 
@@ -201,9 +200,10 @@ def replays_path(out: Path, config: str, edit_id: str) -> Path:
 
 
 def read_replays(path: Path) -> EditReplays:
+    raw = load_json_file(path, error=InputError)
     try:
-        return EditReplays.model_validate_json(path.read_text(encoding="utf-8"))
-    except (OSError, ValidationError) as exc:
+        return EditReplays.model_validate(raw)
+    except ValidationError as exc:
         raise InputError(f"cannot read stored replays ({type(exc).__name__})", path=path) from None
 
 

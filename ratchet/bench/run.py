@@ -48,7 +48,7 @@ from ratchet.bench.sampling import derived_seed, stratified_sample
 from ratchet.bench.schedule import execute
 from ratchet.clock import frozen_clock
 from ratchet.config import Project
-from ratchet.errors import BudgetError, InputError
+from ratchet.errors import BudgetError, ConfigError, InputError
 from ratchet.gate.drift import FactSearch, FixtureSearch, make_search
 from ratchet.gate.evaluate import evaluate_edit
 from ratchet.gate.gate_config import GateConfig, load_gate_config
@@ -56,7 +56,7 @@ from ratchet.gate.models import EditReplays, Selected
 from ratchet.gate.pair import gate_pair
 from ratchet.gate.replay import replay_task
 from ratchet.gate.select import affected_goldens
-from ratchet.llm.budget import Estimate, check_affordable, estimate
+from ratchet.llm.budget import PER_CALL_BUDGETS, Estimate, check_affordable, estimate
 from ratchet.llm.gateway import Gateway
 from ratchet.llm.types import ChatModel
 from ratchet.skills import Skill, parse_skill_text
@@ -313,11 +313,22 @@ def _refuse_without_cascade(results: BenchResults, opts: RunOptions, config: Gat
         )
 
 
+def _check_tiers(config: GateConfig, project: Project, config_path: Path) -> None:
+    """Before anything is priced or run: every judge tier of the config is one the bench can run and price."""
+    priced = sorted(kind.removeprefix("judge-") for kind in PER_CALL_BUDGETS if kind.startswith("judge-"))
+    usable = [tier for tier in priced if tier in project.config.tiers]
+    for step in config.tiers:
+        if step.tier not in usable:
+            raise ConfigError(f"unknown judge tier {step.tier!r}: the bench runs {', '.join(usable)} (ratchet.yaml "
+                              "tiers with a per-call budget); name one of them", path=config_path)
+
+
 def run_config(opts: RunOptions) -> RunSummary:
     """Run one configuration into opts.out; see the module docstring."""
-    config = load_gate_config(opts.config_path)
+    config = load_gate_config(opts.config_path, project_root=opts.root)
     data = load_bench_data(opts.root, home=opts.home, results_dir=opts.out)
     project: Project = data.project
+    _check_tiers(config, project, opts.config_path)
     simulated = project.config.upstream == "sim"
     results = read_results(opts.out)
     merge_journal(opts.out, results)

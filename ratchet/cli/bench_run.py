@@ -111,8 +111,9 @@ def selftest_command(
 ) -> None:
     """Three scripted gates (oracle, pass-everything, block-everything) through the real metrics and report."""
     from ratchet.bench.selftest import run_selftest
+    from ratchet.config import project_root
 
-    outcome = run_selftest(root)
+    outcome = run_selftest(project_root(root))  # no project there is fine (synthetic labels); a file is not
     typer.echo(outcome.render(), nl=False)
     if not outcome.passed:
         raise typer.Exit(1)

@@ -54,7 +54,7 @@ from ratchet.llm.gateway import Gateway
 from ratchet.skills import load_skills
 from ratchet.store import open_store
 from ratchet.tasks import Task, load_tasks
-from ratchet.trace import Trace, load_goldens
+from ratchet.trace import Trace, load_golden_files
 
 __all__ = ["OnError", "check_edit"]
 
@@ -105,7 +105,7 @@ def check_edit(
             return with_unchecked(verdict, settings_changed=settings, submodules_changed=submodules)
         head_tree = stack.enter_context(scratch_checkout(repo, head_rev, project.home))
         exported[head_tree] = _label(head_rev)
-        tasks, goldens = _blessed_state(base_tree, project, _label(base_sha)) if blessed else ([], {})
+        tasks, goldens = _blessed_state(base_tree, project) if blessed else ([], {})
         store = stack.enter_context(closing(open_store(project.home)))
         gateway = stack.enter_context(Gateway(
             project, store, run_id=f"check-{uuid.uuid4().hex[:12]}", cache_mode=cache_mode, budget_usd=budget_usd,
@@ -148,7 +148,7 @@ def _label(rev: str) -> str:
 
 def _project_at(repo: git.Repo, root: Path, rev: str, home: Path | None) -> Project:
     """The project as ratchet.yaml at `rev` describes it (RATCHET_* overrides and the work area still apply)."""
-    text = read_file_at(repo, rev, CONFIG_FILE)
+    text = read_file_at(repo, rev, CONFIG_FILE, error=ConfigError)
     return project_from_text(root, text, source=f"{CONFIG_FILE}@{_label(rev)}", home=home)
 
 
@@ -165,7 +165,7 @@ def _base_is_blessed(repo: git.Repo, rev: str, project: Project) -> bool:
     exists = {name: path_exists_at(repo, rev, value) for name, value in where.items()}
     if not any(exists.values()) and not configured:
         return False
-    source = f"{CONFIG_FILE}@{label}" if read_file_at(repo, rev, CONFIG_FILE) is not None else None
+    source = f"{CONFIG_FILE}@{label}" if read_file_at(repo, rev, CONFIG_FILE, error=ConfigError) is not None else None
     if not exists["goldens"]:
         missing = f"no goldens at {where['goldens']}@{label}"
         if "goldens" in configured:
@@ -179,17 +179,17 @@ def _base_is_blessed(repo: git.Repo, rev: str, project: Project) -> bool:
     return True
 
 
-def _blessed_state(base_tree: Path, project: Project, label: str) -> tuple[list[Task], dict[str, Trace]]:
+def _blessed_state(base_tree: Path, project: Project) -> tuple[list[Task], dict[str, Trace]]:
     """The tasks and goldens the team approved: both from the base (docs/adr/0007)."""
     paths = project.config.paths
     tasks = load_tasks(base_tree / paths.tasks)
-    goldens = load_goldens(base_tree / paths.goldens)
+    files = load_golden_files(base_tree / paths.goldens)
     known = {task.id for task in tasks}
-    for task_id in goldens:
-        if task_id not in known:
-            raise GoldenError(f"golden for task {task_id!r}, which is not in {paths.tasks}",
-                              path=f"{paths.goldens}@{label}")
-    return tasks, goldens
+    for file, golden in files.items():
+        if golden.task_id not in known:
+            # Named by its scratch path, which _errors_name_revisions turns into goldens/<skill>/<task>.json@rev.
+            raise GoldenError(f"golden for task {golden.task_id!r}, which is not in {paths.tasks}", path=file)
+    return tasks, {golden.task_id: golden for golden in files.values()}
 
 
 def _settings_changed(changes: Sequence[ChangedPath], gate: GateConfig, base_tree: Path) -> list[str]:

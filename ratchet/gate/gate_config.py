@@ -115,11 +115,36 @@ def parse_gate_config(raw: object, *, source: str) -> GateConfig:
         raise ConfigError(validation_summary(exc), path=source) from None
 
 
-def load_gate_config(path: Path) -> GateConfig:
-    """Read a gate config YAML; one-line ConfigError naming the file on anything wrong."""
+def load_gate_config(path: Path, *, project_root: Path | None = None) -> GateConfig:
+    """Read a gate config YAML; one-line ConfigError naming the file on anything wrong.
+
+    Its judge_prompt must be a file inside the project (`project_root`) when the config is one of
+    the project's own, else inside the config file's folder: a config cannot point its judge at
+    a file elsewhere on the machine, and a typo is caught before any pair is judged.
+    """
     config = parse_gate_config(load_yaml_file(path, error=ConfigError), source=str(path))
     config._source_dir = path.resolve().parent
+    if config.judge_prompt is not None:
+        _check_judge_prompt(config, path, project_root)
     return config
+
+
+def _check_judge_prompt(config: GateConfig, path: Path, project_root: Path | None) -> None:
+    in_project = project_root is not None and config._source_dir is not None \
+        and config._source_dir.is_relative_to(project_root.resolve())
+    root = project_root.resolve() if in_project and project_root is not None else path.resolve().parent
+    where = "the project" if in_project else "this config file's folder"
+    prompt = config.prompt_path()
+    try:
+        resolved = prompt.resolve()
+    except (OSError, RuntimeError) as exc:
+        raise ConfigError(f"judge_prompt {config.judge_prompt!r}: cannot resolve it: {exc}", path=path) from None
+    if not resolved.is_relative_to(root):
+        raise ConfigError(f"judge_prompt {config.judge_prompt!r} points outside {where}: "
+                          f"put the prompt inside {where} and name it relative to the config file", path=path)
+    if not resolved.is_file():
+        raise ConfigError(f"judge_prompt {config.judge_prompt!r} not found (relative to the config file's folder): "
+                          "fix the path, or drop judge_prompt to use the packaged judge", path=path)
 
 
 def gate_config_path(name_or_path: str, *, project_root: Path | None = None) -> Path:
@@ -142,4 +167,4 @@ def gate_config_path(name_or_path: str, *, project_root: Path | None = None) -> 
 
 def resolve_gate_config(name_or_path: str, *, project_root: Path | None = None) -> GateConfig:
     """A config by name (the project's configs/<name>.yaml, else the packaged one) or by .yaml path."""
-    return load_gate_config(gate_config_path(name_or_path, project_root=project_root))
+    return load_gate_config(gate_config_path(name_or_path, project_root=project_root), project_root=project_root)

@@ -26,9 +26,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ratchet.markup import drop_html_comments
 from ratchet.sim.expr import ExprError, to_python
 
-_COMMENT = re.compile(r"<!--.*?-->", re.S)
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
 _ITEM = re.compile(r"^(\s*)(?:\d+[.)]|[-*+])\s+(.*)$")
 _SPAN = re.compile(r"`([^`\n]+)`")
@@ -82,7 +82,7 @@ def _sections(body: str) -> dict[str, list[str]]:
     sections: dict[str, list[str]] = {}
     current: list[str] | None = None
     fenced = False
-    for line in _COMMENT.sub("", body).splitlines():
+    for line in drop_html_comments(body).splitlines():
         if line.lstrip().startswith("```"):
             fenced = not fenced
             continue

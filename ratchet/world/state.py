@@ -6,6 +6,10 @@ patterns (fnmatch style, e.g. `fx.rates.*.*`): facts under those keys can move b
 day a golden was recorded and the day it is replayed, so every read of one is recorded as a
 VolatileRead. Overlays are YAML files deep-merged on top (how world drift is staged).
 Dates in YAML are kept as ISO strings so the world digests the same way everywhere.
+
+Every section is a mapping or a list, and the sections the shipped tool packs read have the
+shape SECTION_SHAPES gives them: a world file that does not fit is an InputError naming it at
+load, not a crash inside a tool halfway through a run.
 """
 
 from __future__ import annotations
@@ -25,6 +29,23 @@ from ratchet.yamlio import load_yaml_file
 
 VOLATILE_KEY = "volatile"
 
+SECTION_SHAPES: dict[str, type | dict[str, type]] = {  # a section not listed: a mapping or a list
+    "people": list,
+    "email": {"outbox": list},
+    "github": {"repos": dict},
+    "releases": {"repos": dict},
+    "fx": {"rates": dict},
+    "calendar": {"working_hours": dict, "calendars": dict, "invites": list},
+    "expenses": {"policy": dict, "employees": dict, "reports": list},
+    "invoices": {"vendors": list, "recorded": list, "payments": list},
+    "news": {"stories": dict, "metrics": dict, "digest": list},
+    "packages": {"repos": list, "registry": dict, "advisories": dict},
+    "tracker": {"projects": dict, "tasks": list},
+}
+"""What the packs in ratchet/world/tools read: a section's type, or the types of its top-level keys."""
+
+_TYPE_WORDS: dict[type, str] = {dict: "a mapping", list: "a list"}
+
 
 class World:
     """In-memory world for one run: mocked tools read and change it; nothing real happens."""
@@ -36,8 +57,11 @@ class World:
         volatile: Sequence[str] = (),
         files: dict[str, str] | None = None,
         frozen_time: str,
+        sources: dict[str, tuple[str, ...]] | None = None,
     ) -> None:
         self.data = data
+        self.sources: dict[str, tuple[str, ...]] = dict(sources or {})
+        """Section -> the world files it was merged from (for errors that name them)."""
         self.volatile_patterns: tuple[str, ...] = tuple(sorted(set(volatile)))
         self.files: dict[str, str] = dict(files or {})
         self.frozen_time = frozen_time
@@ -50,7 +74,8 @@ class World:
     def copy(self) -> World:
         """A fresh, independent world with the same content (no recorded reads)."""
         return World(
-            copy.deepcopy(self.data), volatile=self.volatile_patterns, files=self.files, frozen_time=self.frozen_time
+            copy.deepcopy(self.data), volatile=self.volatile_patterns, files=self.files, frozen_time=self.frozen_time,
+            sources=self.sources,
         )
 
     def is_volatile(self, key: str) -> bool:
@@ -105,7 +130,32 @@ def _read_world_file(path: Path) -> tuple[dict[str, Any], list[str]]:
     volatile = raw.pop(VOLATILE_KEY, []) or []
     if not isinstance(volatile, list) or not all(isinstance(p, str) for p in volatile):
         raise InputError("'volatile' must be a list of dotted key patterns", path=path)
+    for name, section in raw.items():
+        _check_section(name, section, path)
     return raw, volatile
+
+
+def _check_section(name: str, section: Any, path: Path) -> None:
+    """InputError naming the file when a section does not have the shape the tool packs read."""
+    shape = SECTION_SHAPES.get(name)
+    if shape is None:
+        if not isinstance(section, (dict, list)):
+            raise InputError(f"world section {name!r} must be a mapping or a list, not {_kind(section)}", path=path)
+        return
+    expected = dict if isinstance(shape, dict) else shape
+    if not isinstance(section, expected):
+        raise InputError(f"world section {name!r} must be {_TYPE_WORDS[expected]}, not {_kind(section)}", path=path)
+    if isinstance(shape, dict) and isinstance(section, dict):
+        for key, kind in shape.items():
+            value = section.get(key)
+            if value is not None and not isinstance(value, kind):
+                raise InputError(f"world key {name}.{key} must be {_TYPE_WORDS[kind]}, not {_kind(value)}", path=path)
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "empty"
+    return {**_TYPE_WORDS, str: "a string", bool: "a boolean"}.get(type(value), type(value).__name__)
 
 
 def _read_workspace(folder: Path) -> dict[str, str]:
@@ -148,10 +198,13 @@ def load_world(
         raise InputError("world folder not found", path=world_dir)
     data: dict[str, Any] = {}
     volatile: list[str] = []
+    sources: dict[str, tuple[str, ...]] = {}
     for path in [*sorted(world_dir.glob("*.yaml")), *overlays]:
         content, patterns = _read_world_file(path)
         data = deep_merge(data, content)
         volatile.extend(patterns)
+        for name in content:
+            sources[name] = (*sources.get(name, ()), str(path))
     files: dict[str, str] = {}
     if workspace is not None:
         if workspaces_dir is None:
@@ -162,4 +215,4 @@ def load_world(
         if not folder.is_dir():
             raise InputError(f"workspace {workspace!r} not found", path=folder)
         files = _read_workspace(folder)
-    return World(data, volatile=volatile, files=files, frozen_time=frozen_time)
+    return World(data, volatile=volatile, files=files, frozen_time=frozen_time, sources=sources)

@@ -22,7 +22,7 @@ from ratchet.bench.sampling import stratified_sample
 from ratchet.cli import _wrap_commands
 from ratchet.cli.bench_run import register
 from ratchet.data import packaged_config
-from ratchet.errors import InputError
+from ratchet.errors import ConfigError, InputError
 from ratchet.gate.gate_config import load_gate_config
 from tests.bench.fixtures_mini import build_mini_dataset, mini_copy
 
@@ -69,6 +69,17 @@ def test_cascade_then_rejudge_makes_no_replay_call(mini: Path) -> None:
 def test_rejudge_without_cascade_is_refused(mini: Path) -> None:
     with pytest.raises(InputError, match=re.escape("has no cascade run: run `ratchet bench run --config cascade --out")):
         _run(mini, "super_only", mini / "out")
+
+
+def test_a_config_with_an_unknown_tier_is_refused_naming_it(mini: Path, tmp_path: Path) -> None:
+    strict = tmp_path / "strict.yaml"
+    strict.write_text("schema_version: 1\ntiers:\n  - tier: mega\n    threshold: 0.5\n", encoding="utf-8")
+    opts = RunOptions(config_path=strict, out=mini / "out", root=mini, command="test strict")
+    with pytest.raises(ConfigError) as info:
+        run_config(opts)
+    assert info.value.one_line() == (f"{strict}: unknown judge tier 'mega': the bench runs nano, super, ultra "
+                                     "(ratchet.yaml tiers with a per-call budget); name one of them")
+    assert not (mini / "out").exists()
 
 
 def test_simulator_refuses_a_dated_directory(mini: Path) -> None:

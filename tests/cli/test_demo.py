@@ -29,3 +29,13 @@ def test_demo_refuses_a_non_empty_dir(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert result.stderr == f"error: {tmp_path.resolve()} is not empty; give --dir a new or empty folder\n"
     assert (tmp_path / "x").read_text(encoding="utf-8") == "keep me"
+
+
+def test_demo_refuses_a_file_as_dir(tmp_path: Path) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("keep me", encoding="utf-8")
+    for target in (afile, afile / "inner"):
+        result = CliRunner().invoke(app, ["demo", "--dir", str(target)])
+        assert result.exit_code == 2
+        assert result.stderr == f"error: {afile.resolve()} is a file; give --dir a new or empty folder\n"
+    assert afile.read_text(encoding="utf-8") == "keep me"

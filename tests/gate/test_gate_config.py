@@ -64,6 +64,8 @@ def test_judge_prompt_is_relative_to_its_config_file(tmp_path: Path, monkeypatch
     path = tmp_path / "gate" / "strict.yaml"
     path.write_text("schema_version: 1\njudge_prompt: prompts/strict.md\ntiers: [{tier: nano, threshold: 0.5}]\n",
                     encoding="utf-8")
+    (tmp_path / "gate" / "prompts").mkdir()
+    (tmp_path / "gate" / "prompts" / "strict.md").write_text("Judge strictly.\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     assert resolve_gate_config("gate/strict.yaml").prompt_path() == tmp_path / "gate" / "prompts" / "strict.md"
     assert GateConfig(judge_prompt="mine.md").prompt_path() == Path("mine.md")
@@ -101,3 +103,31 @@ def test_bad_config_is_one_line(tmp_path: Path, text: str, message: str) -> None
 def test_missing_config_file(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="file not found"):
         load_gate_config(tmp_path / "nope.yaml")
+
+
+@pytest.mark.parametrize(("prompt", "message"), [
+    ("../../../../etc/hostname", "judge_prompt '../../../../etc/hostname' points outside this config file's folder: "
+     "put the prompt inside this config file's folder and name it relative to the config file"),
+    ("missing.md", "judge_prompt 'missing.md' not found (relative to the config file's folder): fix the path, "
+     "or drop judge_prompt to use the packaged judge"),
+])
+def test_a_judge_prompt_outside_or_missing_names_the_config(tmp_path: Path, prompt: str, message: str) -> None:
+    path = tmp_path / "gates" / "strict.yaml"
+    path.parent.mkdir()
+    path.write_text(f"schema_version: 1\ntiers: [{{tier: nano, threshold: 0.5}}]\njudge_prompt: {prompt}\n",
+                    encoding="utf-8")
+    with pytest.raises(ConfigError) as info:
+        load_gate_config(path)
+    assert info.value.one_line() == f"{path}: {message}"
+
+
+def test_a_project_config_may_use_a_prompt_anywhere_in_the_project(tmp_path: Path) -> None:
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "judge.md").write_text("Judge.\n", encoding="utf-8")
+    (tmp_path / "configs" / "mine.yaml").write_text(
+        "schema_version: 1\ntiers: [{tier: nano, threshold: 0.5}]\njudge_prompt: ../prompts/judge.md\n", encoding="utf-8")
+    config = resolve_gate_config("mine", project_root=tmp_path)
+    assert config.prompt_path().resolve() == (tmp_path / "prompts" / "judge.md").resolve()
+    with pytest.raises(ConfigError, match="points outside this config file's folder"):
+        load_gate_config(tmp_path / "configs" / "mine.yaml")  # no project given: its own folder is the limit

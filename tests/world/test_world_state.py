@@ -53,3 +53,25 @@ def test_malformed_yaml_names_file_and_line(tmp_path: Path) -> None:
 def test_missing_workspace_is_an_input_error(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="workspace 'nope' not found"):
         load_world(REPO / "bench/world", workspaces_dir=tmp_path, workspace="nope", frozen_time=CLOCK)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("github: lots of issues\n", "world section 'github' must be a mapping, not a string"),
+    ("github:\n  repos: [a, b]\n", "world key github.repos must be a mapping, not a list"),
+    ("people: {dana: x}\n", "world section 'people' must be a list, not a mapping"),
+    ("mine: 3\n", "world section 'mine' must be a mapping or a list, not int"),
+    ("github:\n", "world section 'github' must be a mapping, not empty"),
+])
+def test_a_section_of_the_wrong_shape_names_its_file(tmp_path: Path, text: str, message: str) -> None:
+    (tmp_path / "github.yaml").write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        load_world(tmp_path, workspaces_dir=None, workspace=None, frozen_time=CLOCK)
+    assert info.value.one_line() == f"{tmp_path / 'github.yaml'}: {message}"
+
+
+def test_the_world_knows_which_files_each_section_came_from(tmp_path: Path) -> None:
+    overlay = tmp_path / "drift.yaml"
+    overlay.write_text('fx:\n  rates:\n    "2026-10-09": {EUR: 1.1111}\n')
+    world = load_world(REPO / "bench/world", workspaces_dir=None, workspace=None, frozen_time=CLOCK, overlays=[overlay])
+    assert world.sources["fx"] == (str(REPO / "bench/world/fx.yaml"), str(overlay))
+    assert world.copy().sources == world.sources

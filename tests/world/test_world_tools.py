@@ -1,9 +1,15 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
-from ratchet.world import World
+import pytest
+
+from ratchet.errors import InputError, ToolError
+from ratchet.world import World, load_world
 from ratchet.world.tools import ALL_TOOLS, call_tool, tool_specs
+
+from .conftest import CLOCK
 
 
 def test_every_tool_has_a_valid_name_and_effect(bench_world: World) -> None:
@@ -51,3 +57,19 @@ def test_clock_is_frozen(bench_world: World) -> None:
         "date": "2026-10-14",
         "weekday": "Wednesday",
     }
+
+
+def test_world_data_a_tool_cannot_read_is_an_input_error_naming_the_file(tmp_path: Path) -> None:
+    (tmp_path / "github.yaml").write_text("github:\n  repos:\n    acme/widgets:\n      issues: none\n", encoding="utf-8")
+    world = load_world(tmp_path, workspaces_dir=None, workspace=None, frozen_time=CLOCK)
+    with pytest.raises(InputError) as info:
+        call_tool(world, "github_get_issue", {"repo": "acme/widgets", "number": 1}, 0)
+    assert info.value.path == str(tmp_path / "github.yaml")
+    assert info.value.message.startswith("world data for tool github_get_issue has an unexpected shape: AttributeError:")
+    assert not isinstance(info.value, ToolError)
+
+
+def test_a_tool_crash_on_a_section_built_in_code_is_still_a_tool_error() -> None:
+    world = World({"github": {"repos": {"acme/widgets": {"issues": "none"}}}}, frozen_time=CLOCK)
+    with pytest.raises(ToolError, match="tool github_get_issue crashed: AttributeError"):
+        call_tool(world, "github_get_issue", {"repo": "acme/widgets", "number": 1}, 0)

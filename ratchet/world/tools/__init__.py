@@ -2,7 +2,10 @@
 
 `call_tool` never raises for agent mistakes (unknown tool, bad arguments, not found): the
 ToolCall carries the error and the agent sees it, as it would from a real API. A crash inside
-a tool is a bug in the pack and surfaces as ToolError.
+a tool is a bug in the pack and surfaces as ToolError, except the kinds of crash that world data
+of the wrong shape causes (a TypeError, AttributeError, KeyError or ValueError in a tool whose
+section came from world files): load_world checks the top-level shape of each section, so such a
+crash is deeper data a user wrote, and is an InputError naming the files to fix.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ratchet.errors import ToolError
+from ratchet.errors import InputError, ToolError
 from ratchet.llm.types import ToolSpec
 from ratchet.trace import ToolCall
 from ratchet.world.state import World
@@ -58,6 +61,15 @@ def call_tool(world: World, name: str, arguments: dict[str, Any], index: int) ->
         result = tool.run(ctx, clean)
     except ToolFailure as exc:
         return ToolCall(index=index, name=name, arguments=args, effect=tool.effect, error=str(exc))
+    except (TypeError, AttributeError, KeyError, ValueError) as exc:
+        files = world.sources.get(tool.needs or "", ())
+        if not files:
+            raise ToolError(f"tool {name} crashed: {type(exc).__name__}: {exc}") from exc
+        also = f" (also merged from {', '.join(files[1:])})" if len(files) > 1 else ""
+        raise InputError(
+            f"world data for tool {name} has an unexpected shape{also}: {type(exc).__name__}: {exc}: "
+            f"fix section {tool.needs!r} to match the shipped world files", path=files[0],
+        ) from exc
     except Exception as exc:  # a bug in the pack, not the agent's mistake
         raise ToolError(f"tool {name} crashed: {type(exc).__name__}: {exc}") from exc
     return ToolCall(
