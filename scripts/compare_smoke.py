@@ -11,7 +11,8 @@ comparing everything else byte for byte (after canonical JSON):
   where the 7th place is an exact 5 the old rounding fell on float noise, the new value is exact);
 - configs moved into the package: each run's `command` says `--config <name>` and its
   `config_path` points into ratchet/data/configs/;
-- the dataset's `git_sha`.
+- the dataset's `git_sha`;
+- (issue 13) each verdict gained `settings_changed` and `submodules_changed`, empty in the smoke.
 Prints what it mapped and IDENTICAL or DIFFERENT (exit 1).
 """
 
@@ -23,13 +24,17 @@ from typing import Any
 
 
 def normalise(old: dict[str, Any], new: dict[str, Any]) -> dict[str, int]:
-    counts = {"opinions with tokens_cached added": 0, "verdict costs at 9 places": 0, "ties at the 7th place": 0}
+    counts = {"opinions with tokens_cached added": 0, "verdict costs at 9 places": 0, "ties at the 7th place": 0,
+              "verdicts with empty settings_changed / submodules_changed added": 0}
     new["dataset"]["git_sha"] = old["dataset"]["git_sha"]
     for name, run in new["runs"].items():
         run["command"] = run["command"].replace(f"--config {name} ", f"--config configs/{name}.yaml ")
         run["config_path"] = run["config_path"].replace("ratchet/data/configs/", "configs/")
         for edit_id, edit in run["edits"].items():
             verdict, before = edit["verdict"], old["runs"][name]["edits"][edit_id]["verdict"]["cost_usd"]
+            if verdict.get("settings_changed") == [] and verdict.get("submodules_changed") == []:
+                del verdict["settings_changed"], verdict["submodules_changed"]
+                counts["verdicts with empty settings_changed / submodules_changed added"] += 1
             if round(verdict["cost_usd"], 6) != verdict["cost_usd"]:
                 counts["verdict costs at 9 places"] += 1
             if round(verdict["cost_usd"], 6) != before:
