@@ -11,10 +11,12 @@ never eat into the money a live run may spend.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import sqlite3
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -72,7 +74,14 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         """,
     ),
+    (
+        # Who holds a reservation: a token whose lock file its live Store holds (flock), so a process
+        # in another PID namespace sharing RATCHET_HOME is never mistaken for a dead one.
+        "0002_reservation_owner",
+        "ALTER TABLE reservations ADD COLUMN owner TEXT",
+    ),
 ]
+OWNERS_DIR = "owners"
 
 
 class LedgerEntry(BaseModel):
@@ -110,6 +119,43 @@ class Reservation(BaseModel):
 _LEDGER_COLUMNS = [name for name in LedgerEntry.model_fields if name != "id"]
 
 
+def _hold_owner_lock(path: Path) -> int | None:
+    """Create and flock the owner's lock file for this Store's lifetime; None where locks cannot be had."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _owner_alive(owners: Path, owner: str) -> bool:
+    """Whether a live Store holds owner's lock; a stale lock file found unheld is removed."""
+    if not owner.isalnum():
+        return False
+    path = owners / f"{owner}.lock"
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True  # cannot tell: never charge a reservation that may be live
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True  # held: its process is alive, whatever PID namespace it is in
+    finally:
+        os.close(fd)
+    with suppress(OSError):
+        path.unlink()
+    return False
+
+
 def _pid_alive(pid: int) -> bool:
     if pid == os.getpid():
         return True
@@ -136,6 +182,10 @@ class Store:
         self.path = path
         self.busy_timeout_s = busy_timeout_s
         self._lock = threading.RLock()
+        token = uuid.uuid4().hex
+        self._owner_fd = _hold_owner_lock(path.parent / OWNERS_DIR / f"{token}.lock")
+        # Without a held lock file the reservations name no owner and recovery falls back to the pid.
+        self.owner: str | None = token if self._owner_fd is not None else None
         with self._faults():
             self._db = sqlite3.connect(path, timeout=busy_timeout_s, isolation_level=None, check_same_thread=False)
         try:
@@ -147,11 +197,21 @@ class Store:
             self._migrate()
         except BaseException:
             self._db.close()
+            self._drop_owner_lock()
             raise
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
+            self._drop_owner_lock()
+
+    def _drop_owner_lock(self) -> None:
+        if self._owner_fd is None:
+            return
+        with suppress(OSError):
+            (self.path.parent / OWNERS_DIR / f"{self.owner}.lock").unlink()
+        os.close(self._owner_fd)  # closing the descriptor releases the flock
+        self._owner_fd = None
 
     @contextmanager
     def _faults(self) -> Iterator[None]:
@@ -296,9 +356,10 @@ class Store:
                 if settled + held + amount_usd > run_cap + 1e-12:
                     return None
             cursor = db.execute(
-                "INSERT INTO reservations (run_id, pid, ts, amount_usd, simulated, purpose, tier, model, request_digest)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (run_id, os.getpid(), time.time(), amount_usd, int(simulated), purpose, tier, model, request_digest),
+                "INSERT INTO reservations (run_id, pid, ts, amount_usd, simulated, purpose, tier, model, request_digest,"
+                " owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (run_id, os.getpid(), time.time(), amount_usd, int(simulated), purpose, tier, model, request_digest,
+                 self.owner),
             )
             assert cursor.lastrowid is not None
             return Reservation(id=cursor.lastrowid, run_id=run_id, amount_usd=amount_usd, simulated=simulated)
@@ -324,16 +385,21 @@ class Store:
             db.execute("DELETE FROM reservations WHERE id = ?", (reservation.id,))
 
     def recover_orphans(self) -> int:
-        """Turn reservations of dead processes into ledger rows charged at their worst case.
+        """Turn reservations whose owner is gone into ledger rows charged at their worst case.
 
         A call in flight when its process died may have been paid for; we cannot know, so
         the reserved worst case is counted as spent. Spend never goes down after a crash.
+        The owner is gone when nobody holds its lock file (the kernel drops a dead process's
+        flock); rows from before owners were recorded fall back to the process id.
         """
         with self._write() as db:
             rows = db.execute(
-                "SELECT id, run_id, pid, amount_usd, simulated, purpose, tier, model, request_digest FROM reservations"
+                "SELECT id, run_id, pid, amount_usd, simulated, purpose, tier, model, request_digest, owner"
+                " FROM reservations"
             ).fetchall()
-            dead = [row for row in rows if not _pid_alive(int(row[2]))]
+            owners = self.path.parent / OWNERS_DIR
+            dead = [row[:9] for row in rows
+                    if (not _owner_alive(owners, str(row[9])) if row[9] else not _pid_alive(int(row[2])))]
             for rid, run_id, _pid, amount, simulated, purpose, tier, model, digest_ in dead:
                 db.execute(
                     "INSERT INTO model_calls (run_id, ts, purpose, tier, model, cost_usd, simulated,"

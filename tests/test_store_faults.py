@@ -155,3 +155,29 @@ def test_check_with_the_work_area_a_file_exits_2(edited: tuple[Path, str], tmp_p
     code, out, err = check(repo, base, "--work", str(work))
     assert (code, out) == (2, "")
     assert err == f"error: {work}: {NOT_A_FOLDER}\n"
+
+
+def test_a_live_reservation_from_another_pid_namespace_is_never_charged_as_orphaned(tmp_path: Path) -> None:
+    """The pid a reservation records means nothing in another container sharing RATCHET_HOME: the
+    owner's held lock decides. Charging a live reservation would count its spend twice."""
+    import sqlite3 as sqlite
+
+    from ratchet.store import open_store
+
+    live, other = open_store(tmp_path), open_store(tmp_path)
+    held = live.try_reserve(run_id="r", amount_usd=1.0, simulated=True, global_cap=None, run_cap=None,
+                            purpose="replay", tier="agent", model="m", request_digest="live")
+    assert held is not None
+    gone = open_store(tmp_path)
+    dropped = gone.try_reserve(run_id="r", amount_usd=2.0, simulated=True, global_cap=None, run_cap=None,
+                               purpose="replay", tier="agent", model="m", request_digest="gone")
+    assert dropped is not None
+    gone.close()  # its owner lock is released: as if its process had died
+    with sqlite.connect(tmp_path / "ratchet.sqlite") as db:  # the pids another namespace would show
+        db.execute("UPDATE reservations SET pid = 999999999")
+    assert other.recover_orphans() == 1
+    rows = [(row.status, row.request_digest, row.cost_usd) for row in other.ledger("r")]
+    assert rows == [("orphaned", "gone", 2.0)]
+    assert other.reserved(simulated=True) == 1.0  # the live one still holds its money
+    live.close()
+    other.close()
