@@ -3,7 +3,8 @@
 Everything here reads through plumbing (rev-parse, diff-tree, diff-index --cached, ls-tree,
 ls-files --stage, cat-file) with GIT_OPTIONAL_LOCKS=0, so the working tree, index, HEAD,
 refs, stash and worktree list stay byte-identical. The "scratch worktree" is an export of a
-tree into a folder under Ratchet's home, not `git worktree add` (docs/adr/0003-scratch-export.md).
+tree into a folder under Ratchet's home, not `git worktree add` (docs/adr/0003-scratch-export.md):
+`export_tree` here, the folders' lifetime in ratchet/scratch.py.
 
 Hooks run with GIT_DIR and GIT_INDEX_FILE set; during `git commit` the index may be a
 temporary one, and "staged" must mean what is in *that* index. Every command gets an explicit
@@ -13,25 +14,16 @@ surrounding environment happens to point at.
 
 from __future__ import annotations
 
-import fcntl
 import os
-import re
-import secrets
-import shutil
-import signal
 import stat
 import tempfile
-import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
-from types import FrameType
 from typing import NamedTuple
 
 import git
 
-from ratchet.errors import GitStateError, InfraError, InputError
-from ratchet.store import ensure_work_area
+from ratchet.errors import GitStateError, InputError
 
 INDEX = "<index>"
 """Sentinel revision meaning "the staged content" (the index git would commit)."""
@@ -39,8 +31,6 @@ INDEX = "<index>"
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 """The SHA-1 empty tree: a valid base for "everything is new" (a branch with no merge-base)."""
 
-_SCRATCH_NAME = re.compile(r"^\d+-[0-9a-f]+$")
-_LOCK_SUFFIX = ".lock"
 
 
 # -- running git ---------------------------------------------------------------------------
@@ -366,143 +356,3 @@ def export_tree(repo: git.Repo, rev: str, dest: Path, *, prefix: str | None = No
         target.write_bytes(blobs[entry.sha])
         if entry.mode == "100755":
             target.chmod(target.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-
-
-# -- scratch folders -------------------------------------------------------------------------
-#
-# A scratch folder <home>/scratch/<pid>-<hex>/ has a sibling lock file <pid>-<hex>.lock that its
-# process holds with flock(LOCK_EX) from before the folder exists until after it is gone. A
-# pruner deletes a folder only when it can take that lock without waiting, so a live check is
-# never pruned, whatever PID namespace it runs in (a container sharing RATCHET_HOME); the PID in
-# the name is for people reading the folder, never for pruning. The lock file sits beside the
-# folder, not inside it, so the export holds exactly the tree. The kernel drops a flock when its
-# process dies, however it dies, so a crash leaves a folder the next pruner may take.
-
-
-def _lock_path(folder: Path) -> Path:
-    return folder.with_name(folder.name + _LOCK_SUFFIX)
-
-
-def _still_names(fd: int, path: Path) -> bool:
-    """True while `path` is the file open as `fd` (a pruner may have unlinked it meanwhile)."""
-    try:
-        held, named = os.fstat(fd), os.lstat(path)
-    except OSError:
-        return False
-    return (held.st_dev, held.st_ino) == (named.st_dev, named.st_ino)
-
-
-def _take_lock(path: Path, *, create: bool = False) -> int | None:
-    """An fd holding `path`'s exclusive flock, or None if another process holds it (or it vanished)."""
-    flags = os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW | (os.O_CREAT | os.O_EXCL if create else 0)
-    try:
-        fd = os.open(path, flags, 0o600)
-    except FileExistsError:
-        return None  # create=True: the name is taken
-    except OSError:
-        if create:
-            raise
-        return None  # gone, or not ours to open: not ours to prune either
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(fd)
-        return None
-    if not _still_names(fd, path):
-        os.close(fd)
-        return None
-    return fd
-
-
-def prune_stale_scratch(home: Path) -> list[Path]:
-    """Remove scratch folders whose lock nobody holds (their process ended); return them.
-
-    A folder with no lock file was not made by a locking Ratchet (an older version may still be
-    using it) and is left alone; remove it by hand once no check runs.
-    """
-    root = Path(home) / "scratch"
-    if not root.is_dir():
-        return []
-    removed: list[Path] = []
-    for lock in sorted(root.glob(f"*{_LOCK_SUFFIX}")):
-        folder = lock.with_name(lock.name[: -len(_LOCK_SUFFIX)])
-        if _SCRATCH_NAME.match(folder.name) is None:
-            continue
-        fd = _take_lock(lock)
-        if fd is None:
-            continue
-        try:
-            existed = folder.is_dir() and not folder.is_symlink()
-            if existed:
-                shutil.rmtree(folder, ignore_errors=True)
-            if os.path.lexists(folder):
-                continue  # not (all) removable: keep the lock file so a later prune tries again
-            lock.unlink(missing_ok=True)
-            if existed:
-                removed.append(folder)
-        finally:
-            os.close(fd)
-    return removed
-
-
-def _hold_new_scratch(root: Path) -> tuple[Path, int]:
-    """A fresh folder path under root (not made yet) and the fd holding its lock."""
-    for _ in range(16):
-        folder = root / f"{os.getpid()}-{secrets.token_hex(4)}"
-        try:
-            fd = _take_lock(_lock_path(folder), create=True)
-        except OSError as exc:
-            raise InfraError(f"cannot make a scratch folder here ({exc.strerror}); check its permissions",
-                             path=root) from None
-        if fd is None:
-            continue  # the name was taken, or a pruner removed our lock file before we held it
-        if not os.path.lexists(folder):
-            return folder, fd
-        os.close(fd)
-    raise InfraError("cannot make a scratch folder here (every name tried was in use)", path=root)
-
-
-def _release_scratch(folder: Path, fd: int) -> None:
-    try:
-        shutil.rmtree(folder, ignore_errors=True)
-        if not os.path.lexists(folder):
-            _lock_path(folder).unlink(missing_ok=True)
-    finally:
-        os.close(fd)  # the lock goes last: until here no pruner may touch the folder
-
-
-def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt(f"signal {signum}")
-
-
-@contextmanager
-def scratch_checkout(repo: git.Repo, rev: str, home: Path) -> Iterator[Path]:
-    """Export `rev` (or INDEX) into a fresh folder under home/scratch; remove it on exit.
-
-    The folder's lock is held for its whole life, so no other check's pruning can remove it.
-    SIGTERM is turned into KeyboardInterrupt for the duration so a killed run cleans up too.
-    """
-    prune_stale_scratch(home)
-    if rev != INDEX:
-        rev = resolve_rev(repo, rev)
-    root = ensure_work_area(Path(home) / "scratch")
-    in_main_thread = _is_main_thread()  # signal handlers can only be set from the main thread
-    previous = signal.getsignal(signal.SIGTERM)
-    try:
-        if in_main_thread:
-            signal.signal(signal.SIGTERM, _raise_interrupt)
-        folder, fd = _hold_new_scratch(root)
-        try:
-            folder.mkdir()
-            export_tree(repo, rev, folder)
-            yield folder
-        finally:
-            _release_scratch(folder, fd)
-    finally:
-        if in_main_thread:
-            # None means a handler installed outside Python; the default is the closest match
-            signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
-
-
-def _is_main_thread() -> bool:
-    return threading.current_thread() is threading.main_thread()

@@ -23,12 +23,11 @@ from ratchet.gitops import (
     empty_tree,
     export_tree,
     open_repo,
-    prune_stale_scratch,
     read_file_at,
     repo_root,
     resolve_rev,
-    scratch_checkout,
 )
+from ratchet.scratch import prune_stale_scratch, scratch_checkout
 from tests.helpers.gitrepo import (
     commit,
     git,
@@ -430,7 +429,8 @@ SCRATCH_CHILD = textwrap.dedent(
     """\
     import sys, time
     from pathlib import Path
-    from ratchet.gitops import open_repo, scratch_checkout
+    from ratchet.gitops import open_repo
+    from ratchet.scratch import scratch_checkout
     with scratch_checkout(open_repo(Path(sys.argv[1])), "HEAD", Path(sys.argv[2])) as folder:
         print(folder, flush=True)
         time.sleep(60)

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from ratchet.errors import InputError
-from ratchet.gitops import open_repo, prune_stale_scratch, scratch_checkout
+from ratchet.gitops import open_repo
+from ratchet.scratch import prune_stale_scratch, scratch_checkout
 from tests.helpers.gitrepo import make_repo
 
 # Holds a flock on argv[1] like a live check in another PID namespace (a container sharing
@@ -99,7 +100,8 @@ CHURN = textwrap.dedent(
     """\
     import sys
     from pathlib import Path
-    from ratchet.gitops import open_repo, prune_stale_scratch, scratch_checkout
+    from ratchet.gitops import open_repo
+    from ratchet.scratch import prune_stale_scratch, scratch_checkout
     repo, home = open_repo(Path(sys.argv[1])), Path(sys.argv[2])
     for _ in range(15):
         with scratch_checkout(repo, "HEAD", home) as folder:

@@ -45,12 +45,12 @@ from ratchet.gitops import (
     read_file_at,
     repo_root,
     resolve_rev,
-    scratch_checkout,
     skills_touched,
     submodules_under,
 )
 from ratchet.llm.cache import CacheMode
 from ratchet.llm.gateway import Gateway
+from ratchet.scratch import scratch_checkout
 from ratchet.skills import load_skills
 from ratchet.store import open_store
 from ratchet.tasks import Task, load_tasks
@@ -110,7 +110,9 @@ def check_edit(
         gateway = stack.enter_context(Gateway(
             project, store, run_id=f"check-{uuid.uuid4().hex[:12]}", cache_mode=cache_mode, budget_usd=budget_usd,
         ))
-        gateway.preflight(["agent", *(s.tier for s in gate.tiers)], named_by=gate_config_path(config, project_root=base_tree) if isinstance(config, str) else None)
+        # Before any replay: an unknown tier, a missing key or an upstream that does not answer stops here.
+        named_by = gate_config_path(config, project_root=base_tree) if isinstance(config, str) else None
+        gateway.preflight(["agent", *(s.tier for s in gate.tiers)], named_by=named_by)
         judges = {step.tier: gateway.model(step.tier, f"judge-{step.tier}") for step in gate.tiers}
         search: FactSearch | None = None
         if gate.drift.enabled:
