@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ratchet.skills import _drop_comments
+from ratchet.markup import drop_comments_outside_fences as _drop_comments
 
 SIZE = 78 * 1024
 _OLD_FENCE_OR_COMMENT = re.compile(r"(^[ \t]*(```|~~~).*?^[ \t]*\2[^\n]*$)|<!--.*?-->", re.S | re.M)

@@ -18,7 +18,8 @@ from ratchet import yamlio
 from ratchet.bench.dataset import read_labels, read_reviews
 from ratchet.errors import ConfigError, GoldenError, InputError, TaskFileError
 from ratchet.jsonio import MAX_JSON_DEPTH, load_json_file, load_json_text
-from ratchet.skills import _drop_comments, validate_skill_folder
+from ratchet.markup import drop_comments_outside_fences as _drop_comments
+from ratchet.skills import validate_skill_folder
 from ratchet.trace import parse_trace, read_trace
 from ratchet.yamlio import (
     MAX_ALIAS_NODES,

@@ -11,10 +11,16 @@ from functools import cache
 from pathlib import Path
 
 
+# Modules outside ratchet/sim whose code decides what the simulator reads in a prompt.
+_READS = ("markup.py", "agent/prompt.py", "gate/judge_prompt.py")
+
+
 @cache
 def sim_code_digest() -> str:
-    """sha256 over every module of ratchet/sim, in name order."""
+    """sha256 over every module of ratchet/sim and the parsing modules it reads with, in name order."""
+    here = Path(__file__).resolve().parent
+    package = here.parent
     hasher = hashlib.sha256()
-    for path in sorted(Path(__file__).resolve().parent.glob("*.py")):
-        hasher.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    for path in [*sorted(here.glob("*.py")), *(package / name for name in _READS)]:
+        hasher.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return hasher.hexdigest()
