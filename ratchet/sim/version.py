@@ -10,7 +10,6 @@ import hashlib
 from functools import cache
 from pathlib import Path
 
-
 # Modules outside ratchet/sim whose code decides what the simulator reads in a prompt.
 _READS = ("markup.py", "agent/prompt.py", "gate/judge_prompt.py")
 
