@@ -136,8 +136,8 @@ def check_edit(
             clock=clock,
             started=started,
         )
-    return with_unchecked(evaluation.verdict, settings_changed=settings, submodules_changed=submodules,
-                          nothing_blessed_at=unblessed)
+    return with_unchecked(_relabel_verdict(evaluation.verdict, exported), settings_changed=settings,
+                          submodules_changed=submodules, nothing_blessed_at=unblessed)
 
 
 # -- the base's settings ---------------------------------------------------------------------------
@@ -220,14 +220,33 @@ def _errors_name_revisions(exported: dict[Path, str]) -> Iterator[None]:
         raise renamed.with_traceback(exc.__traceback__) from None
 
 
+def _roots(exported: dict[Path, str]) -> list[tuple[str, str]]:
+    return [(root, label) for tree, label in exported.items() for root in dict.fromkeys((str(tree), str(tree.resolve())))]
+
+
+def relabel(text: str, exported: dict[Path, str]) -> str:
+    """`text` with every path under an exported scratch folder written as `<repo path>@<revision>`."""
+    for root, label in _roots(exported):
+        text = re.sub(re.escape(root + os.sep) + r"([^\s'\":,]+)", rf"\1@{label}", text)
+    return text
+
+
+def _relabel_verdict(verdict: Verdict, exported: dict[Path, str]) -> Verdict:
+    """A verdict whose evidence (a pair's reason or error, say a tool that read a workspace file)
+    names what the user can open, not the scratch folders, which are gone once check returns."""
+    pairs = [pair.model_copy(update={
+        "reason": relabel(pair.reason, exported),
+        "error": relabel(pair.error, exported) if pair.error is not None else None,
+    }) for pair in verdict.pairs]
+    return verdict.model_copy(update={"pairs": pairs, "summary": relabel(verdict.summary, exported)})
+
+
 def _renamed(exc: RatchetError, exported: dict[Path, str]) -> RatchetError | None:
-    roots = [(root, label) for tree, label in exported.items() for root in dict.fromkeys((str(tree), str(tree.resolve())))]
-    path, message = exc.path, exc.message
-    for root, label in roots:
+    path, message = exc.path, relabel(exc.message, exported)
+    for root, label in _roots(exported):
         if path is not None and (path == root or path.startswith(root + os.sep)):
             relative = Path(path).relative_to(root).as_posix()
             path = f"{relative}@{label}"
-        message = re.sub(re.escape(root + os.sep) + r"([^\s'\":,]+)", rf"\1@{label}", message)
     if (path, message) == (exc.path, exc.message):
         return None
     renamed = copy.copy(exc)

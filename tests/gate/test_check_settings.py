@@ -244,3 +244,20 @@ def test_nothing_at_the_base_and_no_skill_changed_is_still_a_pass(tmp_path: Path
     repo = make_repo(tmp_path, {"README.md": "no skills here\n"})
     verdict = check_edit(repo, base="HEAD", config=LEVEL0_ONLY, on_error="block")
     assert (verdict.decision, verdict.summary) == ("PASS", "no skill changed")
+
+
+def test_evidence_in_a_verdict_names_the_repo_path_not_the_scratch_folder(tmp_path: Path) -> None:
+    from ratchet.gate.check import _relabel_verdict
+    from ratchet.gate.models import PairOutcome, Verdict
+
+    scratch = tmp_path / "home" / "scratch" / "12-abc"
+    where = f"{scratch}/workspaces/fx-zurich/receipts.csv"
+    pair = PairOutcome(task_id="t", golden_skill="s", selected_because="routed", outcome="error",
+                       decided_by="error", reason=f"replay failed: cannot read {where}", error=f"tool: {where}")
+    verdict = Verdict(base="b" * 40, head="h" * 40, skills_changed=["s"], decision="WARN",
+                      summary=f"1 pair(s) could not be checked, first t: cannot read {where}", pairs=[pair])
+    named = _relabel_verdict(verdict, {scratch: "hhhhhhhhhh"})
+    expected = "workspaces/fx-zurich/receipts.csv@hhhhhhhhhh"
+    assert named.pairs[0].reason == f"replay failed: cannot read {expected}"
+    assert named.pairs[0].error == f"tool: {expected}"
+    assert named.summary.endswith(expected) and str(scratch) not in named.to_json()
