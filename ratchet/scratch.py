@@ -6,7 +6,6 @@ ratchet/gitops.py fills it. Nothing here touches the user's repository.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import re
 import secrets
@@ -22,6 +21,7 @@ import git
 
 from ratchet.errors import InfraError
 from ratchet.gitops import INDEX, export_tree, resolve_rev
+from ratchet.locks import take_lock
 from ratchet.store import ensure_work_area
 
 _SCRATCH_NAME = re.compile(r"^\d+-[0-9a-f]+$")
@@ -43,37 +43,6 @@ def _lock_path(folder: Path) -> Path:
     return folder.with_name(folder.name + _LOCK_SUFFIX)
 
 
-def _still_names(fd: int, path: Path) -> bool:
-    """True while `path` is the file open as `fd` (a pruner may have unlinked it meanwhile)."""
-    try:
-        held, named = os.fstat(fd), os.lstat(path)
-    except OSError:
-        return False
-    return (held.st_dev, held.st_ino) == (named.st_dev, named.st_ino)
-
-
-def _take_lock(path: Path, *, create: bool = False) -> int | None:
-    """An fd holding `path`'s exclusive flock, or None if another process holds it (or it vanished)."""
-    flags = os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW | (os.O_CREAT | os.O_EXCL if create else 0)
-    try:
-        fd = os.open(path, flags, 0o600)
-    except FileExistsError:
-        return None  # create=True: the name is taken
-    except OSError:
-        if create:
-            raise
-        return None  # gone, or not ours to open: not ours to prune either
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(fd)
-        return None
-    if not _still_names(fd, path):
-        os.close(fd)
-        return None
-    return fd
-
-
 def prune_stale_scratch(home: Path) -> list[Path]:
     """Remove scratch folders whose lock nobody holds (their process ended); return them.
 
@@ -88,7 +57,7 @@ def prune_stale_scratch(home: Path) -> list[Path]:
         folder = lock.with_name(lock.name[: -len(_LOCK_SUFFIX)])
         if _SCRATCH_NAME.match(folder.name) is None:
             continue
-        fd = _take_lock(lock)
+        fd = take_lock(lock)
         if fd is None:
             continue
         try:
@@ -110,7 +79,7 @@ def _hold_new_scratch(root: Path) -> tuple[Path, int]:
     for _ in range(16):
         folder = root / f"{os.getpid()}-{secrets.token_hex(4)}"
         try:
-            fd = _take_lock(_lock_path(folder), create=True)
+            fd = take_lock(_lock_path(folder), create=True)
         except OSError as exc:
             raise InfraError(f"cannot make a scratch folder here ({exc.strerror}); check its permissions",
                              path=root) from None

@@ -20,12 +20,12 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from ratchet.errors import InputError, SkillError
+from ratchet.ids import MAX_SKILL_NAME_CHARS
 from ratchet.markup import drop_comments_outside_fences
 from ratchet.names import is_lookalike, skill_key
 from ratchet.yamlio import YamlLimitError, compose_yaml
 
 SKILL_FILE = "SKILL.md"
-MAX_NAME_CHARS = 64
 MAX_DESCRIPTION_CHARS = 1024
 MAX_COMPATIBILITY_CHARS = 500
 MAX_BODY_LINES = 500
@@ -219,8 +219,8 @@ def _check_name(fields: dict[str, _Field], folder: Path, report: _Report) -> str
         return None
     written = raw.strip()
     name = skill_key(written)
-    if len(name) > MAX_NAME_CHARS:
-        report.error(f"'name' is {len(name)} characters; the limit is {MAX_NAME_CHARS}", line)
+    if len(name) > MAX_SKILL_NAME_CHARS:
+        report.error(f"'name' is {len(name)} characters; the limit is {MAX_SKILL_NAME_CHARS}", line)
     if name != name.lower():
         report.error(f"'name' {name!r} must be lowercase", line)
     if name.startswith("-") or name.endswith("-"):

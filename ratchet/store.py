@@ -11,7 +11,6 @@ never eat into the money a live run may spend.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import sqlite3
 import threading
@@ -24,6 +23,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from ratchet.errors import InfraError, InputError
+from ratchet.locks import take_lock
 
 STORE_FILE = "ratchet.sqlite"
 BUSY_TIMEOUT_S = 5.0
@@ -120,18 +120,12 @@ _LEDGER_COLUMNS = [name for name in LedgerEntry.model_fields if name != "id"]
 
 
 def _hold_owner_lock(path: Path) -> int | None:
-    """Create and flock the owner's lock file for this Store's lifetime; None where locks cannot be had."""
+    """Create and hold the owner's lock file for this Store's lifetime; None where locks cannot be had."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        return take_lock(path, create=True)
     except OSError:
         return None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(fd)
-        return None
-    return fd
 
 
 def _owner_alive(owners: Path, owner: str) -> bool:
@@ -139,20 +133,12 @@ def _owner_alive(owners: Path, owner: str) -> bool:
     if not owner.isalnum():
         return False
     path = owners / f"{owner}.lock"
-    try:
-        fd = os.open(path, os.O_RDWR)
-    except FileNotFoundError:
-        return False
-    except OSError:
-        return True  # cannot tell: never charge a reservation that may be live
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        return True  # held: its process is alive, whatever PID namespace it is in
-    finally:
-        os.close(fd)
+    fd = take_lock(path)
+    if fd is None:
+        return os.path.lexists(path)  # held by its live owner (any PID namespace), or already gone
     with suppress(OSError):
-        path.unlink()
+        path.unlink(missing_ok=True)
+    os.close(fd)
     return False
 
 

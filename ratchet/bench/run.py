@@ -54,14 +54,13 @@ from ratchet.gate.evaluate import evaluate_edit
 from ratchet.gate.gate_config import GateConfig, load_gate_config
 from ratchet.gate.models import EditReplays, Selected
 from ratchet.gate.pair import gate_pair
-from ratchet.gate.replay import replay_task
+from ratchet.gate.replay import Replayer
 from ratchet.gate.select import affected_goldens
 from ratchet.llm.budget import PER_CALL_BUDGETS, Estimate, check_affordable, estimate
 from ratchet.llm.gateway import Gateway
 from ratchet.llm.types import ChatModel
 from ratchet.skills import Skill, parse_skill_text
 from ratchet.store import open_store
-from ratchet.trace import Trace
 
 Mode = Literal["record", "rejudge", "noise"]
 RECORDING_CONFIG = "cascade"
@@ -227,46 +226,31 @@ class _Runner:
         return scored, round((time.perf_counter() - started) * 1000, 3)
 
     def score_golden(self, task_id: str) -> tuple[NoiseGolden, float]:
+        """E6: the unchanged skills replayed `replays_per_golden` times, each run through the pair pipeline.
+
+        Each run's golden is reseeded per (task, run), so a live model is asked afresh and the
+        simulator's noise knob rolls anew; the seed is not something Level 0 or a judge compares.
+        Drift is off here (no search), so no base replay is asked for.
+        """
         data, project = self.data, self.data.project
         golden = data.goldens[task_id]
         task = next(t for t in data.tasks if t.id == task_id)
         started = time.perf_counter()
-        source = _NoiseReplays(data, self.gateway.model("agent", "replay"))
+        replayer = Replayer(project, tree=project.root, head_skills=data.base_skills, base_skills=data.base_skills,
+                            agent=self.gateway.model("agent", "replay"), clock=frozen_clock)
         judges = self._judges()
         outcomes = []
         replays = EditReplays()
         for run in range(self.config.replays_per_golden):
-            source.run = run
-            pair = gate_pair(Selected(task=task, golden=golden, because="routed"), source, config=self.config,
+            reseeded = golden.model_copy(update={"seed": derived_seed("noise", task_id, run)})
+            pair = gate_pair(Selected(task=task, golden=reseeded, because="routed"), replayer, config=self.config,
                              judges=judges, search=None, pair_id=f"{task_id}#{run}", clock=frozen_clock)
-            assert source.last is not None  # gate_pair always replays first
-            one = stable_replays(EditReplays(replays={task_id: source.last}), project.config)
+            one = stable_replays(EditReplays(replays={task_id: replayer.recorded.replays[task_id]}), project.config)
             outcomes.append(stable_pair(pair, one, project.config))
             replays.replays[f"{task_id}#{run}"] = one.replays[task_id]
         usage = usage_of(replays, outcomes, project.config)
         noise = NoiseGolden(task_id=task_id, skill=golden.fired_skill, outcomes=outcomes, usage=usage)
         return noise, round((time.perf_counter() - started) * 1000, 3)
-
-
-class _NoiseReplays:
-    """E6's replay source: the unchanged skills, reseeded per (task, run), so a live model is asked
-    afresh and the simulator's noise knob rolls anew. Drift is off in E6, so no base is asked for."""
-
-    def __init__(self, data: BenchData, agent: ChatModel) -> None:
-        self.data = data
-        self.agent = agent
-        self.run = 0
-        self.last: Trace | None = None
-
-    def replay(self, item: Selected) -> Trace:
-        reseeded = item.golden.model_copy(update={"seed": derived_seed("noise", item.task.id, self.run)})
-        project = self.data.project
-        self.last = replay_task(item.task, reseeded, self.data.base_skills, self.agent, project=project, tree=project.root,
-                                clock=frozen_clock)
-        return self.last
-
-    def replay_base(self, item: Selected) -> Trace:
-        raise InputError(f"the noise measurement never replays a base skill ({item.task.id})")
 
 
 def sample_ids(data: BenchData, config: GateConfig, limit: int | None, types: tuple[str, ...], seed: int) -> list[str]:

@@ -32,7 +32,7 @@ from ratchet.gate.gate_config import (
     PROJECT_CONFIGS_DIR,
     GateConfig,
     gate_config_path,
-    resolve_gate_config,
+    load_gate_config,
 )
 from ratchet.gate.models import Verdict
 from ratchet.gate.policy import OnError
@@ -86,15 +86,22 @@ def check_edit(
     head_rev = INDEX if staged else resolve_rev(repo, head or "HEAD")
     exported: dict[Path, str] = {}  # scratch folder -> the revision label its files are named by
     with _errors_name_revisions(exported), ExitStack() as stack:
-        project = _project_at(repo, root, base_sha, home)
+        config_text = read_file_at(repo, base_sha, CONFIG_FILE, error=ConfigError)
+        config_source = f"{CONFIG_FILE}@{_label(base_sha)}"
+        project = project_from_text(root, config_text, source=config_source, home=home)
         paths = project.config.paths
-        blessed = _base_is_blessed(repo, base_sha, project)
+        blessed = _base_is_blessed(repo, base_sha, project, config_source if config_text is not None else None)
         changes = changed_paths(repo, base_sha, None if staged else head_rev, staged=staged)
         changed = skills_touched(changes, paths.skills)
         policy = OnError(on_error).value
         base_tree = stack.enter_context(scratch_checkout(repo, base_sha, project.home))
         exported[base_tree] = _label(base_sha)
-        gate = resolve_gate_config(config, project_root=base_tree) if isinstance(config, str) else config
+        config_file: Path | None = None
+        if isinstance(config, str):
+            config_file = gate_config_path(config, project_root=base_tree)
+            gate = load_gate_config(config_file, project_root=base_tree)
+        else:
+            gate = config
         settings = _settings_changed(changes, gate, base_tree)
         submodules = submodules_under(changes, paths.skills)
         unblessed = None if blessed else _label(base_sha)
@@ -111,8 +118,7 @@ def check_edit(
             project, store, run_id=f"check-{uuid.uuid4().hex[:12]}", cache_mode=cache_mode, budget_usd=budget_usd,
         ))
         # Before any replay: an unknown tier, a missing key or an upstream that does not answer stops here.
-        named_by = gate_config_path(config, project_root=base_tree) if isinstance(config, str) else None
-        gateway.preflight(["agent", *(s.tier for s in gate.tiers)], named_by=named_by)
+        gateway.preflight(["agent", *(s.tier for s in gate.tiers)], named_by=config_file)
         judges = {step.tier: gateway.model(step.tier, f"judge-{step.tier}") for step in gate.tiers}
         search: FactSearch | None = None
         if gate.drift.enabled:
@@ -148,17 +154,12 @@ def _label(rev: str) -> str:
     return rev if rev == INDEX else rev[:10]
 
 
-def _project_at(repo: git.Repo, root: Path, rev: str, home: Path | None) -> Project:
-    """The project as ratchet.yaml at `rev` describes it (RATCHET_* overrides and the work area still apply)."""
-    text = read_file_at(repo, rev, CONFIG_FILE, error=ConfigError)
-    return project_from_text(root, text, source=f"{CONFIG_FILE}@{_label(rev)}", home=home)
-
-
-def _base_is_blessed(repo: git.Repo, rev: str, project: Project) -> bool:
+def _base_is_blessed(repo: git.Repo, rev: str, project: Project, source: str | None) -> bool:
     """Whether the base holds a project to compare against; an error when a path setting points at nothing.
 
     False only when the base has none of skills, tasks and goldens and ratchet.yaml sets no path
     there (the first commit, or the commit before Ratchet was adopted): nothing was ever blessed.
+    `source` names the base's ratchet.yaml in errors (None when the base has none).
     """
     paths, label = project.config.paths, _label(rev)
     where = {name: str(getattr(paths, name)) for name in ("skills", "tasks", "goldens")}
@@ -167,7 +168,6 @@ def _base_is_blessed(repo: git.Repo, rev: str, project: Project) -> bool:
     exists = {name: path_exists_at(repo, rev, value) for name, value in where.items()}
     if not any(exists.values()) and not configured:
         return False
-    source = f"{CONFIG_FILE}@{label}" if read_file_at(repo, rev, CONFIG_FILE, error=ConfigError) is not None else None
     if not exists["goldens"]:
         missing = f"no goldens at {where['goldens']}@{label}"
         if "goldens" in configured:

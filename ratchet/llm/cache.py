@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 import logging
 import os
 import secrets
@@ -29,7 +28,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ratchet.jsonio import atomic_write_text, canonical_dumps, digest
+from ratchet.errors import InputError
+from ratchet.jsonio import atomic_write_text, canonical_dumps, digest, load_json_file
 from ratchet.llm.types import ChatRequest, ChatResponse
 
 CACHE_SCHEMA_VERSION = 2
@@ -90,12 +90,12 @@ class ResponseCache:
     def get(self, key: str) -> ChatResponse | None:
         """The recorded answer for `key`, or None: absent, old schema, unreadable or not ours."""
         path = self.path(key)
-        try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
+        if not path.exists():
             return None
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            self._reject(f"cache entry {path} cannot be read ({type(exc).__name__}); treated as a miss")
+        try:
+            raw = load_json_file(path, error=InputError)  # bounded: a crafted entry cannot recurse us to death
+        except InputError as exc:
+            self._reject(f"cache entry {path} cannot be read ({exc.message}); treated as a miss")
             return None
         if not isinstance(raw, dict):
             self._reject(f"cache entry {path} is not a cache record; treated as a miss")
