@@ -25,10 +25,15 @@ CONFIG_FILE = "ratchet.yaml"
 CONFIG_SCHEMA_VERSION = 1
 DEFAULT_CLOCK = "2026-10-14T16:00:00Z"
 DEFAULT_TIMEOUT_S = 120.0
+DEFAULT_ROUTING_NEIGHBOURS = 3
+# lexical: the runner routes with the trigger matcher and puts the fired skill in the system prompt.
+# model: the system prompt lists the skill catalog and the model loads a skill by a tool call, as
+# real harnesses do (ratchet/agent/catalog.py); selection then also replays catalog neighbours.
+Routing = Literal["lexical", "model"]
 
 __all__ = [
     "CONFIG_FILE", "DEFAULT_CLOCK", "DEFAULT_TIMEOUT_S", "Paths", "Price", "Project", "RatchetConfig",
-    "RetryPolicy", "TierConfig", "Upstream", "default_home", "load_project", "parse_config", "project_from_text",
+    "RetryPolicy", "Routing", "TierConfig", "Upstream", "default_home", "load_project", "parse_config", "project_from_text",
     "project_root",
 ]
 
@@ -120,6 +125,16 @@ class RatchetConfig(BaseModel):
     max_agent_turns: int = Field(default=16, ge=1, le=100)
     retry: RetryPolicy = Field(default_factory=RetryPolicy, description="Backoff for 429, 5xx and timeouts.")
     timeout_s: float = Field(default=DEFAULT_TIMEOUT_S, gt=0, description="Per attempt, for live model calls.")
+    routing: Routing = Field(
+        default="lexical",
+        description="Who routes a task in the minimal runner: the lexical trigger matcher, or the model "
+        "reading the skill catalog and calling load_skill.",
+    )
+    routing_neighbours: int = Field(
+        default=DEFAULT_ROUTING_NEIGHBOURS, ge=0, le=100,
+        description="With routing: model, check also replays the tasks of this many skills whose "
+        "descriptions are nearest the edited skill's.",
+    )
 
     @field_validator("clock")
     @classmethod

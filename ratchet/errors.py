@@ -4,6 +4,7 @@
     ├── InputError                bad user input: a file, a flag, a value (exit 2)
     │   ├── SkillError            malformed SKILL.md
     │   ├── TaskFileError         malformed tasks.yaml
+    │   ├── RoutingError          a task fires another skill than tasks.yaml expects
     │   ├── GoldenError           malformed or missing golden JSON
     │   ├── ConfigError           malformed ratchet.yaml or RATCHET_* env
     │   └── GitStateError         not a git repository, unknown revision ...
@@ -51,6 +52,15 @@ class SkillError(InputError):
 
 class TaskFileError(InputError):
     """A tasks.yaml that cannot be parsed or is invalid."""
+
+
+class RoutingError(InputError):
+    """A task the trigger matcher routes to another skill (or none) than its tasks.yaml entry expects.
+
+    `table` is the routing table the refusal was decided on, for a caller that prints it.
+    """
+
+    table: str = ""
 
 
 class GoldenError(InputError):

@@ -17,12 +17,13 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
 import git
 
+from ratchet.discovery import skill_folders_in_tree
 from ratchet.errors import GitStateError, InputError
 
 INDEX = "<index>"
@@ -219,14 +220,52 @@ def _under(path: str, folder: str) -> tuple[str, ...] | None:
     return parts[len(prefix):] if len(parts) > len(prefix) and parts[: len(prefix)] == prefix else None
 
 
-def skills_touched(changes: Sequence[ChangedPath], skills_dir: str = "skills") -> list[str]:
-    """Names of skill folders (`skills_dir/<name>/...`, or a submodule at `skills_dir/<name>`) that changed."""
+def skills_touched(
+    changes: Sequence[ChangedPath], skills_dir: str = "skills", skill_folders: Collection[str] | None = None
+) -> list[str]:
+    """Names of the skill folders with a changed file (or a changed submodule) below `skills_dir`.
+
+    With `skill_folders` (the repo paths of the folders holding a SKILL.md at the base or the
+    head: skill_folders_at), a path belongs to the deepest of its folders among them, so nested
+    layouts (`skills/<category>/<name>/`) name the skill, and a category's own files name none.
+    A path under no such folder, and every path without `skill_folders`, belongs to the first
+    folder below `skills_dir` (`skills_dir/<name>/...`, or a submodule at `skills_dir/<name>`),
+    which is what a flat layout always gave, even for a folder whose SKILL.md is missing.
+    """
     names: set[str] = set()
     for change in changes:
         below = _under(change.path, skills_dir)
-        if below is not None and (len(below) > 1 or change.is_gitlink):
-            names.add(below[0])
+        if below is None or (len(below) == 1 and not change.is_gitlink):
+            continue
+        name = below[0] if skill_folders is None else _owning_skill(change, below, skill_folders)
+        if name is not None:
+            names.add(name)
     return sorted(names)
+
+
+def _owning_skill(change: ChangedPath, below: tuple[str, ...], skill_folders: Collection[str]) -> str | None:
+    parts = PurePosixPath(change.path).parts
+    top = len(parts) - len(below)  # parts[:top] is skills_dir
+    # A gitlink may itself be the skill folder (a submodule skill); a file is inside one.
+    for end in range(len(parts) if change.is_gitlink else len(parts) - 1, top, -1):
+        if "/".join(parts[:end]) in skill_folders:
+            return parts[end - 1]
+    first = "/".join(parts[: top + 1])
+    if any(folder.startswith(first + "/") for folder in skill_folders):
+        return parts[-1] if change.is_gitlink else None  # a folder of skills, not a skill
+    return below[0]
+
+
+def skill_folders_at(repo: git.Repo, revs: Sequence[str], skills_dir: str = "skills") -> set[str]:
+    """Repo paths of the skill folders below `skills_dir` at any of `revs` (INDEX for the index).
+
+    The rule is ratchet.discovery's, applied to each revision's file list.
+    """
+    folders: set[str] = set()
+    for rev in revs:
+        files = [entry.path for entry in _tree_entries(repo, rev, skills_dir) if entry.mode != GITLINK]
+        folders |= skill_folders_in_tree(files, skills_dir)
+    return folders
 
 
 def submodules_under(changes: Sequence[ChangedPath], folder: str) -> list[str]:
@@ -242,8 +281,10 @@ def changed_skills(
     staged: bool = False,
     skills_dir: str = "skills",
 ) -> list[str]:
-    """Names of skill folders (`skills_dir/<name>/...`) with any changed file or submodule, sorted."""
-    return skills_touched(changed_paths(repo, base, head, staged=staged), skills_dir)
+    """Names of skill folders with any changed file or submodule, sorted (see skills_touched)."""
+    revs = [resolve_rev(repo, base), INDEX if staged or head == INDEX else resolve_rev(repo, head or "HEAD")]
+    return skills_touched(changed_paths(repo, base, head, staged=staged), skills_dir,
+                          skill_folders_at(repo, revs, skills_dir))
 
 
 # -- reading trees ---------------------------------------------------------------------------

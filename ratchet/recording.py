@@ -5,22 +5,26 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from contextlib import closing
+from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from ratchet.agent.runner import run_task
 from ratchet.config import Project
-from ratchet.errors import GoldenError, InputError
+from ratchet.errors import GoldenError, InputError, SkillError
 from ratchet.ids import IdKind, check_id, inside
 from ratchet.llm.cache import CacheMode
 from ratchet.llm.gateway import Gateway
 from ratchet.llm.types import USD
-from ratchet.skills import load_skills
+from ratchet.routing import RoutingReport, model_routed, project_routing
+from ratchet.sim.follow import follow_report
+from ratchet.skills import Skill, load_skills
 from ratchet.store import open_store
 from ratchet.tasks import Task, load_tasks, task_seed
 from ratchet.trace import Trace, golden_relpath, read_trace, write_trace
-from ratchet.world.state import load_world
+from ratchet.world.state import World, load_world
+from ratchet.world.tools import tool_specs
 
 
 class RecordResult(BaseModel):
@@ -29,6 +33,8 @@ class RecordResult(BaseModel):
     written: list[str]
     errors: list[str]
     cost_usd: USD
+    routing: RoutingReport | None = Field(
+        default=None, description="Under routing: model with strict, the skills the agent model loaded, per task.")
 
 
 def _pick(tasks: Sequence[Task], task_ids: Sequence[str]) -> list[Task]:
@@ -50,12 +56,55 @@ def _check_pending_dir(pending: Path) -> None:
         )
 
 
-def record_tasks(project: Project, task_ids: Sequence[str] = (), *, purpose: str = "bless") -> RecordResult:
-    """Run tasks under the working tree's skills and world; write pending traces.
+class UnfollowedSkill(BaseModel):
+    """A skill some recorded task fires whose body the simulator cannot act on (only on the `sim` upstream)."""
 
-    Recording always calls the model afresh (cache mode `all`), so recording twice gives
-    byte-identical traces on a deterministic upstream.
-    """
+    skill: str
+    path: str = Field(description="Its SKILL.md, relative to the project root when under it.")
+    line: int = Field(description="The line of SKILL.md where the body starts.")
+    reason: str = Field(description="Why the simulator cannot follow it (ratchet.sim.follow).")
+
+    def refusal(self, *, more: int = 0) -> SkillError:
+        """What `ratchet record` refuses the skill with (one line, naming SKILL.md and the body's line)."""
+        others = f" (and {more} more skill{'' if more == 1 else 's'})" if more else ""
+        return SkillError(f"the simulator cannot follow skill {self.skill} ({self.reason}): its golden would "
+                          "record nothing the skill asks for; record it with a live upstream or a real harness, "
+                          f"or pass --allow-unfollowed{others}", path=self.path, line=self.line)
+
+    def note(self) -> str:
+        """The one line `ratchet record --allow-unfollowed` warns with instead."""
+        return (f"warning: the simulator could not follow skill {self.skill} ({self.path}:{self.line}: {self.reason}); "
+                "its goldens hold what the simulator did, not what the skill asks: a live upstream or a real harness "
+                "is needed to record it")
+
+
+class RecordPlan(BaseModel):
+    """What `ratchet record` checks before the first run: how every task routes, which skills the simulator cannot follow."""
+
+    routing: RoutingReport
+    unfollowed: list[UnfollowedSkill] = Field(default_factory=list)
+
+    def refuse(self, *, allow_unfollowed: bool = False) -> None:
+        """RoutingError for a misrouted task; then, unless allowed, SkillError for an unfollowed skill."""
+        self.routing.refuse()
+        self.refuse_unfollowed(allow_unfollowed=allow_unfollowed)
+
+    def refuse_unfollowed(self, *, allow_unfollowed: bool = False) -> None:
+        """SkillError for the first skill the simulator cannot follow, unless allowed."""
+        if self.unfollowed and not allow_unfollowed:
+            raise self.unfollowed[0].refusal(more=len(self.unfollowed) - 1)
+
+
+@dataclass(frozen=True)
+class _Inputs:
+    """What a recording reads, all of it loaded (and checked) before the first run."""
+
+    tasks: list[Task]
+    skills: dict[str, Skill]
+    worlds: list[World]
+
+
+def _inputs(project: Project, task_ids: Sequence[str]) -> _Inputs:
     tasks = _pick(load_tasks(project.path("tasks")), task_ids)
     skills = load_skills(project.path("skills"))
     # Every input is checked before the first run: a bad workspace for the last task must not
@@ -69,10 +118,66 @@ def record_tasks(project: Project, task_ids: Sequence[str] = (), *, purpose: str
         )
         for task in tasks
     ]
+    return _Inputs(tasks=tasks, skills=skills, worlds=worlds)
+
+
+def _shown(path: Path, root: Path) -> str:
+    return (path.relative_to(root) if path.is_relative_to(root) else path).as_posix()
+
+
+def _unfollowed(project: Project, inputs: _Inputs, routing: RoutingReport) -> list[UnfollowedSkill]:
+    """The fired skills the simulated agent cannot act on, each once, checked with the tools its task is offered."""
+    if project.config.upstream != "sim":
+        return []  # a live model reads prose
+    found: dict[str, UnfollowedSkill] = {}
+    for row, world in zip(routing.rows, inputs.worlds, strict=True):
+        if row.fired is None or row.fired in found:
+            continue
+        skill = inputs.skills[row.fired]
+        report = follow_report(skill.body, frozenset(spec.name for spec in tool_specs(world)), body_line=skill.body_line)
+        if not report.followable:
+            found[row.fired] = UnfollowedSkill(
+                skill=skill.name, path=_shown(Path(skill.folder) / "SKILL.md", project.root),
+                line=skill.body_line, reason=report.reason or "nothing it can act on",
+            )
+    return [found[name] for name in sorted(found)]
+
+
+def _plan(project: Project, inputs: _Inputs) -> RecordPlan:
+    routing = project_routing(project, inputs.tasks, skills=inputs.skills)
+    return RecordPlan(routing=routing, unfollowed=_unfollowed(project, inputs, routing))
+
+
+def plan_record(project: Project, task_ids: Sequence[str] = ()) -> RecordPlan:
+    """The checks `record_tasks(strict=True)` makes, for showing them before it runs (nothing is run or written)."""
+    return _plan(project, _inputs(project, task_ids))
+
+
+def record_tasks(
+    project: Project, task_ids: Sequence[str] = (), *, purpose: str = "bless",
+    strict: bool = False, allow_unfollowed: bool = False,
+) -> RecordResult:
+    """Run tasks under the working tree's skills and world; write pending traces.
+
+    Recording always calls the model afresh (cache mode `all`), so recording twice gives
+    byte-identical traces on a deterministic upstream. With `strict` (what `ratchet record`
+    passes) a task that fires another skill than tasks.yaml expects, or a fired skill the
+    simulator cannot follow (unless `allow_unfollowed`), is refused before anything is written;
+    the bench and demo builders record without it, their tasks being checked by their own tests.
+    """
+    inputs = _inputs(project, task_ids)
+    by_model = project.config.routing == "model"
+    plan = _plan(project, inputs) if strict else None
+    if plan is not None:
+        if not by_model:  # under routing: model the matcher only predicts: the runs below decide
+            plan.routing.refuse()
+        plan.refuse_unfollowed(allow_unfollowed=allow_unfollowed)
+    tasks, skills, worlds = inputs.tasks, inputs.skills, inputs.worlds
     _check_pending_dir(project.pending_dir)
     written: list[str] = []
     errors: list[str] = []
     cost = 0.0
+    held: list[tuple[str, Trace]] = []  # routing: model + strict: written once every task loaded its own skill
     with closing(open_store(project.home)) as store, Gateway(
         project, store, run_id=f"record-{uuid.uuid4().hex[:12]}", cache_mode=CacheMode.ALL
     ) as gateway:
@@ -83,14 +188,25 @@ def record_tasks(project: Project, task_ids: Sequence[str] = (), *, purpose: str
                 seed=task_seed(task.id), frozen_time=project.config.clock,
                 models={"agent": model.model_id}, upstream=project.config.upstream,
                 max_turns=project.config.max_agent_turns, max_tokens=project.agent_max_tokens(), purpose=purpose,
+                routing=project.config.routing,
             )
             cost += trace.cost_usd
             if trace.status == "error":
                 errors.append(f"{task.id}: {trace.error}")
                 continue
+            if plan is not None and by_model:
+                held.append((task.id, trace))
+                continue
             write_trace(inside(project.pending_dir, f"{task.id}.json"), trace)
             written.append(task.id)
-    return RecordResult(written=written, errors=errors, cost_usd=cost)
+    routing = None
+    if plan is not None and by_model:
+        routing = model_routed(plan.routing, {task_id: trace.fired_skill for task_id, trace in held})
+        routing.refuse()  # nothing is written when a task loaded another skill than tasks.yaml expects
+        for task_id, trace in held:
+            write_trace(inside(project.pending_dir, f"{task_id}.json"), trace)
+            written.append(task_id)
+    return RecordResult(written=written, errors=errors, cost_usd=cost, routing=routing)
 
 
 def pending_traces(project: Project) -> dict[str, Path]:

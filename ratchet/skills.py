@@ -13,34 +13,45 @@ metadata version never fails a type check, and no YAML value is ever constructed
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+from ratchet.codex_policy import read_codex_policy
+from ratchet.discovery import SKILL_FILE, find_skill_folders, is_skill_folder
 from ratchet.errors import InputError, SkillError
 from ratchet.ids import MAX_SKILL_NAME_CHARS
 from ratchet.markup import drop_comments_outside_fences
 from ratchet.names import is_lookalike, skill_key
 from ratchet.yamlio import YamlLimitError, compose_yaml
 
-SKILL_FILE = "SKILL.md"
 MAX_DESCRIPTION_CHARS = 1024
 MAX_COMPATIBILITY_CHARS = 500
 MAX_BODY_LINES = 500
 SPEC_KEYS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
-# Keys that some clients (Claude Code and others) read; the spec does not define them, so other
-# clients ignore them. Rejecting them would fail skills that work where they were written.
+SKILL_CLOSE = "</skill>"  # closes the skill block of the agent's system prompt (ratchet.agent.prompt)
+# Keys that some clients (Claude Code's frontmatter reference lists these) read; the spec does not
+# define them, so other clients ignore them. Rejecting them would fail skills that work where they
+# were written (docs/adr/0002). Any other key stays an error: most often it is a typo.
 CLIENT_KEYS = (
     "disable-model-invocation",
     "user-invocable",
     "argument-hint",
+    "arguments",
     "model",
+    "effort",
     "context",
     "agent",
     "hooks",
+    "paths",
+    "shell",
+    "when_to_use",
 )
+_SKILL_CLOSE_ANY = re.compile(r"</\s*" + re.escape(SKILL_CLOSE[2:-1]) + r"\s*>", re.I)
+_TRUE = frozenset({"true", "True", "TRUE"})
 
 Severity = Literal["error", "warning"]
 
@@ -58,6 +69,15 @@ class Skill(BaseModel):
     body_line: int = Field(default=1, description="1-based line of SKILL.md where the body starts.")
     content_hash: str = Field(description="sha256 of the SKILL.md bytes.")
     substance_hash: str = Field(description="sha256 of substance_of(text): blind to comments and whitespace.")
+    model_invocable: bool = Field(
+        default=True,
+        description="May the model pick this skill itself? False under Claude Code's "
+        "`disable-model-invocation: true` or Codex's agents/openai.yaml `policy.allow_implicit_invocation: "
+        "false`: only an explicit mention runs it, so the trigger matcher never fires it.",
+    )
+    key_lines: dict[str, int] = Field(
+        default_factory=dict, description="1-based SKILL.md line of each frontmatter key, for messages about it."
+    )
 
 
 class Problem(BaseModel):
@@ -103,16 +123,24 @@ class _Report:
     def __init__(self, source: str) -> None:
         self.source = source
         self.problems: list[Problem] = []
+        self.runner_only: set[Problem] = set()
 
     def error(self, message: str, line: int | None) -> None:
         self.problems.append(Problem(path=self.source, line=line, severity="error", message=message))
+
+    def runner_error(self, message: str, line: int | None) -> None:
+        """An error `validate` reports that still lets the skill load: the runner guards against it
+        itself, and the gate must replay what such a skill makes the agent do, not refuse the edit."""
+        problem = Problem(path=self.source, line=line, severity="error", message=message)
+        self.problems.append(problem)
+        self.runner_only.add(problem)
 
     def warning(self, message: str, line: int | None) -> None:
         self.problems.append(Problem(path=self.source, line=line, severity="warning", message=message))
 
     @property
     def has_error(self) -> bool:
-        return any(p.severity == "error" for p in self.problems)
+        return any(p.severity == "error" and p not in self.runner_only for p in self.problems)
 
 
 class _Field:
@@ -306,6 +334,10 @@ def _check(text: str, folder: Path, report: _Report) -> Skill | None:
     body = text[body_start:]
     body_line = closing + 2
     body_lines = body.split("\n")
+    for index, line in enumerate(body_lines):
+        if _SKILL_CLOSE_ANY.search(line):
+            report.runner_error(f"the body contains {SKILL_CLOSE!r}, which closes the skill block a runner wraps the body "
+                         "in: reword it or write it as '&lt;/skill>'", body_line + index)
     if body_lines and body_lines[-1] == "":
         body_lines.pop()
     if len(body_lines) > MAX_BODY_LINES:
@@ -314,6 +346,7 @@ def _check(text: str, folder: Path, report: _Report) -> Skill | None:
             "move detail into references/ files",
             body_line + MAX_BODY_LINES,
         )
+    invocable = _model_invocable(fields, folder, report)
     if report.has_error or name is None or description is None:
         return None
     return Skill(
@@ -325,7 +358,19 @@ def _check(text: str, folder: Path, report: _Report) -> Skill | None:
         body_line=body_line,
         content_hash=_sha256(text.encode("utf-8")),
         substance_hash=_sha256(substance_of(text).encode("utf-8")),
+        model_invocable=invocable,
+        key_lines={key: field.line for key, field in fields.items()},
     )
+
+
+def _model_invocable(fields: dict[str, _Field], folder: Path, report: _Report) -> bool:
+    """False when a client's own setting keeps the model from picking the skill (see Skill)."""
+    disabled = fields.get("disable-model-invocation")
+    policy = read_codex_policy(folder)
+    for note in policy.notes:
+        report.problems.append(Problem(path=note.path, line=note.line, severity="warning", message=note.message))
+    claude_off = disabled is not None and isinstance(disabled.value, str) and disabled.value.strip() in _TRUE
+    return not (claude_off or policy.allow_implicit is False)
 
 
 def _read(folder: Path) -> tuple[str | None, _Report]:
@@ -366,19 +411,25 @@ def parse_skill_text(text: str, *, folder: Path, source: str) -> Skill:
     return skill
 
 
+def read_skill_folder(folder: Path) -> tuple[Skill | None, list[Problem]]:
+    """One skill folder's Skill (None after an error) and every error and warning of it, sorted."""
+    text, report = _read(folder)
+    skill = _check(text, folder, report) if text is not None else None
+    return skill, _sorted(report.problems)
+
+
 def validate_skill_folder(folder: Path) -> list[Problem]:
     """Every error and warning of one skill folder, sorted."""
-    text, report = _read(folder)
-    if text is not None:
-        _check(text, folder, report)
-    return _sorted(report.problems)
+    return read_skill_folder(folder)[1]
 
 
 def skill_folders(path: Path) -> list[Path]:
-    """The skill folders a path names: itself if it has SKILL.md (or is one), else its subfolders.
+    """The skill folders a path names: itself if it has SKILL.md (or is one), else every skill
+    folder below it at any depth (ratchet.discovery).
 
-    A folder with no SKILL.md and no subfolders is taken as one skill folder missing its
-    SKILL.md, so the user hears about it instead of seeing "0 skills".
+    An empty folder (no skill and no subfolder) is taken as one skill folder missing its
+    SKILL.md, so the user hears about it instead of seeing "0 skills"; a folder of folders with
+    no skill anywhere gives none, and read_paths says so (no_skill_problem).
     """
     if not path.exists():
         raise InputError("path does not exist", path=path)
@@ -386,69 +437,77 @@ def skill_folders(path: Path) -> list[Path]:
         if path.name == SKILL_FILE:
             return [path.parent]
         raise InputError("not a skill folder: give a folder with SKILL.md, or a folder of them", path=path)
-    if (path / SKILL_FILE).exists():
+    if is_skill_folder(path):
         return [path]
-    children = sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith("."))
-    return children or [path]
+    found = find_skill_folders(path)
+    if found:
+        return found
+    try:
+        has_subfolders = any(child.is_dir() for child in path.iterdir())
+    except OSError:
+        has_subfolders = False
+    return [] if has_subfolders else [path]
+
+
+def no_skill_problem(path: Path) -> Problem:
+    """A folder given to validate that holds no skill at any depth."""
+    return Problem(path=str(path), severity="error",
+                   message=f"no skill found: no folder here or below holds a {SKILL_FILE}")
+
+
+def read_paths(paths: list[Path]) -> list[tuple[Skill | None, list[Problem]]]:
+    """read_skill_folder of every skill folder the paths name, each real folder once, in order.
+
+    A folder with no skill in it at any depth gives (None, [no_skill_problem]). Raises
+    InputError for a path that does not exist or is neither a skill folder nor a folder.
+    """
+    results: list[tuple[Skill | None, list[Problem]]] = []
+    seen: set[Path] = set()
+    for path in paths:
+        folders = skill_folders(path)
+        if not folders:
+            results.append((None, [no_skill_problem(path)]))
+        for folder in folders:
+            if folder.resolve() not in seen:
+                seen.add(folder.resolve())
+                results.append(read_skill_folder(folder))
+    return results
 
 
 def validate_paths(paths: list[Path]) -> list[Problem]:
-    """Every problem of every skill folder the paths name (see skill_folders), sorted.
-
-    Raises InputError for a path that does not exist or is neither a skill folder nor a folder.
-    """
-    problems: list[Problem] = []
-    seen: set[Path] = set()
-    for path in paths:
-        for folder in skill_folders(path):
-            if folder.resolve() not in seen:
-                seen.add(folder.resolve())
-                problems.extend(validate_skill_folder(folder))
-    return _sorted(problems)
+    """Every problem of every skill folder the paths name (see skill_folders, read_paths), sorted."""
+    return _sorted([problem for _skill, problems in read_paths(paths) for problem in problems])
 
 
 def load_skill(folder: Path) -> Skill:
     """Read and validate one skill folder; raise SkillError on its first error (warnings pass)."""
-    text, report = _read(folder)
-    skill = _check(text, folder, report) if text is not None else None
+    skill, problems = read_skill_folder(folder)
     if skill is None:
-        raise _first_error(report.problems)
+        raise _first_error(problems)
     return skill
 
 
 def load_skills(skills_dir: Path) -> dict[str, Skill]:
-    """Every skill folder directly under skills_dir, by name (its identity, ratchet.names.skill_key).
+    """Every skill folder below skills_dir at any depth (ratchet.discovery), by name (its identity,
+    ratchet.names.skill_key).
 
-    Two folders whose names normalize alike are one skill twice: a SkillError naming both, not
-    one of them silently shadowing the other.
+    A SKILL.md that is a dangling symlink, or a skill.md cased differently, marks a skill folder
+    too: load_skill then refuses it as validate does, instead of the skill silently not existing.
+    Two folders whose names normalize alike are one skill twice: a SkillError naming both (as
+    paths below skills_dir), not one of them silently shadowing the other.
     """
     skills: dict[str, Skill] = {}
-    for folder in _skill_folders_under(skills_dir):
+    if not skills_dir.is_dir():
+        return skills
+    for folder in find_skill_folders(skills_dir):
         skill = load_skill(folder)
         key = skill_key(skill.name)
         if key in skills:
+            first = Path(skills[key].folder).relative_to(skills_dir).as_posix()
             raise SkillError(
-                f"skill folders {Path(skills[key].folder).name!r} and {folder.name!r} are one skill: "
+                f"skill folders {first!r} and {folder.relative_to(skills_dir).as_posix()!r} are one skill: "
                 f"both names normalize to {key!r} (NFKC); remove or rename one of them",
                 path=skills_dir,
             )
         skills[key] = skill
-    return skills
-
-
-def _skill_folders_under(skills_dir: Path) -> list[Path]:
-    """The folders directly under skills_dir that hold a SKILL.md, or something meant as one.
-
-    A SKILL.md that is a dangling symlink, or a skill.md cased differently, marks a skill folder
-    too: load_skill then refuses it as validate does, instead of the skill silently not existing.
-    """
-    if not skills_dir.is_dir():
-        return []
-    folders = []
-    for child in sorted(skills_dir.iterdir()):
-        try:
-            if child.is_dir() and any(entry.name.lower() == SKILL_FILE.lower() for entry in child.iterdir()):
-                folders.append(child)
-        except OSError:
-            continue  # an unreadable folder was never listed as a skill
-    return folders
+    return dict(sorted(skills.items()))  # by name, as when every skill sat one level down

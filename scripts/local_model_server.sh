@@ -42,4 +42,4 @@ for _ in $(seq 1 120); do
   curl -fsS "http://127.0.0.1:$PORT/v1/models" >/dev/null 2>&1 && break
   sleep 1
 done
-RATCHET_LOCAL_MODEL_URL="http://127.0.0.1:$PORT/v1" .venv/bin/python -m pytest tests/llm/test_local_model.py tests/llm/test_local_model_check.py
+RATCHET_LOCAL_MODEL_URL="http://127.0.0.1:$PORT/v1" .venv/bin/python -m pytest tests/llm/test_local_model.py tests/llm/test_local_model_check.py tests/llm/test_local_model_proxy.py

@@ -44,7 +44,7 @@ def test_bless_by_id_and_unknown_ids(demo_repo: Path, tmp_path: Path) -> None:
 def test_record_and_bless_cli(demo_repo: Path, tmp_path: Path) -> None:
     home = str(tmp_path / "cli-home")
     result = runner.invoke(app, ["record", "github-triage-02", "--project", str(demo_repo), "--work", home])
-    assert result.exit_code == 0 and result.stdout.startswith("recorded 1 pending trace(s)")
+    assert result.exit_code == 0 and result.stdout.splitlines()[-1].startswith("recorded 1 pending trace(s)")
     result = runner.invoke(app, ["bless", "--project", str(demo_repo), "--work", home])
     assert result.exit_code == 0 and result.stdout.startswith("blessed 1 golden(s)")
     result = runner.invoke(app, ["bless", "nope", "--project", str(demo_repo), "--work", home])

@@ -1,5 +1,10 @@
 """The MinimalRunner: route the task, then loop model -> mocked tools until a final answer.
 
+Routing is `lexical` (the trigger matcher fires a skill and its body goes in the system prompt)
+or `model` (the system prompt lists the catalog and the model calls load_skill, whose answer is
+the skill's block; see ratchet/agent/catalog.py). A load_skill call fires the skill in the trace
+(skills_fired) and is not a tool call on the world, so it is not in trace.tool_calls.
+
 Tool call ids are rewritten to `call_{turn}_{i}` before they enter the transcript, so the
 next request (and its cache key) does not depend on ids a live provider made up.
 """
@@ -8,9 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ratchet.agent.catalog import LOAD_SKILL, answer_load, catalog_system_prompt, load_skill_spec
 from ratchet.agent.prompt import system_prompt
 from ratchet.agent.trigger import match_skill
 from ratchet.clock import Clock, elapsed_ms, wall_clock
+from ratchet.config import Routing
 from ratchet.errors import ModelCallError, ToolError
 from ratchet.jsonio import canonical_dumps
 from ratchet.llm.types import ChatModel, ChatRequest, Message, ToolCallRequest
@@ -28,6 +35,10 @@ def tool_message(call_id: str, name: str, result: object, error: str | None) -> 
     return Message(role="tool", tool_call_id=call_id, name=name, content=canonical_dumps(payload, indent=None))
 
 
+def skill_ref(skill: Skill) -> SkillRef:
+    return SkillRef(name=skill.name, content_hash=skill.content_hash, substance_hash=skill.substance_hash)
+
+
 def run_task(
     task: Task,
     skills: Mapping[str, Skill],
@@ -43,17 +54,16 @@ def run_task(
     purpose: str = "replay",
     max_tokens: int = DEFAULT_MAX_TOKENS,
     clock: Clock = wall_clock,
+    routing: Routing = "lexical",
 ) -> Trace:
     """Run one task once. Model failures end the trace with status "error"; they never raise."""
-    fired = match_skill(task.prompt, skills)
+    fired = match_skill(task.prompt, skills) if routing == "lexical" else None
     skill = skills[fired] if fired is not None else None
     trace = Trace(
         task_id=task.id,
         prompt=task.prompt,
         expected_skill=task.skill,
-        skills_fired=[SkillRef(name=skill.name, content_hash=skill.content_hash, substance_hash=skill.substance_hash)]
-        if skill is not None
-        else [],
+        skills_fired=[skill_ref(skill)] if skill is not None else [],
         upstream="live" if upstream == "live" else "sim",
         simulated=upstream != "live",
         models=dict(models),
@@ -61,11 +71,12 @@ def run_task(
         frozen_time=frozen_time,
         world_digest=world.digest(),
     )
+    system = system_prompt(frozen_time, skill) if routing == "lexical" else catalog_system_prompt(frozen_time, skills)
     messages = [
-        Message(role="system", content=system_prompt(frozen_time, skill)),
+        Message(role="system", content=system),
         Message(role="user", content=task.prompt),
     ]
-    tools = tool_specs(world)
+    tools = tool_specs(world) if routing == "lexical" else [*tool_specs(world), load_skill_spec()]
     reads_before = len(world.volatile_reads)
     try:
         for turn in range(max_turns):
@@ -96,6 +107,9 @@ def run_task(
             ]
             messages.append(Message(role="assistant", content=response.message.content, tool_calls=calls))
             for call in calls:
+                if routing == "model" and call.name == LOAD_SKILL:
+                    messages.append(_load_skill(trace, call, skills, frozen_time))
+                    continue
                 record = call_tool(world, call.name, call.arguments, len(trace.tool_calls))
                 trace.tool_calls.append(record)
                 messages.append(tool_message(call.id, call.name, record.result, record.error))
@@ -110,3 +124,11 @@ def run_task(
         trace.error = exc.one_line()
     trace.volatile_reads = list(world.volatile_reads[reads_before:])
     return trace.with_totals()
+
+
+def _load_skill(trace: Trace, call: ToolCallRequest, skills: Mapping[str, Skill], frozen_time: str) -> Message:
+    """Answer a load_skill call; a skill loaded for the first time joins trace.skills_fired."""
+    loaded, content = answer_load(skills, call.arguments, frozen_time)
+    if loaded is not None and all(ref.name != loaded.name for ref in trace.skills_fired):
+        trace.skills_fired.append(skill_ref(loaded))
+    return Message(role="tool", tool_call_id=call.id, name=call.name, content=content)

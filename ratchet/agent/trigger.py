@@ -13,6 +13,8 @@ import math
 import re
 from collections.abc import Mapping
 
+from pydantic import BaseModel, Field
+
 from ratchet.skills import Skill
 
 THRESHOLD = 0.2
@@ -65,12 +67,37 @@ def route_scores(prompt: str, skills: Mapping[str, Skill]) -> dict[str, float]:
     return {name: round(sum(weights[w] for w in words & terms[name]) / total, 6) for name in sorted(terms)}
 
 
+class Ranking(BaseModel):
+    """Every skill's score for one prompt, best first, and what the matcher makes of it.
+
+    Why: match_skill answers only the winner, so a task that fired the wrong skill (or none)
+    gave the user nothing to fix it with; the score and the margin say how near it came.
+    """
+
+    ranked: list[tuple[str, float]] = Field(description="(skill, score) for every skill, best first; ties by name.")
+    best: str | None = Field(description="The top-ranked skill the model may pick, whether or not it fired.")
+    score: float = Field(description="The best's score (0.0 with no such skill).")
+    margin: float = Field(description="The best's score minus the runner-up's (the best's score when alone).")
+    fired: str | None = Field(description="What match_skill answers: best, if it clears THRESHOLD and MARGIN.")
+
+
+def ranked_scores(prompt: str, skills: Mapping[str, Skill]) -> Ranking:
+    """route_scores ranked, with the margin over the runner-up and the skill that fires.
+
+    A skill the model may not pick itself (Skill.model_invocable False) never fires: it is left
+    out after scoring, so every other skill's score stays what it was.
+    """
+    ranked = sorted(route_scores(prompt, skills).items(), key=lambda item: (-item[1], item[0]))
+    eligible = [(name, score) for name, score in ranked if skills[name].model_invocable]
+    if not eligible:
+        return Ranking(ranked=ranked, best=None, score=0.0, margin=0.0, fired=None)
+    best, score = eligible[0]
+    margin = round(score - eligible[1][1], 6) if len(eligible) > 1 else score
+    # The comparisons use the unrounded difference, exactly as match_skill always has.
+    clears = score >= THRESHOLD and (len(eligible) == 1 or score - eligible[1][1] >= MARGIN)
+    return Ranking(ranked=ranked, best=best, score=score, margin=margin, fired=best if clears else None)
+
+
 def match_skill(prompt: str, skills: Mapping[str, Skill]) -> str | None:
     """The skill that should take the prompt, or None (a valid answer: no skill applies)."""
-    scores = route_scores(prompt, skills)
-    ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
-    if not ranked or ranked[0][1] < THRESHOLD:
-        return None
-    if len(ranked) > 1 and ranked[0][1] - ranked[1][1] < MARGIN:
-        return None
-    return ranked[0][0]
+    return ranked_scores(prompt, skills).fired

@@ -11,7 +11,7 @@ from typing import Any
 import typer
 
 from ratchet import __version__
-from ratchet.cli import bench, demo, gate, golden, hook, proxy, validate
+from ratchet.cli import bench, demo, gate, golden, hook, init, mcp, proxy, validate
 from ratchet.errors import RatchetError
 from ratchet.settings import debug_enabled
 
@@ -37,12 +37,14 @@ def _root(
     """Pre-merge regression gate for agent skills."""
 
 
+init.register(app)
 validate.register(app)
 gate.register(app)
 demo.register(app)
 golden.register(app)
 hook.register(app)
 proxy.register(app)
+mcp.register(app)
 bench.register(app)
 
 

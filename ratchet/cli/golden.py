@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from ratchet.config import load_project
-from ratchet.errors import InfraError, InputError
+from ratchet.errors import InfraError, InputError, RoutingError, SkillError
 
 
 def register(app: typer.Typer) -> None:
@@ -16,12 +16,43 @@ def register(app: typer.Typer) -> None:
         task_ids: list[str] = typer.Argument(None, help="Task ids (default: every task)."),
         project_dir: Path = typer.Option(Path("."), "--project", help="Project root (holds ratchet.yaml)."),
         work: Path | None = typer.Option(None, "--work", help="Ratchet's work area (default RATCHET_HOME)."),
+        allow_unfollowed: bool = typer.Option(
+            False, "--allow-unfollowed",
+            help="Record skills the simulator cannot follow anyway (their goldens show only what it did).",
+        ),
     ) -> None:
-        """Run tasks under the current skills and write pending traces for review."""
-        from ratchet.recording import record_tasks
+        """Run tasks under the current skills and write pending traces for review.
+
+        First prints how each task routes (expected skill, fired skill, score, margin). Nothing
+        is recorded, and the command exits 2, when a task fires another skill than tasks.yaml
+        expects (a canary firing any skill included): reword the description or fix tasks.yaml.
+        On the simulator a fired skill it cannot follow is refused the same way, one line per
+        skill, unless --allow-unfollowed. Under `routing: model` the fired skill is the one the
+        agent model loaded: the table is printed after the runs, and nothing is written if a task
+        loaded another skill.
+        """
+        from ratchet.recording import plan_record, record_tasks
 
         project = load_project(project_dir, home=work)
-        result = record_tasks(project, task_ids or [])
+        plan = plan_record(project, task_ids or [])
+        by_model = project.config.routing == "model"
+        if not by_model:  # under routing: model the table comes after the runs, from what the model loaded
+            typer.echo(plan.routing.table())
+            plan.routing.refuse()
+        if plan.unfollowed and not allow_unfollowed:
+            for skill in plan.unfollowed:
+                typer.echo(f"error: {skill.refusal().one_line()}", err=True)
+            raise SkillError(f"{len(plan.unfollowed)} skill(s) the simulator cannot follow; nothing was recorded")
+        for skill in plan.unfollowed:
+            typer.echo(skill.note(), err=True)
+        try:
+            result = record_tasks(project, task_ids or [], strict=True, allow_unfollowed=allow_unfollowed)
+        except RoutingError as exc:
+            if by_model:
+                typer.echo(exc.table)
+            raise
+        if result.routing is not None:
+            typer.echo(result.routing.table())
         typer.echo(f"recorded {len(result.written)} pending trace(s) in {project.pending_dir}")
         for line in result.errors:
             typer.echo(f"error: {line}", err=True)

@@ -1,4 +1,5 @@
-"""`ratchet proxy`: serve the gateway as an OpenAI-compatible endpoint on 127.0.0.1."""
+"""`ratchet proxy`: serve the gateway on 127.0.0.1 as the model endpoint of any agent harness
+(OpenAI Chat Completions and Responses, Anthropic Messages; docs/proxy.md)."""
 
 from __future__ import annotations
 
@@ -22,21 +23,34 @@ def register(app: typer.Typer) -> None:
         budget: float | None = typer.Option(None, "--budget", help="USD this run may spend (the global cap holds too)."),
         project_dir: Path = typer.Option(Path("."), "--project", help="Project root (holds ratchet.yaml)."),
         work: Path | None = typer.Option(None, "--work", help="Ratchet's work area (default RATCHET_HOME)."),
+        model_alias: list[str] = typer.Option(
+            [], "--model-alias", metavar="NAME=TIER",
+            help="Map a harness's model name (or a glob such as 'claude-*') to a tier; repeatable."),
     ) -> None:
-        """Record any agent harness: point its OpenAI base URL at the printed address."""
+        """Record any agent harness: point its OpenAI or Anthropic base URL at the printed address."""
         from ratchet.cli.gate import checked_budget
-        from ratchet.llm.proxy import CaptureProxy, serve
+        from ratchet.llm.proxy import CaptureProxy, parse_alias, serve
         from ratchet.store import open_store
 
         budget = checked_budget(budget)
+        aliases = dict(parse_alias(spec) for spec in model_alias)
         project = load_project(project_dir, home=work)
         store = open_store(project.home)
         run = run_id or f"proxy-{secrets.token_hex(4)}"
-        capture = CaptureProxy(project, store, run_id=run, cache_mode=cache, budget_usd=budget)
+        try:
+            capture = CaptureProxy(project, store, run_id=run, cache_mode=cache, budget_usd=budget,
+                                   model_aliases=aliases)
+        except BaseException:
+            store.close()
+            raise
         typer.echo(f"ratchet proxy ({project.config.upstream} upstream), run {run}")
         typer.echo(f"  OPENAI_BASE_URL=http://127.0.0.1:{port}/v1")
         typer.echo(f"  OPENAI_API_KEY={capture.token}   (this run's proxy token, not a provider key)")
+        typer.echo(f"  ANTHROPIC_BASE_URL=http://127.0.0.1:{port}")
+        typer.echo(f"  ANTHROPIC_API_KEY={capture.token}")
         typer.echo("  models: " + ", ".join(sorted(project.config.tiers)))
+        for name, tier in aliases.items():
+            typer.echo(f"  alias: {name} -> {tier}")
         try:
             serve(capture, port=port)
         finally:

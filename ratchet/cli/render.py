@@ -10,13 +10,26 @@ from rich.markup import escape
 from rich.table import Table
 
 from ratchet import SIMULATED_BANNER
-from ratchet.gate.models import Verdict
+from ratchet.gate.models import PairOutcome, Verdict
+from ratchet.names import optional_skill_key
 
 _STYLE = {"PASS": "bold green", "WARN": "bold yellow", "BLOCK": "bold red"}
 
 
 def short(rev: str) -> str:
     return rev if rev.startswith("<") else rev[:10]
+
+
+def routing_evidence(pair: PairOutcome) -> str:
+    """`golden skill -> replay skill · ` when the replay fired another skill, else ''.
+
+    Why: a routing change was only in `--json`, so a reviewer read a judge's reason for a replay
+    that never ran the skill the golden did.
+    """
+    moved = optional_skill_key(pair.golden_skill) != optional_skill_key(pair.replay_skill)
+    if not moved and not any(f.kind == "routing_changed" for f in pair.findings):
+        return ""
+    return f"{pair.golden_skill or 'no skill'} -> {pair.replay_skill or 'no skill'} · "
 
 
 def render_verdict(verdict: Verdict, console: Console) -> None:
@@ -29,6 +42,8 @@ def render_verdict(verdict: Verdict, console: Console) -> None:
                       " (checked with the base's settings)", highlight=False)
     for path in verdict.submodules_changed:
         console.print(f"[{style}]submodule changed: {escape(path)}[/{style}] (Ratchet cannot see inside it)", highlight=False)
+    for note in (n for n in verdict.unseen if n.level == "warn"):
+        console.print(f"[{style}]not checked:[/{style}] {escape(note.detail)}", highlight=False)
     console.print(f"ratchet check  {short(verdict.base)} -> {short(verdict.head)}")
     console.print(f"skills changed: {', '.join(verdict.skills_changed) or 'none'}")
     if verdict.pairs:
@@ -39,10 +54,15 @@ def render_verdict(verdict: Verdict, console: Console) -> None:
         same = [p for p in verdict.pairs if p.outcome == "same"]
         for pair in verdict.pairs:
             if pair.outcome != "same":
-                table.add_row(pair.task_id, f"{pair.outcome} ({pair.decided_by})", pair.reason)
+                table.add_row(pair.task_id, f"{pair.outcome} ({pair.decided_by})", routing_evidence(pair) + pair.reason)
         if same:
-            table.add_row(f"{len(same)} more", "same", "identical to the golden")
+            blind = sorted({n.skill for n in verdict.unseen if n.kind == "unfollowed" and n.level == "warn"})
+            # Identical replays of a skill the simulator could not follow are no evidence about the edit.
+            caveat = f"; the simulator could not follow {', '.join(blind)}, so this says nothing" if blind else ""
+            table.add_row(f"{len(same)} more", "same", f"identical to the golden{caveat}")
         console.print(table)
+    for note in (n for n in verdict.unseen if n.level == "note"):
+        console.print(f"not checked by the simulator: {escape(note.detail)}", highlight=False)
     console.print(
         f"[{_STYLE[verdict.decision]}]{verdict.decision}[/{_STYLE[verdict.decision]}]  {verdict.summary}",
         highlight=False,

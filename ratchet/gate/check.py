@@ -45,6 +45,7 @@ from ratchet.gitops import (
     read_file_at,
     repo_root,
     resolve_rev,
+    skill_folders_at,
     skills_touched,
     submodules_under,
 )
@@ -92,7 +93,8 @@ def check_edit(
         paths = project.config.paths
         blessed = _base_is_blessed(repo, base_sha, project, config_source if config_text is not None else None)
         changes = changed_paths(repo, base_sha, None if staged else head_rev, staged=staged)
-        changed = skills_touched(changes, paths.skills)
+        folders = skill_folders_at(repo, [base_sha, head_rev], paths.skills)
+        changed = skills_touched(changes, paths.skills, folders)
         policy = OnError(on_error).value
         base_tree = stack.enter_context(scratch_checkout(repo, base_sha, project.home))
         exported[base_tree] = _label(base_sha)
@@ -141,6 +143,7 @@ def check_edit(
             head=head_rev,
             clock=clock,
             started=started,
+            changed_files=_files_by_skill(changes, paths.skills, folders),
         )
     return with_unchecked(_relabel_verdict(evaluation.verdict, exported), settings_changed=settings,
                           submodules_changed=submodules, nothing_blessed_at=unblessed)
@@ -192,6 +195,16 @@ def _blessed_state(base_tree: Path, project: Project) -> tuple[list[Task], dict[
             # Named by its scratch path, which _errors_name_revisions turns into goldens/<skill>/<task>.json@rev.
             raise GoldenError(f"golden for task {golden.task_id!r}, which is not in {paths.tasks}", path=file)
     return tasks, {golden.task_id: golden for golden in files.values()}
+
+
+def _files_by_skill(changes: Sequence[ChangedPath], skills_dir: str, folders: set[str]) -> dict[str, list[str]]:
+    """Changed skill name -> the repo paths changed in its folder, by the same ownership rule as skills_touched."""
+    files: dict[str, list[str]] = {}
+    for change in changes:
+        if not change.is_gitlink:  # a moved submodule is named on its own (submodules_under)
+            for name in skills_touched([change], skills_dir, folders):
+                files.setdefault(name, []).append(change.path)
+    return files
 
 
 def _settings_changed(changes: Sequence[ChangedPath], gate: GateConfig, base_tree: Path) -> list[str]:

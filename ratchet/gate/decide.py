@@ -4,14 +4,16 @@ Fail closed: a pair whose replay failed is `error`, never `pass`; an edit with a
 is at least WARN, and BLOCK under on_error="block" (what `ratchet check` runs with unless told
 otherwise; with no --on-error flag the CLI also exits 3). What the gate could not check at all is
 named first in the summary (`with_unchecked`): its own settings changed or a submodule moved (at
-least WARN, BLOCK under on_error="block"), nothing blessed at the base (WARN).
+least WARN, BLOCK under on_error="block"), nothing blessed at the base (WARN), and the parts of the
+edit no replay could see (ratchet.gate.unseen: a `warn` note is at least WARN, a `note` is listed
+and changes nothing).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ratchet.gate.models import Decision, PairOutcome, Verdict
+from ratchet.gate.models import Decision, PairOutcome, Unseen, Verdict
 
 
 def blocks(pair: PairOutcome, block_confidence: float) -> bool:
@@ -65,12 +67,15 @@ def with_unchecked(
     settings_changed: Sequence[str] = (),
     submodules_changed: Sequence[str] = (),
     nothing_blessed_at: str | None = None,
+    unseen: Sequence[Unseen] = (),
 ) -> Verdict:
     """`verdict` with what the gate could not check named first: at least WARN, BLOCK under on_error=block.
 
     `settings_changed`: the edit changes the gate's own settings, which it was checked without;
     `submodules_changed`: submodules in the skills folder moved, and their content is unseen;
-    `nothing_blessed_at`: the base (this revision) has no project yet, so there was nothing to replay.
+    `nothing_blessed_at`: the base (this revision) has no project yet, so there was nothing to replay;
+    `unseen`: parts of the edit no replay could see; each `warn` is at least WARN (never BLOCK: the
+    edit is unchecked, not tampering), a `note` only rides along on the verdict.
     """
     notes: list[str] = []
     if settings_changed:
@@ -80,8 +85,10 @@ def with_unchecked(
                  for path in submodules_changed)
     if nothing_blessed_at is not None:
         notes.append(f"nothing is blessed at {nothing_blessed_at}: no golden to replay")
+    notes.extend(note.detail for note in unseen if note.level == "warn")
+    listed = {"unseen": list(unseen)} if unseen else {}
     if not notes:
-        return verdict
+        return verdict.model_copy(update=listed)
     # Settings or submodules the edit controls block under on_error=block; a base with nothing blessed
     # (a first push, the commit before adoption) is no one's tampering: it warns, never passes.
     tampered = bool(settings_changed or submodules_changed)
@@ -91,5 +98,5 @@ def with_unchecked(
     summary = "; ".join(notes if nothing_blessed_at is not None else [*notes, verdict.summary])
     return verdict.model_copy(update={
         "decision": decision, "summary": summary,
-        "settings_changed": list(settings_changed), "submodules_changed": list(submodules_changed),
+        "settings_changed": list(settings_changed), "submodules_changed": list(submodules_changed), **listed,
     })

@@ -1,6 +1,7 @@
 """Evaluate: the git-free core of the gate. Skill sets, tasks and goldens in; a Verdict and its replays out.
 
-select -> (gate_pair for each selected golden) -> decide. `check_edit` reads two git states and
+select -> (gate_pair for each selected golden) -> decide, with what no replay could see (unseen)
+named once per edit and folded into the decision. `check_edit` reads two git states and
 calls this; the bench calls it with an edited SKILL.md and a world overlay, and stores the
 replays it returns so other configurations can re-judge them without a second round of agent
 calls (`stored=`).
@@ -15,7 +16,7 @@ from pydantic import BaseModel
 
 from ratchet.clock import Clock, elapsed_ms, wall_clock
 from ratchet.config import Project
-from ratchet.gate.decide import decide_edit, no_change
+from ratchet.gate.decide import decide_edit, no_change, with_unchecked
 from ratchet.gate.drift import FactSearch
 from ratchet.gate.gate_config import GateConfig
 from ratchet.gate.models import EditReplays, Verdict
@@ -23,10 +24,13 @@ from ratchet.gate.pair import gate_pair
 from ratchet.gate.policy import OnError
 from ratchet.gate.replay import Replayer
 from ratchet.gate.select import affected_goldens
+from ratchet.gate.unseen import unseen_notes
 from ratchet.llm.types import ChatModel
 from ratchet.skills import Skill
 from ratchet.tasks import Task
 from ratchet.trace import Trace
+from ratchet.world.state import load_world
+from ratchet.world.tools import offered_tools
 
 
 class Evaluation(BaseModel):
@@ -57,6 +61,7 @@ def evaluate_edit(
     head: str = "head",
     clock: Clock = wall_clock,
     started: float | None = None,
+    changed_files: Mapping[str, Sequence[str]] | None = None,
 ) -> Evaluation:
     """Gate one edit: select, then each selected golden through the pair pipeline, then decide.
 
@@ -64,6 +69,8 @@ def evaluate_edit(
     over it. A config with no judge tiers is Level 0 only: a pair that needs judging is
     `unsure` (WARN). With `stored`, no agent call is made: a missing replay is an InputError.
     `started` is when the caller's clock started (check counts exporting the two states too).
+    `changed_files` maps a changed skill to the repo paths changed in its folder: any but its
+    SKILL.md is never sent to the agent, so the verdict names it (ratchet.gate.unseen).
     """
     started = clock() if started is None else started
     policy = OnError(on_error).value
@@ -79,8 +86,14 @@ def evaluate_edit(
     pairs = [
         gate_pair(item, replayer, config=config, judges=judges or {}, search=search, clock=clock,
                   record_base=keep_base_replays)
-        for item in affected_goldens(tasks, goldens, changed, head_skills)
+        for item in affected_goldens(tasks, goldens, changed, head_skills, routing=project.config.routing,
+                                     base_skills=base_skills, neighbours=project.config.routing_neighbours)
     ]
+    unseen = unseen_notes(
+        changed=changed, base_skills=base_skills, head_skills=head_skills, tasks=tasks, goldens=goldens,
+        changed_files=changed_files or {}, tools=_offered(project, tree, overlays) if simulated else frozenset(),
+        simulated=simulated,
+    )
     decision, summary = decide_edit(pairs, on_error=policy, block_confidence=config.block_confidence)
     verdict = Verdict(
         base=base,
@@ -96,4 +109,11 @@ def evaluate_edit(
         on_error=policy,
         gate_config=config.name,
     )
-    return Evaluation(verdict=verdict, replays=replayer.recorded)
+    return Evaluation(verdict=with_unchecked(verdict, unseen=unseen), replays=replayer.recorded)
+
+
+def _offered(project: Project, tree: Path, overlays: tuple[Path, ...]) -> frozenset[str]:
+    """The tool names the agent is offered over the project's world (what the simulator reads calls against)."""
+    world = load_world(tree / project.config.paths.world, workspaces_dir=None, workspace=None,
+                       frozen_time=project.config.clock, overlays=overlays)
+    return frozenset(tool.name for tool in offered_tools(world))

@@ -34,7 +34,9 @@ Outcome = Literal["same", "pass", "drift", "regression", "unsure", "error"]
 Decision = Literal["PASS", "WARN", "BLOCK"]
 JudgeVerdict = Literal["same", "pass", "regression", "unsure"]
 JUDGE_VERDICTS: tuple[str, ...] = ("same", "pass", "regression", "unsure")
-SelectedBecause = Literal["routed", "trigger-neighbourhood"]
+SelectedBecause = Literal["routed", "trigger-neighbourhood", "catalog-neighbour"]
+UnseenKind = Literal["unfollowed", "unrouted", "unsent", "prose"]
+UnseenLevel = Literal["warn", "note"]
 
 
 class Selected(BaseModel):
@@ -144,6 +146,19 @@ class PairOutcome(BaseModel):
     hint: str | None = Field(default=None, description="What to do next, e.g. re-bless the golden after drift.")
 
 
+class Unseen(BaseModel):
+    """A part of an edit the gate did not read, route or replay (docs/adr/0012-never-a-silent-pass.md).
+
+    `warn` floors the edit at WARN and its text leads the summary; `note` is listed and changes nothing
+    (prose the simulator does not read: the benchmark's cosmetic controls edit exactly that).
+    """
+
+    kind: UnseenKind = Field(description="unfollowed, unrouted, unsent or prose.")
+    skill: str = Field(description="The changed skill it is about.")
+    detail: str = Field(description="One line saying what was not seen and what would see it.")
+    level: UnseenLevel
+
+
 class Verdict(BaseModel):
     """The gate's answer for one edit (one or more changed skills between two states)."""
 
@@ -167,6 +182,11 @@ class Verdict(BaseModel):
     )
     submodules_changed: list[str] = Field(
         default_factory=list, description="Repo paths of submodules in the skills folder whose commit changed (unseen)."
+    )
+    unseen: list[Unseen] = Field(
+        default_factory=list,
+        description="What of the edit the gate did not read, route or replay, warnings first; empty in verdicts "
+        "written before it existed (an added field with a default: the schema version stays 1).",
     )
 
     def to_json(self) -> str:

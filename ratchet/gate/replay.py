@@ -52,6 +52,7 @@ def replay_task(
         frozen_time=golden.frozen_time,
         models={"agent": model.model_id},
         upstream=project.config.upstream,
+        routing=project.config.routing,
         max_turns=project.config.max_agent_turns,
         max_tokens=project.agent_max_tokens(),
         purpose=purpose,

@@ -1,8 +1,15 @@
 """Select: which blessed goldens can an edit affect?
 
-Two reasons: the golden's task was routed to an edited skill, or the task's routing changes
-under the edited skill set (the trigger neighbourhood: a broadened description stealing a task
-or a canary, a narrowed one dropping its own tasks).
+Under `routing: lexical` (the default), two reasons: the golden's task was routed to an edited
+skill, or the task's routing changes under the edited skill set (the trigger neighbourhood: a
+broadened description stealing a task or a canary, a narrowed one dropping its own tasks).
+
+Under `routing: model` the model routes by reading the catalog, which the lexical matcher does
+not predict, so selection replays more: the edited skill's tasks (the golden fired it, or
+tasks.yaml expects it), every canary, the tasks of the k skills whose descriptions are nearest
+the edited skill's base or head description (catalog neighbours: a description broadened into
+words no prompt uses can still pull their tasks), and any task whose lexical routing moves
+between base and head.
 
 Skills are compared by identity (ratchet.names.skill_key, NFKC), not spelling: a changed folder
 spelled with a fullwidth f (U+FF46) is the skill the goldens recorded as `fx-expense-converter`.
@@ -12,8 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from ratchet.agent.catalog import model_invocable, nearest_skills
 from ratchet.agent.trigger import match_skill
-from ratchet.gate.models import Selected
+from ratchet.config import DEFAULT_ROUTING_NEIGHBOURS, Routing
+from ratchet.gate.models import Selected, SelectedBecause
 from ratchet.names import optional_skill_key, skill_key
 from ratchet.skills import Skill
 from ratchet.tasks import Task
@@ -25,8 +34,17 @@ def affected_goldens(
     goldens: Mapping[str, Trace],
     changed_skills: Sequence[str],
     head_skills: Mapping[str, Skill],
+    *,
+    routing: Routing = "lexical",
+    base_skills: Mapping[str, Skill] | None = None,
+    neighbours: int = DEFAULT_ROUTING_NEIGHBOURS,
 ) -> list[Selected]:
-    """Goldens to replay, in task order. Tasks without a golden are not checked."""
+    """Goldens to replay, in task order. Tasks without a golden are not checked.
+
+    `base_skills` and `neighbours` (k) matter only under routing: model.
+    """
+    if routing == "model":
+        return _catalog_selection(tasks, goldens, changed_skills, head_skills, base_skills or {}, neighbours)
     changed = {skill_key(name) for name in changed_skills}
     selected: list[Selected] = []
     for task in tasks:
@@ -38,4 +56,49 @@ def affected_goldens(
             selected.append(Selected(task=task, golden=golden, because="routed"))
         elif optional_skill_key(match_skill(task.prompt, head_skills)) != fired:
             selected.append(Selected(task=task, golden=golden, because="trigger-neighbourhood"))
+    return selected
+
+
+def catalog_neighbours(
+    changed_skills: Sequence[str], head_skills: Mapping[str, Skill], base_skills: Mapping[str, Skill], k: int
+) -> set[str]:
+    """Skill keys of the k unchanged skills nearest each changed skill (its base or head description)."""
+    changed = {skill_key(name) for name in changed_skills}
+    candidates = {name: s for name, s in model_invocable(head_skills).items() if skill_key(name) not in changed}
+    near: set[str] = set()
+    for key in sorted(changed):
+        versions = [s for skills in (base_skills, head_skills) for s in skills.values() if skill_key(s.name) == key]
+        near.update(skill_key(name) for name in nearest_skills(versions, candidates, k))
+    return near
+
+
+def _catalog_selection(
+    tasks: Sequence[Task],
+    goldens: Mapping[str, Trace],
+    changed_skills: Sequence[str],
+    head_skills: Mapping[str, Skill],
+    base_skills: Mapping[str, Skill],
+    k: int,
+) -> list[Selected]:
+    changed = {skill_key(name) for name in changed_skills}
+    near = catalog_neighbours(changed_skills, head_skills, base_skills, k)
+    selected: list[Selected] = []
+    for task in tasks:
+        golden = goldens.get(task.id)
+        if golden is None:
+            continue
+        owners = {optional_skill_key(golden.fired_skill), optional_skill_key(task.skill)} - {None}
+        because: SelectedBecause | None = None
+        if owners & changed:
+            because = "routed"
+        elif task.is_canary:
+            because = "trigger-neighbourhood"
+        elif owners & near:
+            because = "catalog-neighbour"
+        elif base_skills and optional_skill_key(match_skill(task.prompt, base_skills)) != optional_skill_key(
+            match_skill(task.prompt, head_skills)
+        ):
+            because = "trigger-neighbourhood"
+        if because is not None:
+            selected.append(Selected(task=task, golden=golden, because=because))
     return selected

@@ -11,7 +11,7 @@ import json
 import random
 from typing import Any
 
-from ratchet.agent.prompt import SKILL_BLOCK
+from ratchet.agent.prompt import read_skill_block
 from ratchet.jsonio import canonical_dumps
 from ratchet.llm.types import (
     ChatRequest,
@@ -31,6 +31,11 @@ _HEADING = "Result:"
 _NOISY_LEADS = ("Done: the {skill} skill ran to completion.", "Here is what the {skill} skill produced.")
 _NOISY_HEADINGS = ("Summary:", "Outcome:")
 _CANARY = "No skill applies to this request, so I am answering it directly, without tools."
+NO_SKILL_NOTE = "(answered without a skill)"
+# Every framing line the agent may write around the substance: the judges read these as
+# rewordings, never as a changed element (ratchet.sim.judges).
+FRAMING_LEADS = (_LEAD, *_NOISY_LEADS)
+FRAMING_HEADINGS = (_HEADING, *_NOISY_HEADINGS)
 
 
 class SimAgentModel:
@@ -47,12 +52,18 @@ class SimAgentModel:
         return self._model_id
 
     def complete(self, request: ChatRequest) -> ChatResponse:
+        # routing: model: load a skill from the catalog first, then read it as a system-prompt one.
+        from ratchet.sim.catalog import catalog_turn
+
+        loading, request = catalog_turn(request)
+        if loading is not None:
+            return self._respond(request, loading, "tool_calls")
         system = next((m.content or "" for m in request.messages if m.role == "system"), "")
         user = next((m.content or "" for m in request.messages if m.role == "user"), "")
-        block = SKILL_BLOCK.search(system)
+        block = read_skill_block(system)
         if block is None:
             return self._answer(request, self._reword(request, f"{_CANARY}\n\nRequest: {' '.join(user.split())}", None))
-        skill_name, body = block.group(1), block.group(2)
+        skill_name, body = block
         program = parse_program(body, frozenset(t.name for t in request.tools))
         interpreter = Interpreter(program, user, _tool_results(request.messages))
         call = interpreter.next_call()
@@ -73,7 +84,7 @@ class SimAgentModel:
         if self.noise > 0 and rng.random() < self.noise:
             lead, heading = rng.choice(_NOISY_LEADS), rng.choice(_NOISY_HEADINGS)
         if skill is None:
-            return body if lead == _LEAD else f"{body}\n\n(answered without a skill)"
+            return body if lead == _LEAD else f"{body}\n\n{NO_SKILL_NOTE}"
         return f"{lead.format(skill=skill)}\n\n{heading}\n{body}"
 
     def _answer(self, request: ChatRequest, text: str) -> ChatResponse:

@@ -4,6 +4,7 @@ Each model call re-runs the program from the top. Tool calls already answered in
 transcript take their recorded results, in order; the first call without a result is the
 next action. When the program ends (or reaches `stop`), the Output section is the answer.
 An expression that cannot be computed yields None, as a careless but consistent model would.
+An `unread` step (a condition it cannot read) is skipped with its children and its chained branches.
 """
 
 from __future__ import annotations
@@ -75,7 +76,10 @@ class Interpreter:
     def _block(self, steps: list[Step]) -> None:
         chain_done: bool | None = None  # None: no if-chain open
         for step in steps:
-            if step.kind == "if" or (step.kind in ("elif", "else") and chain_done is None):
+            if step.kind == "unread":
+                # Its condition is unknown: skip it, its children and the branches chained after it.
+                chain_done = True
+            elif step.kind == "if" or (step.kind in ("elif", "else") and chain_done is None):
                 taken = step.kind == "else" or bool(self._value(step.cond))
                 if taken:
                     self._body(step)

@@ -2,8 +2,10 @@
 
 Each reads only the prompt it is sent: it finds the fence token in the system message, pulls
 the fenced sections out of the user message, and compares golden and replay structurally
-(labelled fields, numbers, dates, addresses, tool-call diff, Level 0 findings). It never
-follows text inside the fence; it only measures it. It then errs at a tier-specific rate
+(labelled fields, numbers, dates, addresses, tool-call diff, Level 0 findings) and reads the
+answers as a careful reader would (ratchet.sim.reading: list items, field values, names and
+content lines are substance; the agent's stock framing is a rewording). It never follows text
+inside the fence; it only measures it. It then errs at a tier-specific rate
 seeded per (judged content, tier) with hashlib, and its confidence follows: wrong answers
 tend to come with lower confidence, which is what makes escalation do real work. Token
 usage is counted from the real prompt. It never sees labels, edit ids or edit types.
@@ -19,9 +21,9 @@ from dataclasses import dataclass
 from ratchet.gate.judge_prompt import fence_token, read_fenced
 from ratchet.jsonio import canonical_dumps
 from ratchet.llm.types import ChatRequest, ChatResponse, Message, Usage, approx_tokens
+from ratchet.sim.reading import ITEM, LABEL, is_framing, reader_changes
 
 SIM_JUDGE_PREFIX = "sim/judge-"
-_LABEL = re.compile(r"^\s*(?:[-*#]+\s*)?([A-Za-z][A-Za-z0-9 _/()-]{0,40}?)\s*:(.*)$")
 _TOKEN = re.compile(r"[\w.+-]+@[\w.-]+\w|#\d+|-?\d[\d,]*(?:\.\d+)?(?:[-/:]\d+)*")
 _WORDS = re.compile(r"[a-z0-9]+")
 
@@ -54,16 +56,17 @@ class Comparison:
 
 
 def _labels(text: str) -> set[str]:
-    """Field names: `name: value`, or `name:` followed by an indented list. A bare heading
-    such as `Result:` or `Summary:` is framing, not a field, as a careful reader would see."""
+    """Field names: `name: value`, or `name:` followed by a list. A bare heading such as
+    `Result:`, and every stock framing line of the simulated agent (`Done: the ... skill ran`),
+    is framing, not a field, as a careful reader would see."""
     lines = text.splitlines()
     found: set[str] = set()
     for index, line in enumerate(lines):
-        match = _LABEL.match(line)
-        if match is None:
+        match = LABEL.match(line)
+        if match is None or is_framing(line):
             continue
         following = lines[index + 1] if index + 1 < len(lines) else ""
-        if match.group(2).strip() or re.match(r"^\s+[-*]\s", following):
+        if match.group(2).strip() or ITEM.match(following):
             found.add(match.group(1).strip().lower())
     return found
 
@@ -96,6 +99,7 @@ def compare(sections: dict[str, str]) -> Comparison:
     changed.extend(f"missing field: {label}" for label in missing[:5])
     if _tokens(golden) != _tokens(replay):
         changed.append("values differ (numbers, dates, ids or addresses)")
+    changed.extend(reader_changes(golden, replay))
     if changed:
         return Comparison("regression", tuple(changed), f"The replay differs in substance: {changed[0]}.")
     if _WORDS.findall(golden.lower()) == _WORDS.findall(replay.lower()):

@@ -11,7 +11,7 @@ from functools import cache
 from pathlib import Path
 
 # Modules outside ratchet/sim whose code decides what the simulator reads in a prompt.
-_READS = ("markup.py", "agent/prompt.py", "gate/judge_prompt.py")
+_READS = ("markup.py", "agent/prompt.py", "agent/catalog.py", "agent/trigger.py", "gate/judge_prompt.py")
 
 
 @cache

@@ -19,13 +19,16 @@ import datetime as dt
 import fnmatch
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ratchet.errors import InputError
 from ratchet.ids import IdKind, check_id, inside
 from ratchet.jsonio import digest as json_digest
 from ratchet.trace import StateChange, VolatileRead
 from ratchet.yamlio import load_yaml_file
+
+if TYPE_CHECKING:
+    from ratchet.world.tools.declared import DeclaredTool
 
 VOLATILE_KEY = "volatile"
 
@@ -58,8 +61,11 @@ class World:
         files: dict[str, str] | None = None,
         frozen_time: str,
         sources: dict[str, tuple[str, ...]] | None = None,
+        declared_tools: Sequence[DeclaredTool] = (),
     ) -> None:
         self.data = data
+        self.declared_tools: tuple[DeclaredTool, ...] = tuple(declared_tools)
+        """The team's own mocked tools (<world>/tools/*.yaml, docs/tools.md), offered after the shipped packs."""
         self.sources: dict[str, tuple[str, ...]] = dict(sources or {})
         """Section -> the world files it was merged from (for errors that name them)."""
         self.volatile_patterns: tuple[str, ...] = tuple(sorted(set(volatile)))
@@ -69,13 +75,16 @@ class World:
 
     def digest(self) -> str:
         """sha256 over the canonical world content and the workspace files."""
-        return json_digest({"data": self.data, "volatile": list(self.volatile_patterns), "files": self.files})
+        content: dict[str, Any] = {"data": self.data, "volatile": list(self.volatile_patterns), "files": self.files}
+        if self.declared_tools:  # only when present: a world without them digests as it always did
+            content["tools"] = [t.definition.model_dump(mode="json") for t in self.declared_tools]
+        return json_digest(content)
 
     def copy(self) -> World:
         """A fresh, independent world with the same content (no recorded reads)."""
         return World(
             copy.deepcopy(self.data), volatile=self.volatile_patterns, files=self.files, frozen_time=self.frozen_time,
-            sources=self.sources,
+            sources=self.sources, declared_tools=self.declared_tools,
         )
 
     def is_volatile(self, key: str) -> bool:
@@ -193,13 +202,24 @@ def load_world(
     frozen_time: str,
     overlays: Sequence[Path] = (),
 ) -> World:
-    """Merge world_dir/*.yaml, then each overlay, and load the task's workspace (if any)."""
-    if not world_dir.is_dir():
-        raise InputError("world folder not found", path=world_dir)
+    """Merge world_dir/*.yaml, then each overlay, and load the task's workspace (if any).
+
+    The world is optional: a team whose skills call no mocked tool has nothing to put in it, so
+    a missing folder (or one with no YAML file, only a README) is an empty world, and the agent
+    is offered only the tools that need no world data (tools/ `needs`). A path that is a file is
+    a mistake, not an empty world.
+    """
+    if world_dir.exists() and not world_dir.is_dir():
+        raise InputError(
+            "this is a file, but the world is a folder of YAML files: "
+            "point paths.world in ratchet.yaml at a folder, or remove the file",
+            path=world_dir,
+        )
     data: dict[str, Any] = {}
     volatile: list[str] = []
     sources: dict[str, tuple[str, ...]] = {}
-    for path in [*sorted(world_dir.glob("*.yaml")), *overlays]:
+    world_files = sorted(world_dir.glob("*.yaml")) if world_dir.is_dir() else []
+    for path in [*world_files, *overlays]:
         content, patterns = _read_world_file(path)
         data = deep_merge(data, content)
         volatile.extend(patterns)
@@ -215,4 +235,8 @@ def load_world(
         if not folder.is_dir():
             raise InputError(f"workspace {workspace!r} not found", path=folder)
         files = _read_workspace(folder)
-    return World(data, volatile=volatile, files=files, frozen_time=frozen_time, sources=sources)
+    # Imported here, not at the top: the tools package imports this module.
+    from ratchet.world.tools.declared import load_declared_tools
+
+    declared = load_declared_tools(world_dir)
+    return World(data, volatile=volatile, files=files, frozen_time=frozen_time, sources=sources, declared_tools=declared)

@@ -33,10 +33,9 @@ def test_default_path_is_the_project_skills_dir(project: Path) -> None:
         "agentskills.io spec; other clients ignore it\n"
         "skills/client-keys/SKILL.md:5: warning: 'disable-model-invocation' is a client-specific key, "
         "not in the agentskills.io spec; other clients ignore it\n"
-        "skills/no-skill-md/SKILL.md: error: SKILL.md missing: every skill folder needs one\n"
         "skills/wrong-name/SKILL.md:2: error: 'name' 'right-name' must equal the folder name "
         "'wrong-name': rename one of them\n"
-        "4 skills checked: 2 errors, 2 warnings\n"
+        "3 skills checked: 1 error, 2 warnings\n"
     )
     assert result.stderr == ""
 
@@ -105,7 +104,11 @@ def test_missing_default_skills_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("RATCHET_HOME", str(tmp_path / "home"))
     result = runner.invoke(app, ["validate"])
-    assert (result.exit_code, result.stderr) == (2, "error: skills: path does not exist\n")
+    assert (result.exit_code, result.stderr) == (2, (
+        "error: .: no skills found: looked in skills/, .claude/skills/, .agents/skills/, .codex/skills/, "
+        "<plugin>/skills/ (next to <plugin>/.claude-plugin/plugin.json), plugins/*/skills/; give a PATH, "
+        "or set paths.skills in ratchet.yaml\n"
+    ))
 
 
 def test_bad_ratchet_yaml_is_one_line(project: Path) -> None:

@@ -6,6 +6,10 @@ a tool is a bug in the pack and surfaces as ToolError, except the kinds of crash
 of the wrong shape causes (a TypeError, AttributeError, KeyError or ValueError in a tool whose
 section came from world files): load_world checks the top-level shape of each section, so such a
 crash is deeper data a user wrote, and is an InputError naming the files to fix.
+
+The world also carries the tools a team declares in YAML (world.declared_tools, from
+<world>/tools/*.yaml: ratchet/world/tools/declared.py); they are offered after the shipped packs,
+whose order and specs stay as they are (the bench's cache keys cover the tool specs).
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ratchet.errors import InputError, ToolError
+from ratchet.errors import InputError, RatchetError, ToolError
 from ratchet.llm.types import ToolSpec
 from ratchet.trace import ToolCall
 from ratchet.world.state import World
@@ -39,8 +43,9 @@ __all__ = ["ALL_TOOLS", "Param", "Tool", "ToolContext", "ToolFailure", "call_too
 
 
 def offered_tools(world: World) -> list[Tool]:
-    """Tools whose world section exists, in a fixed order."""
-    return [t for t in ALL_TOOLS.values() if t.needs is None or t.needs in world.data]
+    """Shipped tools whose world section exists, in a fixed order, then the world's declared tools."""
+    shipped = [t for t in ALL_TOOLS.values() if t.needs is None or t.needs in world.data]
+    return [*shipped, *world.declared_tools]
 
 
 def tool_specs(world: World) -> list[ToolSpec]:
@@ -51,9 +56,10 @@ def tool_specs(world: World) -> list[ToolSpec]:
 def call_tool(world: World, name: str, arguments: dict[str, Any], index: int) -> ToolCall:
     """Run one mocked tool call against the world and record what it did."""
     args = copy.deepcopy(arguments) if isinstance(arguments, dict) else {}
-    tool = ALL_TOOLS.get(name)
-    if tool is None or tool not in offered_tools(world):
-        offered = ", ".join(t.name for t in offered_tools(world))
+    offered_by_name = {t.name: t for t in offered_tools(world)}
+    tool = offered_by_name.get(name)
+    if tool is None:
+        offered = ", ".join(offered_by_name)
         return ToolCall(index=index, name=name, arguments=args, effect="read", error=f"unknown tool {name!r}; available: {offered}")
     ctx = ToolContext(world=world, index=index)
     try:
@@ -61,6 +67,8 @@ def call_tool(world: World, name: str, arguments: dict[str, Any], index: int) ->
         result = tool.run(ctx, clean)
     except ToolFailure as exc:
         return ToolCall(index=index, name=name, arguments=args, effect=tool.effect, error=str(exc))
+    except RatchetError:  # a declared tool names its own file and line (world data it cannot pass through)
+        raise
     except (TypeError, AttributeError, KeyError, ValueError) as exc:
         files = world.sources.get(tool.needs or "", ())
         if not files:
