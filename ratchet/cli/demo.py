@@ -2,11 +2,29 @@
 
 from __future__ import annotations
 
+import shutil
+import sys
 from pathlib import Path
 
 import typer
 
 from ratchet.errors import InfraError
+
+
+def invocation(*, absolute: bool = False, argv0: str | None = None, path: str | None = None) -> str:
+    """How to run this same Ratchet again, so a printed "try next" works when pasted.
+
+    `ratchet` when PATH finds this very executable (an activated venv, pipx); otherwise the path it
+    was started by (`.venv/bin/ratchet` after the README's first command, absolute with `absolute`),
+    or `python -m ratchet` when it was not started through its entry point.
+    """
+    started = Path(argv0 if argv0 is not None else sys.argv[0])
+    if started.name != "ratchet" or not started.is_file():
+        return f"{Path(sys.executable).name} -m ratchet"
+    found = shutil.which("ratchet", path=path)
+    if found is not None and Path(found).resolve() == started.resolve():
+        return "ratchet"
+    return str(started.resolve()) if absolute or started.is_absolute() else str(started)
 
 
 def register(app: typer.Typer) -> None:
@@ -38,10 +56,11 @@ def register(app: typer.Typer) -> None:
         typer.echo("Costs are simulated tokens at catalog prices; a replay served from the cache costs $0.")
         typer.echo("")
         if directory is not None:
+            ratchet = invocation(absolute=True)  # after the cd, a relative .venv/bin/ratchet would not resolve
             typer.echo(f"Try next:  cd {result.repo}")
-            typer.echo("           ratchet check --base main --head edit/new-side-effect --json")
-            typer.echo("           edit skills/*/SKILL.md, commit on a branch, and ratchet check --base main")
+            typer.echo(f"           {ratchet} check --base main --head edit/new-side-effect --json")
+            typer.echo(f"           edit skills/*/SKILL.md, commit on a branch, and {ratchet} check --base main")
         else:
-            typer.echo("Try next:  ratchet demo --dir ./ratchet-demo   (keeps the repository to explore)")
+            typer.echo(f"Try next:  {invocation()} demo --dir ./ratchet-demo   (keeps the repository to explore)")
         if misses:
             raise InfraError(f"{len(misses)} demo edit(s) got an unexpected decision")

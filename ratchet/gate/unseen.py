@@ -24,6 +24,8 @@ from ratchet.trace import Trace
 
 SENT_KEYS = frozenset({"name", "description"})
 """Frontmatter keys the gate reads (routing); the minimal runner sends no other key to the agent."""
+INERT_KEYS = frozenset({"license", "metadata", "compatibility"})
+"""Keys for people and registries that no harness acts on: a change to them is listed, never a warning."""
 
 _MAX_LINES = 8
 
@@ -153,17 +155,22 @@ def _unrouted(name: str, tasks: Sequence[Task], goldens: Mapping[str, Trace]) ->
 def _unsent(name: str, base: Skill | None, head: Skill | None, files: Sequence[str]) -> list[Unseen]:
     # The paths are the skill's own (check groups them by owning folder), so its SKILL.md is <name>/SKILL.md.
     others = sorted(path for path in files if PurePosixPath(path).parts[-2:] != (name, "SKILL.md"))
-    keys = sorted(k for k in _frontmatter_changes(base, head) if k not in SENT_KEYS)
+    changed_keys = _frontmatter_changes(base, head)
+    keys = sorted(k for k in changed_keys if k not in SENT_KEYS | INERT_KEYS)
+    inert = sorted(k for k in changed_keys if k in INERT_KEYS)
     parts = []
     if others:
         parts.append(", ".join(others[:_MAX_LINES]) + (", ..." if len(others) > _MAX_LINES else ""))
     if keys:
         parts.append("frontmatter " + ", ".join(keys))
-    if not parts:
-        return []
-    return [Unseen(kind="unsent", skill=name, level="warn", detail=(
+    notes = [Unseen(kind="unsent", skill=name, level="warn", detail=(
         f"{' and '.join(parts)} of skill {name} changed, but the runner sends only SKILL.md's body to the agent: "
-        "not replayed; review it, or check with a harness that loads it"))]
+        "not replayed; review it, or check with a harness that loads it"))] if parts else []
+    if inert:
+        notes.append(Unseen(kind="unsent", skill=name, level="note", detail=(
+            f"frontmatter {', '.join(inert)} of skill {name} changed: read by people and registries, "
+            "not by an agent")))
+    return notes
 
 
 def _frontmatter_changes(base: Skill | None, head: Skill | None) -> list[str]:

@@ -114,13 +114,25 @@ def test_a_changed_reference_file_is_unsent(freeform: Path) -> None:
 def test_a_changed_frontmatter_key_the_runner_never_sends_is_unsent(demo_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "250")
     base = _head(demo_repo)
+    commit(demo_repo, _edit(demo_repo, "skills/fx-expense-converter/SKILL.md", "license:",
+                            "allowed-tools: Read Bash\nlicense:"), "let it run Bash")
+    code, lines = _check(demo_repo, base)
+    assert (code, lines[1]) == (0, "not checked: frontmatter allowed-tools of skill fx-expense-converter changed, but "
+                                   "the runner sends only SKILL.md's body to the agent: not replayed; review it, or "
+                                   "check with a harness that loads it")
+    assert _decision(lines).startswith("WARN  frontmatter allowed-tools of skill fx-expense-converter changed")
+
+
+def test_a_changed_metadata_key_is_listed_and_changes_nothing(demo_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "250")
+    base = _head(demo_repo)
     commit(demo_repo, _edit(demo_repo, "skills/fx-expense-converter/SKILL.md", "owner: finance-ops", "owner: travel"),
            "new owner")
     code, lines = _check(demo_repo, base)
-    assert (code, lines[1]) == (0, "not checked: frontmatter metadata of skill fx-expense-converter changed, but the "
-                                   "runner sends only SKILL.md's body to the agent: not replayed; review it, or check "
-                                   "with a harness that loads it")
-    assert _decision(lines).startswith("WARN  frontmatter metadata of skill fx-expense-converter changed")
+    note = ("not checked by the simulator: frontmatter metadata of skill fx-expense-converter changed: read by people "
+            "and registries, not by an agent")
+    assert code == 0 and note in lines
+    assert _decision(lines).startswith("PASS  ")
 
 
 def test_a_prose_edit_of_a_followable_skill_passes_and_lists_the_prose(demo_repo: Path,
