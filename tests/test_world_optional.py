@@ -18,35 +18,12 @@ from ratchet.cli import app
 from ratchet.errors import InputError
 from ratchet.world import load_world
 from ratchet.world.tools import offered_tools
-from tests.helpers.gitrepo import commit, make_repo
+from tests.helpers.gitrepo import commit, make_project
+from tests.helpers.project_text import WHAT_DAY_SKILL as SKILL
+from tests.helpers.project_text import WHAT_DAY_TASKS as TASKS
 
 CLOCK = "2026-10-14T16:00:00Z"
 runner = CliRunner()
-
-SKILL = """---
-name: what-day
-description: Tell the user what day it is today. Use when asked for today's date or weekday.
----
-# What day is it
-
-## Steps
-
-1. Read the clock: `clock_now()` as `$now`.
-
-## Output
-
-Reply with one line per field:
-
-- `date`: `$now.date`
-- `weekday`: `$now.weekday`
-"""
-
-TASKS = """schema_version: 1
-tasks:
-- id: what-day-01
-  skill: what-day
-  prompt: What day is it today? Tell me today's date and weekday.
-"""
 
 NO_DATA_TOOLS = ["files_read_file", "files_list_files", "files_write_file", "clock_now"]
 
@@ -54,10 +31,7 @@ NO_DATA_TOOLS = ["files_read_file", "files_list_files", "files_write_file", "clo
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A committed project with one skill and one task, and no world or workspaces folder at all."""
-    repo = make_repo(tmp_path, {"skills/what-day/SKILL.md": SKILL, "tasks.yaml": TASKS})
-    monkeypatch.chdir(repo)
-    monkeypatch.setenv("RATCHET_UPSTREAM", "sim")
-    return repo
+    return make_project(tmp_path, monkeypatch, {"skills/what-day/SKILL.md": SKILL, "tasks.yaml": TASKS})
 
 
 def test_a_missing_world_folder_is_an_empty_world_with_the_no_data_tools(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 import typer
 
 from ratchet import __version__
-from ratchet.cli import bench, demo, gate, golden, hook, init, mcp, proxy, validate
+from ratchet.cli import bench, ci, demo, gate, golden, hook, init, mcp, proxy, review, validate
 from ratchet.errors import RatchetError
 from ratchet.settings import debug_enabled
 
@@ -43,6 +43,8 @@ gate.register(app)
 demo.register(app)
 golden.register(app)
 hook.register(app)
+review.register(app)
+ci.register(app)
 proxy.register(app)
 mcp.register(app)
 bench.register(app)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import math
 import sys
 from pathlib import Path
@@ -13,11 +14,19 @@ from rich.console import Console
 from ratchet.errors import InfraError, InputError
 from ratchet.gate.policy import OnError
 from ratchet.llm.cache import CacheMode
+from ratchet.outputs.formats import (
+    OutputFormat,
+    OutputTarget,
+    parse_outputs,
+    render_text,
+    write_output,
+)
 
 if TYPE_CHECKING:
     from ratchet.gate.models import Verdict
 
 EXIT_BLOCK = 1
+TABLE_FILE_WIDTH = 120
 
 
 def checked_budget(value: float | None, *, flag: str = "--budget") -> float | None:
@@ -44,13 +53,50 @@ def unchecked(verdict: Verdict) -> InfraError:
                       "fix the cause and re-run, or pass --on-error warn to let it through as WARN")
 
 
+def terminal_format(fmt: OutputFormat, *, as_json: bool) -> OutputFormat:
+    """`--json` is `--format json`; with another --format it is a contradiction, refused in one line."""
+    if not as_json:
+        return fmt
+    if fmt not in (OutputFormat.TABLE, OutputFormat.JSON):
+        raise InputError(f"--json is --format json; it contradicts --format {fmt.value}: give one of them")
+    return OutputFormat.JSON
+
+
+def table_text(verdict: Verdict) -> str:
+    """The terminal table as plain text for a file: no colour, a fixed width, so equal verdicts are equal bytes."""
+    from ratchet.cli.render import render_verdict
+
+    out = io.StringIO()
+    render_verdict(verdict, Console(file=out, width=TABLE_FILE_WIDTH, color_system=None, highlight=False,
+                                    soft_wrap=False))
+    return out.getvalue()
+
+
+def write_verdict(verdict: Verdict, target: OutputTarget) -> None:
+    """One `--output` file; a folder we cannot write is infrastructure (exit 3), named in one line."""
+    text = table_text(verdict) if target.format is OutputFormat.TABLE else render_text(verdict, target.format)
+    try:
+        write_output(target, text)
+    except OSError as err:
+        raise InfraError(f"could not write --output {target.format.value}={target.path}: {err.strerror or err}; "
+                         "check the path is writable") from err
+
+
 def register(app: typer.Typer) -> None:
     @app.command()
     def check(
         base: str = typer.Option(..., "--base", help="Revision the edit starts from (e.g. origin/main)."),
         head: str | None = typer.Option(None, "--head", help="Revision with the edit (default HEAD)."),
         staged: bool = typer.Option(False, "--staged", help="Gate the staged changes instead of --head."),
-        as_json: bool = typer.Option(False, "--json", help="Print the verdict as JSON."),
+        fmt: OutputFormat = typer.Option(
+            OutputFormat.TABLE, "--format", help="What the terminal gets: table, json, markdown or junit.",
+        ),
+        as_json: bool = typer.Option(False, "--json", help="Same as --format json (kept for scripts)."),
+        outputs: list[str] = typer.Option(
+            [], "--output", metavar="FORMAT=FILE",
+            help="Also write the verdict to FILE in FORMAT (table, json, markdown, junit); repeatable, e.g. "
+            "--output junit=ratchet.xml --output markdown=ratchet.md. Written atomically, on BLOCK and on exit 3 too.",
+        ),
         on_error: OnError | None = typer.Option(
             None, "--on-error",
             help="What a pair that could not be checked does: warn (WARN, exit 0) or block (BLOCK, exit 1). "
@@ -76,6 +122,8 @@ def register(app: typer.Typer) -> None:
         if head is not None and staged:
             raise InputError("--head and --staged exclude each other")
         budget = checked_budget(budget)
+        terminal = terminal_format(fmt, as_json=as_json)
+        targets = parse_outputs(outputs)  # a bad FORMAT=FILE is refused before any replay runs
         # No flag: unchecked pairs BLOCK in the printed verdict and the exit code is 3 (exit_code_for).
         policy = on_error or OnError.BLOCK
         from ratchet.cli.render import render_verdict
@@ -85,10 +133,13 @@ def register(app: typer.Typer) -> None:
             repo, base=base, head=head, staged=staged, home=work, on_error=policy, cache_mode=cache,
             budget_usd=budget, config="level0_only" if level0_only else config, live_tavily=live_tavily,
         )
-        if as_json:
-            sys.stdout.write(verdict.to_json())
-        else:
+        if terminal is OutputFormat.TABLE:
             render_verdict(verdict, Console(highlight=False, soft_wrap=False))
+        else:
+            sys.stdout.write(render_text(verdict, terminal))
+        # Before the exit code: a BLOCK or an unchecked pair (exit 3) must never lose the report.
+        for target in targets:
+            write_verdict(verdict, target)
         code = exit_code_for(verdict, on_error)
         if code == InfraError.exit_code:
             raise unchecked(verdict)

@@ -12,6 +12,7 @@ from rich.table import Table
 from ratchet import SIMULATED_BANNER
 from ratchet.gate.models import PairOutcome, Verdict
 from ratchet.names import optional_skill_key
+from ratchet.outputs.grouping import compact_ids, finding_label, group_pairs
 
 _STYLE = {"PASS": "bold green", "WARN": "bold yellow", "BLOCK": "bold red"}
 
@@ -30,6 +31,30 @@ def routing_evidence(pair: PairOutcome) -> str:
     if not moved and not any(f.kind == "routing_changed" for f in pair.findings):
         return ""
     return f"{pair.golden_skill or 'no skill'} -> {pair.replay_skill or 'no skill'} · "
+
+
+def row_key(pair: PairOutcome) -> tuple[str, str, str, tuple[str, ...]]:
+    """Pairs that share this key share a table row: same outcome, decider, routing and findings.
+
+    Why: a finding's detail carries each task's values (the new call's arguments), so one added
+    call read as 9 near-identical rows; the findings' task-independent labels group them, and a
+    pair with no finding groups by its reason.
+    """
+    labels = tuple(sorted({finding_label(f) for f in pair.findings})) or (pair.reason,)
+    return pair.outcome, pair.decided_by, routing_evidence(pair), labels
+
+
+def grouped_evidence(pairs: list[PairOutcome]) -> str:
+    """One pair: its evidence as always. Several: the reason if they share it, else the findings
+    they share, then every task they hit (folded: fx-01..09)."""
+    first = pairs[0]
+    if len(pairs) == 1:
+        return routing_evidence(first) + first.reason
+    if len({p.reason for p in pairs}) == 1:
+        said = first.reason
+    else:
+        said = "; ".join(row_key(first)[3]) + " (details differ per task: --format markdown shows each)"
+    return f"{routing_evidence(first)}{said} · {', '.join(compact_ids(p.task_id for p in pairs))}"
 
 
 def render_verdict(verdict: Verdict, console: Console) -> None:
@@ -52,9 +77,9 @@ def render_verdict(verdict: Verdict, console: Console) -> None:
         table.add_column("outcome", no_wrap=True)
         table.add_column("evidence", overflow="fold")
         same = [p for p in verdict.pairs if p.outcome == "same"]
-        for pair in verdict.pairs:
-            if pair.outcome != "same":
-                table.add_row(pair.task_id, f"{pair.outcome} ({pair.decided_by})", routing_evidence(pair) + pair.reason)
+        for (outcome, decided_by, *_), pairs in group_pairs([p for p in verdict.pairs if p.outcome != "same"], row_key):
+            task = pairs[0].task_id if len(pairs) == 1 else f"{len(pairs)} tasks"
+            table.add_row(escape(task), f"{outcome} ({decided_by})", escape(grouped_evidence(pairs)))
         if same:
             blind = sorted({n.skill for n in verdict.unseen if n.kind == "unfollowed" and n.level == "warn"})
             # Identical replays of a skill the simulator could not follow are no evidence about the edit.

@@ -49,7 +49,7 @@ def unseen_notes(
     """
     notes: list[Unseen] = []
     for name in changed:
-        base, head = base_skills.get(name), head_skills.get(name)
+        base, head = base_skills.get(skill_key(name)), head_skills.get(skill_key(name))
         if simulated:
             notes.extend(_unfollowed(name, base, head, tools))
         notes.extend(_unrouted(name, tasks, goldens))

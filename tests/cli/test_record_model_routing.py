@@ -7,14 +7,13 @@ nothing is written when a task loaded another skill than tasks.yaml expects.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from ratchet.cli import app
-from ratchet.data import demo_files
+from tests.helpers.demo_repo import demo_project, pending_traces
 
 runner = CliRunner()
 
@@ -22,20 +21,10 @@ runner = CliRunner()
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The packaged demo project on the simulator, with routing: model (the simulator loads skills from the catalog)."""
-    root = tmp_path / "proj"
-    with demo_files() as source:
-        shutil.copytree(source, root, copy_function=shutil.copyfile)
+    root = demo_project(tmp_path, monkeypatch)
     config = root / "ratchet.yaml"
     config.write_text(config.read_text(encoding="utf-8") + "routing: model\n", encoding="utf-8")
-    monkeypatch.setenv("RATCHET_UPSTREAM", "sim")
-    monkeypatch.setenv("RATCHET_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("CI", raising=False)
     return root
-
-
-def _pending(tmp_path: Path) -> list[str]:
-    pending = tmp_path / "home" / "pending"
-    return sorted(p.name for p in pending.iterdir()) if pending.exists() else []
 
 
 def test_the_table_shows_what_the_model_loaded_after_the_runs(project: Path, tmp_path: Path) -> None:
@@ -46,7 +35,7 @@ def test_the_table_shows_what_the_model_loaded_after_the_runs(project: Path, tmp
     assert lines[1].split() == ["github-triage-02", "github-triage", "github-triage", "-", "-", "ok"]
     assert lines[3] == "routing: 2 tasks, 0 misrouted (the skill the agent model loaded)"
     assert lines[-1].startswith("recorded 2 pending trace(s)")
-    assert _pending(tmp_path) == ["fx-expense-converter-01.json", "github-triage-02.json"]
+    assert pending_traces(tmp_path) == ["fx-expense-converter-01.json", "github-triage-02.json"]
 
 
 def test_a_task_that_loaded_another_skill_writes_nothing(project: Path, tmp_path: Path) -> None:
@@ -62,4 +51,4 @@ def test_a_task_that_loaded_another_skill_writes_nothing(project: Path, tmp_path
         "error: tasks.yaml:6: task github-triage-02 expects skill fx-expense-converter but the model loaded skill "
         "github-triage; reword the skill's description or fix the task's `skill:` in tasks.yaml\n"
     )
-    assert _pending(tmp_path) == []
+    assert pending_traces(tmp_path) == []

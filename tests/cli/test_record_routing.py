@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -10,10 +9,10 @@ from typer.testing import CliRunner
 
 from ratchet.cli import app
 from ratchet.config import load_project
-from ratchet.data import demo_files
 from ratchet.errors import RoutingError
 from ratchet.recording import record_tasks
 from ratchet.routing import project_routing
+from tests.helpers.demo_repo import demo_project, pending_traces
 
 runner = CliRunner()
 
@@ -23,13 +22,7 @@ FIX = "reword the skill's description or fix the task's `skill:` in tasks.yaml"
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A copy of the packaged demo project (two skills, 23 tasks) on the simulator."""
-    root = tmp_path / "proj"
-    with demo_files() as source:
-        shutil.copytree(source, root, copy_function=shutil.copyfile)
-    monkeypatch.setenv("RATCHET_UPSTREAM", "sim")
-    monkeypatch.setenv("RATCHET_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("CI", raising=False)
-    return root
+    return demo_project(tmp_path, monkeypatch)
 
 
 def _expect(root: Path, task_id: str, skill: str | None) -> None:
@@ -43,11 +36,6 @@ def _expect(root: Path, task_id: str, skill: str | None) -> None:
     else:
         lines[at + 1] = f"  skill: {skill}\n"
     path.write_text("".join(lines), encoding="utf-8")
-
-
-def _pending(tmp_path: Path) -> list[str]:
-    pending = tmp_path / "home" / "pending"
-    return sorted(p.name for p in pending.iterdir()) if pending.exists() else []
 
 
 def test_a_misrouted_task_is_refused_before_any_trace_is_written(project: Path, tmp_path: Path) -> None:
@@ -64,7 +52,7 @@ def test_a_misrouted_task_is_refused_before_any_trace_is_written(project: Path, 
         f"error: tasks.yaml:6: task github-triage-02 expects skill fx-expense-converter but skill github-triage "
         f"fired (score {row.score:.3f}, margin {row.margin:.3f}); {FIX}\n"
     )
-    assert _pending(tmp_path) == []
+    assert pending_traces(tmp_path) == []
 
 
 def test_a_canary_that_fires_a_skill_is_misrouted(project: Path, tmp_path: Path) -> None:
@@ -74,7 +62,7 @@ def test_a_canary_that_fires_a_skill_is_misrouted(project: Path, tmp_path: Path)
     assert result.stderr.startswith(
         "error: tasks.yaml:3: task github-triage-01 is a canary (no skill should take it) but skill github-triage fired"
     )
-    assert _pending(tmp_path) == []
+    assert pending_traces(tmp_path) == []
 
 
 def test_validate_tasks_prints_the_same_table_and_refuses_alike(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -103,14 +91,14 @@ def test_a_well_routed_project_records_as_before(project: Path, tmp_path: Path) 
     ]
     assert lines[3].startswith("routing: 2 tasks, 0 misrouted")
     assert lines[4:] == [f"recorded 2 pending trace(s) in {tmp_path / 'home' / 'pending'}"]
-    assert _pending(tmp_path) == ["canary-01.json", "github-triage-01.json"]
+    assert pending_traces(tmp_path) == ["canary-01.json", "github-triage-01.json"]
 
 
 def test_only_the_picked_tasks_are_checked(project: Path, tmp_path: Path) -> None:
     _expect(project, "github-triage-02", "fx-expense-converter")
     result = runner.invoke(app, ["record", "github-triage-01", "--project", str(project)])
     assert result.exit_code == 0, result.stderr
-    assert _pending(tmp_path) == ["github-triage-01.json"]
+    assert pending_traces(tmp_path) == ["github-triage-01.json"]
 
 
 def test_record_tasks_refuses_only_when_strict(project: Path, tmp_path: Path) -> None:
@@ -119,5 +107,5 @@ def test_record_tasks_refuses_only_when_strict(project: Path, tmp_path: Path) ->
     loaded = load_project(project)
     with pytest.raises(RoutingError, match=r"^tasks.yaml:6: task github-triage-02 expects"):
         record_tasks(loaded, ["github-triage-02"], strict=True)
-    assert _pending(tmp_path) == []
+    assert pending_traces(tmp_path) == []
     assert record_tasks(loaded, ["github-triage-02"]).written == ["github-triage-02"]

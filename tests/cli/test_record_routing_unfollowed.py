@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -10,10 +9,10 @@ from typer.testing import CliRunner
 
 from ratchet.cli import app
 from ratchet.config import load_project
-from ratchet.data import demo_files
 from ratchet.errors import SkillError
 from ratchet.recording import plan_record, record_tasks
 from ratchet.sim.follow import NOTHING_TO_READ
+from tests.helpers.demo_repo import demo_project, pending_traces
 
 runner = CliRunner()
 
@@ -41,22 +40,12 @@ TASK = """\
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The packaged demo project plus a free-form skill and one task that routes to it."""
-    root = tmp_path / "proj"
-    with demo_files() as source:
-        shutil.copytree(source, root, copy_function=shutil.copyfile)
+    root = demo_project(tmp_path, monkeypatch)
     (root / "skills" / "release-notes").mkdir()
     (root / "skills" / "release-notes" / "SKILL.md").write_text(FREE_FORM, encoding="utf-8")
     with (root / "tasks.yaml").open("a", encoding="utf-8") as tasks:
         tasks.write(TASK)
-    monkeypatch.setenv("RATCHET_UPSTREAM", "sim")
-    monkeypatch.setenv("RATCHET_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("CI", raising=False)
     return root
-
-
-def _pending(tmp_path: Path) -> list[str]:
-    pending = tmp_path / "home" / "pending"
-    return sorted(p.name for p in pending.iterdir()) if pending.exists() else []
 
 
 REFUSAL = (
@@ -72,7 +61,7 @@ def test_a_free_form_skill_is_refused_one_line_per_skill(project: Path, tmp_path
     assert result.stdout.splitlines()[1].split()[:3] == ["release-notes-01", "release-notes", "release-notes"]
     assert result.stdout.splitlines()[-1].startswith("routing: 2 tasks, 0 misrouted")
     assert result.stderr == REFUSAL + "error: 1 skill(s) the simulator cannot follow; nothing was recorded\n"
-    assert _pending(tmp_path) == []
+    assert pending_traces(tmp_path) == []
 
 
 def test_with_the_flag_it_is_recorded_with_a_warning(project: Path, tmp_path: Path) -> None:
@@ -85,7 +74,7 @@ def test_with_the_flag_it_is_recorded_with_a_warning(project: Path, tmp_path: Pa
         "or a real harness is needed to record it\n"
     )
     assert result.stdout.splitlines()[-1] == f"recorded 2 pending trace(s) in {tmp_path / 'home' / 'pending'}"
-    assert _pending(tmp_path) == ["github-triage-01.json", "release-notes-01.json"]
+    assert pending_traces(tmp_path) == ["github-triage-01.json", "release-notes-01.json"]
 
 
 def test_a_followable_skill_alone_is_not_refused(project: Path, tmp_path: Path) -> None:
@@ -104,5 +93,5 @@ def test_record_tasks_strict_refuses_it_too(project: Path, tmp_path: Path) -> No
     loaded = load_project(project)
     with pytest.raises(SkillError, match=r"^skills/release-notes/SKILL.md:5: the simulator cannot follow"):
         record_tasks(loaded, ["release-notes-01"], strict=True)
-    assert _pending(tmp_path) == []
+    assert pending_traces(tmp_path) == []
     assert record_tasks(loaded, ["release-notes-01"], strict=True, allow_unfollowed=True).written == ["release-notes-01"]

@@ -14,34 +14,11 @@ import pytest
 from typer.testing import CliRunner
 
 from ratchet.cli import app
-from tests.helpers.gitrepo import commit, make_repo
+from tests.helpers.gitrepo import commit, make_project
+from tests.helpers.project_text import WHAT_DAY_SKILL as SKILL
+from tests.helpers.project_text import WHAT_DAY_TASKS as TASKS
 
 runner = CliRunner()
-
-SKILL = """---
-name: what-day
-description: Tell the user what day it is today. Use when asked for today's date or weekday.
----
-# What day is it
-
-## Steps
-
-1. Read the clock: `clock_now()` as `$now`.
-
-## Output
-
-Reply with one line per field:
-
-- `date`: `$now.date`
-- `weekday`: `$now.weekday`
-"""
-
-TASKS = """schema_version: 1
-tasks:
-- id: what-day-01
-  skill: what-day
-  prompt: What day is it today? Tell me today's date and weekday.
-"""
 
 GOLDEN = "goldens/what-day/what-day-01.json"
 EDITED_SKILL = {"skills/what-day/SKILL.md": SKILL.replace("# What day is it", "# What day is it\n\nBe brief.")}
@@ -50,9 +27,7 @@ EDITED_SKILL = {"skills/what-day/SKILL.md": SKILL.replace("# What day is it", "#
 @pytest.fixture
 def blessed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A repository whose HEAD holds a skill, its task and the task's blessed golden (no world)."""
-    repo = make_repo(tmp_path, {"skills/what-day/SKILL.md": SKILL, "tasks.yaml": TASKS})
-    monkeypatch.chdir(repo)
-    monkeypatch.setenv("RATCHET_UPSTREAM", "sim")
+    repo = make_project(tmp_path, monkeypatch, {"skills/what-day/SKILL.md": SKILL, "tasks.yaml": TASKS})
     assert runner.invoke(app, ["record"]).exit_code == 0
     assert runner.invoke(app, ["bless"]).exit_code == 0
     commit(repo, {GOLDEN: (repo / GOLDEN).read_text(encoding="utf-8")}, "bless")

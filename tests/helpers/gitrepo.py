@@ -1,6 +1,7 @@
 """Real temporary git repositories for tests.
 
     repo = make_repo(tmp_path, {"skills/a/SKILL.md": "..."})   # one commit on `main`
+    repo = make_project(tmp_path, monkeypatch, {...})           # make_repo, cd into it, on the simulator
     sha = commit(repo, {"skills/a/SKILL.md": "new", "old.txt": None}, "edit a")  # None deletes
     stage(repo, {"skills/b/SKILL.md": "x"})                     # git add, no commit
     before = snapshot_git_state(repo); ...; assert snapshot_git_state(repo) == before
@@ -16,6 +17,8 @@ import hashlib
 import os
 import subprocess
 from pathlib import Path
+
+import pytest
 
 _REPO_ENV_VARS = (
     "GIT_DIR",
@@ -90,6 +93,18 @@ def make_repo(tmp_path: Path, files: dict[str, str], *, name: str = "repo", bran
     git(repo_path, "config", "core.autocrlf", "false")
     if files:
         commit(repo_path, dict(files), "initial")
+    return repo_path
+
+
+def make_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str], *, home: Path | None = None
+) -> Path:
+    """`make_repo(tmp_path, files)` as the current folder, with RATCHET_UPSTREAM=sim (and RATCHET_HOME=home if given)."""
+    repo_path = make_repo(tmp_path, files)
+    monkeypatch.chdir(repo_path)
+    monkeypatch.setenv("RATCHET_UPSTREAM", "sim")
+    if home is not None:
+        monkeypatch.setenv("RATCHET_HOME", str(home))
     return repo_path
 
 

@@ -1,16 +1,19 @@
 """A running capture proxy on a loopback port over a real store, for the wire-API tests.
 
 The simulator is the default upstream (offline, free, deterministic); `live_rig` puts any
-project (a FakeOpenAI server, the local llama.cpp model) behind the same proxy.
+project (a FakeOpenAI server, the local llama.cpp model) behind the same proxy. The `rig` fixture is
+that proxy on the simulator over tmp_path; a test module imports it (and lists it in `__all__`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+import pytest
 
 from ratchet.config import Project, RatchetConfig
 from ratchet.llm.proxy import CaptureProxy
@@ -27,6 +30,8 @@ PROBE_SKILL = (
 """A system prompt the simulated agent follows: one tool call, then a final answer."""
 READ_TOOL_SCHEMA = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
 
+SDKClient = TypeVar("SDKClient")
+
 
 @dataclass
 class Rig:
@@ -39,6 +44,13 @@ class Rig:
     def keep(self, client: Any) -> Any:
         """Close `client` (an SDK client) when the proxy stops: no socket is left for the GC to warn about."""
         self.clients.append(client)
+        return client
+
+    def sdk(self, make: Callable[..., SDKClient], base_url: str, **options: Any) -> SDKClient:
+        """`make(base_url=..., ...)`, an official SDK client, with the proxy's token unless `api_key` is
+        given and no retries; kept, so it is closed when the proxy stops."""
+        options.setdefault("api_key", TOKEN)
+        client: SDKClient = self.keep(make(base_url=base_url, max_retries=0, **options))
         return client
 
     @property
@@ -71,3 +83,17 @@ def running_proxy(project: Project, *, run_id: str = "h6-run", **options: Any) -
     finally:
         proxy.close()
         store.close()
+
+
+@contextmanager
+def sim_rig(tmp_path: Path, **options: Any) -> Iterator[Rig]:
+    """`running_proxy` on the simulator over a store in tmp_path/home."""
+    with running_proxy(sim_project(tmp_path), **options) as running:
+        yield running
+
+
+@pytest.fixture
+def rig(tmp_path: Path) -> Iterator[Rig]:
+    """A running proxy on the simulator over a store in tmp_path/home."""
+    with sim_rig(tmp_path) as running:
+        yield running

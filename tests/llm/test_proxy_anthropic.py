@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,29 +12,17 @@ import pytest
 
 from ratchet.llm.capture import trace_from_capture
 from ratchet.trace import read_trace
-from tests.llm.proxy_rig import (
-    PROBE_SKILL,
-    READ_TOOL_SCHEMA,
-    TOKEN,
-    Rig,
-    running_proxy,
-    sim_project,
-)
+from tests.llm.proxy_rig import PROBE_SKILL, READ_TOOL_SCHEMA, TOKEN, Rig, rig, sim_rig
+
+__all__ = ["rig"]  # the fixture
 
 HELLO: dict[str, Any] = {"model": "claude-sonnet-4-5", "max_tokens": 200,
                          "messages": [{"role": "user", "content": "hello"}]}
 READ_TOOL = {"name": "files_read_file", "description": "Read a file", "input_schema": READ_TOOL_SCHEMA}
 
 
-@pytest.fixture
-def rig(tmp_path: Path) -> Iterator[Rig]:
-    with running_proxy(sim_project(tmp_path)) as rig:
-        yield rig
-
-
 def client(rig: Rig, **options: Any) -> anthropic.Anthropic:
-    made = anthropic.Anthropic(base_url=rig.root, api_key=options.pop("api_key", TOKEN), max_retries=0, **options)
-    return rig.keep(made)  # type: ignore[no-any-return]
+    return rig.sdk(anthropic.Anthropic, rig.root, **options)
 
 
 def test_non_streaming_message_is_priced_and_ledgered(rig: Rig) -> None:
@@ -174,7 +161,7 @@ def test_wrong_token_gets_anthropics_error_shape_and_bearer_works(rig: Rig) -> N
 
 
 def test_a_budget_that_runs_out_is_a_billing_error_not_a_crash(tmp_path: Path) -> None:
-    with running_proxy(sim_project(tmp_path), budget_usd=0.0002) as rig:
+    with sim_rig(tmp_path, budget_usd=0.0002) as rig:
         answered = 0
         with pytest.raises(anthropic.APIStatusError) as caught:
             for n in range(50):

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,28 +12,16 @@ import openai
 import pytest
 
 from ratchet.trace import read_trace
-from tests.llm.proxy_rig import (
-    PROBE_SKILL,
-    READ_TOOL_SCHEMA,
-    TOKEN,
-    Rig,
-    running_proxy,
-    sim_project,
-)
+from tests.llm.proxy_rig import PROBE_SKILL, READ_TOOL_SCHEMA, TOKEN, Rig, rig, sim_rig
+
+__all__ = ["rig"]  # the fixture
 
 READ_TOOL: dict[str, Any] = {"type": "function", "name": "files_read_file", "description": "Read a file",
                              "parameters": READ_TOOL_SCHEMA, "strict": False}
 
 
-@pytest.fixture
-def rig(tmp_path: Path) -> Iterator[Rig]:
-    with running_proxy(sim_project(tmp_path)) as rig:
-        yield rig
-
-
 def client(rig: Rig, **options: Any) -> openai.OpenAI:
-    made = openai.OpenAI(base_url=rig.v1, api_key=options.pop("api_key", TOKEN), max_retries=0, **options)
-    return rig.keep(made)  # type: ignore[no-any-return]
+    return rig.sdk(openai.OpenAI, rig.v1, **options)
 
 
 def test_responses_non_streaming_is_priced_and_ledgered(rig: Rig) -> None:
@@ -106,7 +93,7 @@ def test_responses_unknown_model_refused_and_logged(rig: Rig) -> None:
 
 
 def test_responses_budget_that_runs_out_is_a_402(tmp_path: Path) -> None:
-    with running_proxy(sim_project(tmp_path), budget_usd=0.002) as rig:
+    with sim_rig(tmp_path, budget_usd=0.002) as rig:
         answered = 0
         with pytest.raises(openai.APIStatusError) as caught:
             for n in range(50):
@@ -175,7 +162,7 @@ def test_chat_completions_streams_a_tool_call(rig: Rig) -> None:
 def test_two_proxies_stream_byte_identical_answers(tmp_path: Path, path: str, body: dict[str, Any]) -> None:
     streams = []
     for home in ("a", "b"):
-        with running_proxy(sim_project(tmp_path / home)) as rig:
+        with sim_rig(tmp_path / home) as rig:
             response = httpx.post(f"{rig.v1}/{path}", json=body, headers={"x-api-key": TOKEN}, timeout=30)
             assert response.status_code == 200 and response.headers["x-ratchet-cache-hit"] == "false"
             streams.append(response.content)

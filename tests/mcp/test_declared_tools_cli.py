@@ -13,52 +13,30 @@ import pytest
 from typer.testing import CliRunner
 
 from ratchet.cli import app
-from tests.helpers.gitrepo import make_repo
+from tests.helpers.gitrepo import make_project
+from tests.helpers.project_text import FIND_CONTACT_TOOL, skill_md, tasks_yaml
 
 REPO = Path(__file__).resolve().parents[2]
 RATCHET = str(Path(sys.executable).parent / "ratchet")
 runner = CliRunner()
 
-SKILL = """---
-name: crm-lookup
-description: Look up a contact in the CRM by email address and log the lookup. Use when asked which company a contact's email belongs to.
----
-# CRM lookup
+SKILL = skill_md(
+    "crm-lookup",
+    "Look up a contact in the CRM by email address and log the lookup. Use when asked which company a contact's email belongs to.",
+    "CRM lookup",
+    inputs=["`$email`: the contact's address, an `email`."],
+    steps=[
+        "Find the contact: `crm_find_contact(email=$email)` as `$contact`.",
+        'Log it: `crm_log_call(email=$email, summary="looked up")` as `$log`.',
+    ],
+    output={"name": "$contact.name", "company": "$contact.company"},
+)
 
-## Inputs
+TASKS = tasks_yaml(
+    ("crm-lookup-01", "crm-lookup", "Which company does ada@example.com belong to? Look the contact up in the CRM."),
+)
 
-- `$email`: the contact's address, an `email`.
-
-## Steps
-
-1. Find the contact: `crm_find_contact(email=$email)` as `$contact`.
-2. Log it: `crm_log_call(email=$email, summary="looked up")` as `$log`.
-
-## Output
-
-Reply with one line per field:
-
-- `name`: `$contact.name`
-- `company`: `$contact.company`
-"""
-
-TASKS = """schema_version: 1
-tasks:
-- id: crm-lookup-01
-  skill: crm-lookup
-  prompt: Which company does ada@example.com belong to? Look the contact up in the CRM.
-"""
-
-BAD_SCHEMA = """schema_version: 1
-tools:
-  - name: crm_find_contact
-    description: Find a contact.
-    effect: read
-    input_schema:
-      type: object
-      properties:
-        email: {type: 12}
-"""
+BAD_SCHEMA = FIND_CONTACT_TOOL.replace("email: {type: string}\n      required: [email]\n", "email: {type: 12}\n")
 
 
 def docs_example() -> str:
@@ -69,13 +47,8 @@ def docs_example() -> str:
 
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    repo = make_repo(tmp_path, {
-        "skills/crm-lookup/SKILL.md": SKILL, "tasks.yaml": TASKS, "world/tools/crm.yaml": docs_example(),
-    })
-    monkeypatch.chdir(repo)
-    monkeypatch.setenv("RATCHET_UPSTREAM", "sim")
-    monkeypatch.setenv("RATCHET_HOME", str(tmp_path / "home"))
-    return repo
+    files = {"skills/crm-lookup/SKILL.md": SKILL, "tasks.yaml": TASKS, "world/tools/crm.yaml": docs_example()}
+    return make_project(tmp_path, monkeypatch, files, home=tmp_path / "home")
 
 
 def test_record_offers_and_records_the_teams_tools_like_a_shipped_pack(project: Path) -> None:

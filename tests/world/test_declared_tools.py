@@ -15,6 +15,7 @@ from ratchet.errors import InputError
 from ratchet.trace import StateChange
 from ratchet.world import World, load_world
 from ratchet.world.tools import ALL_TOOLS, call_tool, offered_tools, tool_specs
+from tests.helpers.project_text import FIND_CONTACT_TOOL as TOOL
 
 REPO = Path(__file__).resolve().parents[2]
 CLOCK = "2026-10-14T16:00:00Z"
@@ -42,19 +43,6 @@ def load_error(tmp_path: Path, text: str) -> InputError:
     with pytest.raises(InputError) as info:
         world_with(tmp_path, {"crm.yaml": text})
     return info.value
-
-
-TOOL = """schema_version: 1
-tools:
-  - name: crm_find_contact
-    description: Find a contact.
-    effect: read
-    input_schema:
-      type: object
-      properties:
-        email: {type: string}
-      required: [email]
-"""
 
 
 def test_the_docs_example_loads_and_its_tools_come_after_the_shipped_ones(tmp_path: Path) -> None:

@@ -1,0 +1,85 @@
+"""The body of the sticky PR comment: the verdict's Markdown, or why there is no verdict.
+
+Why a note beyond the verdict's own Markdown: a job that fails as infrastructure (exit 3) or on
+bad input (exit 2) must say so in the pull request too. A stale PASS left in the comment while
+the job turned red would be read as a pass.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from ratchet.errors import InputError, validation_summary
+from ratchet.gate.models import Verdict
+from ratchet.jsonio import load_json_text, read_utf8
+from ratchet.outputs.markdown import render_markdown
+from ratchet.outputs.text import md_inline
+
+GITHUB_COMMENT_LIMIT = 65_536  # characters GitHub accepts in a comment body (422 past it)
+_ROOM = 1_000  # for the marker line, the notes around the verdict and the job link
+_DETAILS = "\n\n<details>"
+
+EXIT_MEANING = {
+    0: "PASS or WARN",
+    1: "BLOCK",
+    2: "bad input: fix what the error names",
+    3: "infrastructure error: some of the edit could not be checked",
+}
+
+
+def read_verdict(path: Path) -> Verdict | None:
+    """The verdict `ratchet check --json` wrote, or None when it wrote nothing (it failed first)."""
+    text = read_utf8(path, error=InputError) if path.exists() else ""
+    if not text.strip():
+        return None
+    data = load_json_text(text, source=str(path), error=InputError)
+    try:
+        return Verdict.model_validate(data)
+    except ValidationError as exc:
+        raise InputError(f"not a Ratchet verdict: {validation_summary(exc)}", path=path) from None
+
+
+def error_line(stderr: str) -> str:
+    """The one-line `error: ...` the CLI printed last, or the last line of stderr."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("error:")]
+    picked = errors[-1] if errors else (lines[-1] if lines else "")
+    return picked.removeprefix("error:").strip()
+
+
+def comment_body(verdict: Verdict | None, *, markdown: str | None = None, check_exit: int | None = None,
+                 check_error: str = "", run_url: str | None = None) -> str:
+    """What the PR comment says, ending in one newline."""
+    blocks: list[str] = []
+    if verdict is None:
+        code = "" if check_exit is None else f" (exit {check_exit}: {EXIT_MEANING.get(check_exit, 'unexpected')})"
+        blocks.append(f"⚠️ **Ratchet could not check this pull request**{code}")
+        if check_error:
+            blocks.append(f"> {md_inline(check_error)}")
+    else:
+        if check_exit in (2, 3):
+            said = f": {md_inline(check_error)}" if check_error else ""
+            blocks.append(f"⚠️ **The job fails (exit {check_exit}, {EXIT_MEANING[check_exit]})**{said}")
+        blocks.append(_fit((markdown if markdown is not None else render_markdown(verdict)).rstrip("\n"),
+                           GITHUB_COMMENT_LIMIT - _ROOM))
+    if run_url:
+        blocks.append(f"<sub>[job log and artifacts]({run_url})</sub>")
+    return "\n\n".join(blocks) + "\n"
+
+
+def _fit(markdown: str, limit: int) -> str:
+    """The Markdown cut to `limit` at a pair's `<details>` block, with a note of what was left out.
+
+    Why whole blocks: half a `<details>` leaves the rest of the comment collapsed inside it.
+    """
+    if len(markdown) <= limit:
+        return markdown
+    total = markdown.count(_DETAILS)
+    cut = markdown.rfind(_DETAILS, 0, limit)
+    # No block starts before the limit: the summary itself is too long, and no block is in the cut.
+    head = markdown[:cut] if cut != -1 else markdown[:limit]
+    left = total - head.count(_DETAILS)
+    return (f"{head}\n\n_Evidence of {left} more pair(s) left out: GitHub's comment limit. "
+            "The job's ratchet-outputs artifact has all of it._")

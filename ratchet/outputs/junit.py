@@ -1,0 +1,101 @@
+"""A verdict as JUnit XML, the report format every CI dashboard reads (mapping in docs/outputs.md).
+
+One <testsuite> per verdict, one <testcase> per pair (classname = the golden's skill, name = the task
+id): a regression is a <failure type="regression">, an unsure pair a <failure type="unsure">, a pair
+that could not be checked an <error>; same, pass and drift pass. Each warn-level note of what the
+gate did not check is a testcase with <failure type="unseen">, so "not checked" is red on the
+dashboard too. Nothing is ever <skipped>: a skipped test reads as fine, and unseen is not fine.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+from ratchet.gate.models import PairOutcome, Verdict
+
+NO_SKILL = "no skill"
+"""The classname of a canary's pair (its golden fired no skill)."""
+NOT_CHECKED = "ratchet.not-checked"
+"""The classname of the testcases for what the gate could not check."""
+# XML 1.0 cannot carry these at all, escaped or not; a model's output may still contain them.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _xml_text(text: str) -> str:
+    return _NOT_XML.sub("\N{REPLACEMENT CHARACTER}", text)
+
+
+def _seconds(ms: float) -> str:
+    return f"{ms / 1000:.3f}"
+
+
+def pair_evidence(pair: PairOutcome) -> str:
+    """The failure body: reason, findings, each tier's opinion, drift; plain text, one fact a line."""
+    lines = [f"{pair.outcome} ({pair.decided_by}): {pair.reason}"]
+    if pair.golden_skill != pair.replay_skill:
+        lines.append(f"routing: {pair.golden_skill or NO_SKILL} -> {pair.replay_skill or NO_SKILL}")
+    lines += [f"finding {f.kind} ({f.severity}): {f.detail}" for f in pair.findings]
+    for opinion in pair.opinions:
+        said = f"error: {opinion.error}" if opinion.error is not None else opinion.rationale
+        lines.append(f"judge {opinion.tier} ({opinion.model or '?'}): {opinion.verdict or 'error'} "
+                     f"at {opinion.confidence:.2f}: {said}")
+    if pair.drift is not None:
+        moved = ", ".join(f"{fact.key}{' (confirmed)' if fact.confirmed else ''}" for fact in pair.drift.moved)
+        lines.append(f"drift: {'yes' if pair.drift.is_drift else 'no'}; moved: {moved or 'nothing'}"
+                     f"{'; ' + pair.drift.note if pair.drift.note else ''}")
+    if pair.error:
+        lines.append(f"error: {pair.error}")
+    if pair.hint:
+        lines.append(f"next: {pair.hint}")
+    return "\n".join(lines) + "\n"
+
+
+def _pair_case(suite: ET.Element, pair: PairOutcome) -> None:
+    case = ET.SubElement(suite, "testcase", {
+        "classname": _xml_text(pair.golden_skill or NO_SKILL), "name": _xml_text(pair.task_id),
+        "time": _seconds(pair.latency_ms),
+    })
+    tag = {"regression": "failure", "unsure": "failure", "error": "error"}.get(pair.outcome)
+    if tag is None:
+        ET.SubElement(case, "system-out").text = _xml_text(f"{pair.outcome} ({pair.decided_by}): {pair.reason}\n")
+        return
+    problem = ET.SubElement(case, tag, {"type": pair.outcome, "message": _xml_text(pair.reason)})
+    problem.text = _xml_text(pair_evidence(pair))
+
+
+def not_checked(verdict: Verdict) -> list[tuple[str, str]]:
+    """(name, message) per thing the gate could not check, in the order the terminal prints them."""
+    notes = [(f"settings changed: {path}", f"{path} changed; the edit was checked with the base's settings")
+             for path in verdict.settings_changed]
+    notes += [(f"submodule changed: {path}", f"{path}: Ratchet cannot see inside a submodule")
+              for path in verdict.submodules_changed]
+    notes += [(f"not checked: {note.skill} ({note.kind})", note.detail) for note in verdict.unseen if note.level == "warn"]
+    return notes
+
+
+def render_junit(verdict: Verdict) -> str:
+    """The verdict as a JUnit XML document (UTF-8 declaration, two-space indent, one final newline)."""
+    notes = not_checked(verdict)
+    failures = sum(p.outcome in ("regression", "unsure") for p in verdict.pairs) + len(notes)
+    errors = sum(p.outcome == "error" for p in verdict.pairs)
+    tests = len(verdict.pairs) + len(notes)
+    root = ET.Element("testsuites", {"name": "ratchet", "tests": str(tests), "failures": str(failures),
+                                     "errors": str(errors), "time": _seconds(verdict.wall_ms)})
+    suite = ET.SubElement(root, "testsuite", {
+        "name": _xml_text(f"ratchet check {verdict.base[:10]}..{verdict.head[:10]}"), "tests": str(tests),
+        "failures": str(failures), "errors": str(errors), "skipped": "0", "time": _seconds(verdict.wall_ms),
+    })
+    properties = ET.SubElement(suite, "properties")
+    for name, value in (("decision", verdict.decision), ("summary", verdict.summary), ("base", verdict.base),
+                        ("head", verdict.head), ("skills_changed", ", ".join(verdict.skills_changed)),
+                        ("gate_config", verdict.gate_config or ""), ("cost_usd", f"{verdict.cost_usd:.6f}"),
+                        ("simulated", str(verdict.simulated).lower())):
+        ET.SubElement(properties, "property", {"name": name, "value": _xml_text(value)})
+    for pair in verdict.pairs:
+        _pair_case(suite, pair)
+    for name, message in notes:
+        case = ET.SubElement(suite, "testcase", {"classname": NOT_CHECKED, "name": _xml_text(name), "time": "0.000"})
+        ET.SubElement(case, "failure", {"type": "unseen", "message": _xml_text(message)}).text = _xml_text(message + "\n")
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -1,0 +1,52 @@
+"""What the review page shows: data only, so collect, page and serve share one vocabulary."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from ratchet.gate.models import DriftEvidence, Finding, Opinion
+from ratchet.trace import ToolCall, Trace
+
+ReviewMode = Literal["pending", "verdict", "labels"]
+RowKind = Literal["same", "changed", "added", "removed"]
+Action = Literal["accept", "reject", "skip"]
+ACTIONS: tuple[Action, ...] = ("accept", "reject", "skip")
+
+
+class AlignedRow(BaseModel):
+    """One line of the side-by-side tool-call table: a golden call, its replay counterpart, or one of them alone."""
+
+    kind: RowKind
+    golden: ToolCall | None = None
+    replay: ToolCall | None = None
+    changed_args: list[str] = Field(default_factory=list, description="Argument names whose values differ (changed rows).")
+
+
+class ReviewItem(BaseModel):
+    """One thing a person decides about: a pending trace, a verdict's pair, or a queued label."""
+
+    item_id: str = Field(description="Task id (pending, verdict) or edit id (labels): what an action names.")
+    title: str
+    golden: Trace | None = None
+    replay: Trace | None = None
+    findings: list[Finding] = Field(default_factory=list)
+    outcome: str | None = Field(default=None, description="The pair's outcome (verdict mode).")
+    decided_by: str | None = None
+    reason: str | None = None
+    opinions: list[Opinion] = Field(default_factory=list)
+    drift: DriftEvidence | None = None
+    notes: list[str] = Field(default_factory=list, description="What could not be shown, and why.")
+    text: str | None = Field(default=None, description="Preformatted evidence (a label's skill diff and labels).")
+    actions: list[Action] = Field(default_factory=list, description="What `--serve` offers for this item.")
+
+
+class ReviewPage(BaseModel):
+    """Everything one review page shows."""
+
+    mode: ReviewMode
+    title: str
+    source: str = Field(description="What was reviewed (a folder or a file), as the page names it.")
+    summary: str = ""
+    items: list[ReviewItem] = Field(default_factory=list)

@@ -1,0 +1,182 @@
+"""One review page as one HTML string: inline CSS and JS, no external reference, same input same bytes.
+
+Everything that came from a user (prompts, arguments, outputs, rationales, skill text) goes
+through `html.escape` once, in `_e`, and nowhere else is text put into markup. A
+Content-Security-Policy meta tag forbids every fetch but the served page's own `/api/decide`,
+so even a value that slipped through could load nothing.
+"""
+
+from __future__ import annotations
+
+import difflib
+from html import escape
+from typing import Any
+
+from ratchet.gate.models import DriftEvidence, Finding, Opinion
+from ratchet.jsonio import canonical_dumps
+from ratchet.review.align import align_calls, golden_only
+from ratchet.review.assets import CSP, CSS, JS
+from ratchet.review.models import AlignedRow, ReviewItem, ReviewPage
+from ratchet.trace import ToolCall, Trace
+
+_HOW_TO_ACT = {
+    "pending": "to bless from the terminal: ratchet bless {id}",
+    "labels": "from the terminal: ratchet bench label {id} --agree (or --disagree --decision ...)",
+}
+
+
+def _e(value: object) -> str:
+    return escape(value if isinstance(value, str) else str(value), quote=True)
+
+
+def _json(value: Any) -> str:
+    return canonical_dumps(value, indent=None)
+
+
+def _args(call: ToolCall, changed: list[str]) -> str:
+    if not call.arguments:
+        return '<ul class="args"><li class="arg">(no arguments)</li></ul>'
+    lines = []
+    for key in sorted(call.arguments):
+        cls = "arg changed-arg" if key in changed else "arg"
+        lines.append(f'<li class="{cls}" data-arg="{_e(key)}"><span class="k">{_e(key)}</span>='
+                     f'<span class="v">{_e(_json(call.arguments[key]))}</span></li>')
+    return '<ul class="args">' + "".join(lines) + "</ul>"
+
+
+def _call_cell(call: ToolCall | None, changed: list[str], side: str) -> str:
+    if call is None:
+        return f'<td class="{side} empty"></td>'
+    result = f"<details><summary>result</summary><pre>{_e(_json(call.result))}</pre></details>"
+    error = f'<div class="finding-hard">error: {_e(call.error)}</div>' if call.error else ""
+    return (f'<td class="{side}"><div class="call">#{call.index} {_e(call.name)} '
+            f'<span class="effect">({_e(call.effect)})</span></div>{_args(call, changed)}{error}{result}</td>')
+
+
+def _calls_table(rows: list[AlignedRow], *, has_replay: bool) -> str:
+    head = "<tr><th>golden</th><th>replay</th></tr>" if has_replay else "<tr><th>golden (replay not kept)</th></tr>"
+    body = []
+    for row in rows:
+        cells = _call_cell(row.golden, row.changed_args, "golden")
+        if has_replay:
+            cells += _call_cell(row.replay, row.changed_args, "replay")
+        body.append(f'<tr class="row-{row.kind}" data-kind="{row.kind}">{cells}</tr>')
+    return "<h3>Tool calls</h3><table class=\"calls\">" + head + "".join(body) + "</table>"
+
+
+def _rows(item: ReviewItem) -> list[AlignedRow]:
+    if item.golden is None:  # a first recording: every call is new
+        return [AlignedRow(kind="added", replay=call) for call in item.replay.tool_calls] if item.replay else []
+    golden = item.golden.tool_calls
+    if item.replay is not None:
+        return align_calls(golden, item.replay.tool_calls)
+    marked = {f.golden_index: f.kind for f in item.findings if f.golden_index is not None}
+    return golden_only(golden, marked)
+
+
+def _output_diff(golden: Trace | None, replay: Trace | None) -> str:
+    if golden is None or replay is None:
+        only = golden or replay
+        return "" if only is None else f"<h3>Final output</h3><pre>{_e(only.final_output)}</pre>"
+    lines = []
+    for line in difflib.ndiff(golden.final_output.splitlines(), replay.final_output.splitlines()):
+        tag, text = line[:2], line[2:]
+        if tag == "? ":
+            continue
+        cls = {"- ": "del", "+ ": "ins"}.get(tag, "eq")
+        lines.append(f'<div class="{cls}">{_e(tag + text)}</div>')
+    same = " (identical)" if golden.final_output == replay.final_output else ""
+    return f'<h3>Final output, golden vs replay{same}</h3><pre class="diff">' + "".join(lines) + "</pre>"
+
+
+def _findings(findings: list[Finding]) -> str:
+    if not findings:
+        return ""
+    items = "".join(f'<li class="finding-{f.severity}">{_e(f.severity)} · {_e(f.kind)}: {_e(f.detail)}</li>'
+                    for f in findings)
+    return f"<h3>Level 0 findings</h3><ul class=\"findings\">{items}</ul>"
+
+
+def _opinions(opinions: list[Opinion]) -> str:
+    if not opinions:
+        return ""
+    rows = []
+    for o in opinions:
+        answer = f"error: {o.error}" if o.error else f"{o.verdict} ({o.confidence:.2f})"
+        changed = "; ".join(o.changed_elements)
+        rows.append(f'<tr class="opinion" data-tier="{_e(o.tier)}"><td>{_e(o.tier)}</td><td>{_e(o.model)}</td>'
+                    f"<td>{_e(answer)}</td><td>{_e(o.rationale)}</td><td>{_e(changed)}</td>"
+                    f"<td>${o.cost_usd:.6f}</td></tr>")
+    return ("<h3>Judge opinions, in escalation order</h3><table class=\"opinions\"><tr><th>tier</th><th>model</th>"
+            "<th>verdict</th><th>rationale</th><th>changed elements</th><th>cost</th></tr>" + "".join(rows) + "</table>")
+
+
+def _drift(drift: DriftEvidence | None) -> str:
+    if drift is None:
+        return ""
+    moved = "".join(f"<li>{_e(m.key)}: {_e(_json(m.golden_value))} → {_e(_json(m.replay_value))} "
+                    f"({'confirmed' if m.confirmed else 'not confirmed'}{': ' + _e(m.source) if m.source else ''})</li>"
+                    for m in drift.moved)
+    facts = f"<ul>{moved}</ul>" if moved else "<p>no volatile fact moved</p>"
+    base = ("base replay ran, " + ("matches" if drift.base_matches_replay else "differs from") + " the replay"
+            if drift.base_replay_ran else "no base replay")
+    verdict = "drift" if drift.is_drift else "not drift"
+    note = f" · {_e(drift.note)}" if drift.note else ""
+    return f'<h3>Drift evidence</h3><div class="drift"><p>{verdict} · {base}{note}</p>{facts}</div>'
+
+
+def _routing(item: ReviewItem) -> str:
+    parts = []
+    if item.golden is not None:
+        parts.append(f"golden skill: {item.golden.fired_skill or 'none'}")
+    if item.replay is not None:
+        parts.append(f"replay skill: {item.replay.fired_skill or 'none'}")
+    trace = item.replay or item.golden
+    if trace is not None:
+        parts.insert(0, f"prompt: {trace.prompt}")
+    if item.outcome is not None:
+        parts.append(f"outcome: {item.outcome} by {item.decided_by}: {item.reason}")
+    return "".join(f'<div class="meta">{_e(p)}</div>' for p in parts)
+
+
+def _actions(page: ReviewPage, item: ReviewItem, served: bool) -> str:
+    if not item.actions:
+        return ""
+    if not served:
+        how = _HOW_TO_ACT.get(page.mode, "")
+        return f'<div class="meta">{_e(how.format(id=item.item_id))}</div>' if how else ""
+    pick = ""
+    if page.mode == "labels":
+        options = "".join(f'<option value="{d}">{d}</option>' for d in ("PASS", "WARN", "BLOCK"))
+        pick = f'<label>your decision on reject <select class="decision">{options}</select></label> '
+    buttons = "".join(f'<button type="button" data-action="{a}">{a}</button>' for a in item.actions)
+    return f'<div class="actions">{pick}{buttons}<span class="status"></span></div>'
+
+
+def _item(page: ReviewPage, item: ReviewItem, served: bool) -> str:
+    parts = [f"<h2>{_e(item.title)}</h2>", _routing(item)]
+    parts += [f'<div class="note">{_e(note)}</div>' for note in item.notes]
+    if item.text is not None:
+        parts.append(f"<pre>{_e(item.text)}</pre>")
+    parts.append(_findings(item.findings))
+    if item.golden is not None or item.replay is not None:
+        parts.append(_calls_table(_rows(item), has_replay=item.replay is not None))
+        parts.append(_output_diff(item.golden, item.replay))
+    parts += [_opinions(item.opinions), _drift(item.drift), _actions(page, item, served)]
+    return (f'<section class="item" data-item="{_e(item.item_id)}" data-state="open">'
+            + "".join(p for p in parts if p) + "</section>")
+
+
+def render_page(page: ReviewPage, *, served: bool = False) -> str:
+    """The whole page. `served` adds the accept / reject / skip buttons (they need `--serve` to act)."""
+    items = "".join(_item(page, item, served) for item in page.items) or "<p>nothing to review</p>"
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+        f"<title>{_e(page.title)}</title><style>{CSS}</style></head>"
+        f'<body data-mode="{page.mode}" data-served="{"1" if served else "0"}">'
+        f"<h1>{_e(page.title)}</h1><div class=\"summary\">{_e(page.summary)}</div>"
+        f'<div class="meta">source: {_e(page.source)}</div>'
+        '<label><input type="checkbox" id="hide-same"> hide unchanged calls</label>'
+        f"{items}<script>{JS}</script></body></html>\n"
+    )

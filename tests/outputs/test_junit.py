@@ -1,0 +1,73 @@
+"""The JUnit report, read back by junitparser (a real JUnit consumer): one case per pair, failures
+carrying the evidence, an error for a pair that could not be checked, "not checked" as failures."""
+
+from __future__ import annotations
+
+from junitparser import Error, Failure, JUnitXml, Skipped, TestCase, TestSuite
+
+from ratchet.outputs.junit import NOT_CHECKED, render_junit
+from tests.outputs.verdicts import mixed_verdict
+
+
+def suite_of(text: str) -> TestSuite:
+    xml = JUnitXml.fromstring(text)
+    suites = list(xml) if isinstance(xml, JUnitXml) else [xml]
+    assert len(suites) == 1
+    suite: TestSuite = suites[0]
+    return suite
+
+
+def cases(text: str) -> dict[str, TestCase]:
+    return {case.name: case for case in suite_of(text)}
+
+
+def test_one_suite_one_case_per_pair_named_by_skill_and_task() -> None:
+    suite = suite_of(render_junit(mixed_verdict()))
+    names = [(c.classname, c.name) for c in suite]
+    assert names[:9] == [("fx", f"fx-{n:02d}") for n in range(1, 10)]
+    assert names[9:15] == [("github-triage", "gh-02"), ("fx", "fx-20"), ("github-triage", "gh-09"),
+                           ("github-triage", "gh-05"), ("fx", "fx-30"), ("fx", "fx-31")]
+    assert suite.tests == 18 and suite.failures == 14 and suite.errors == 1 and suite.skipped == 0
+    assert suite.name == "ratchet check aaaaaaaaaa..bbbbbbbbbb"
+    assert {p.name: p.value for p in suite.properties()}["decision"] == "BLOCK"
+
+
+def test_a_regression_is_a_failure_with_the_evidence_in_its_body() -> None:
+    case = cases(render_junit(mixed_verdict()))["gh-02"]
+    [result] = case.result
+    assert isinstance(result, Failure) and result.type == "regression"
+    assert result.message == "nano: regression at 0.93; super: regression at 0.75"
+    assert result.text is not None
+    assert "finding args_changed (diff): github_add_label arguments changed (label: 'p/normal' -> 'p/medium')" in result.text
+    assert "judge super (sim/judge-super): regression at 0.75: the label moved" in result.text
+
+
+def test_error_unsure_and_passing_pairs_map_as_documented() -> None:
+    by_name = cases(render_junit(mixed_verdict()))
+    [error] = by_name["gh-09"].result
+    assert isinstance(error, Error) and error.message == "replay failed: no cached answer"
+    [unsure] = by_name["gh-05"].result
+    assert isinstance(unsure, Failure) and unsure.type == "unsure"
+    for passing in ("fx-20", "fx-30"):
+        assert by_name[passing].is_passed
+    assert not any(isinstance(r, Skipped) for c in by_name.values() for r in c.result)
+
+
+def test_what_was_not_checked_is_a_failing_case_of_its_own() -> None:
+    unchecked = [c for c in suite_of(render_junit(mixed_verdict())) if c.classname == NOT_CHECKED]
+    assert [c.name for c in unchecked] == ["settings changed: ratchet.yaml", "submodule changed: skills/vendored",
+                                           "not checked: fx (unsent)"]
+    [result] = unchecked[2].result
+    assert isinstance(result, Failure) and result.type == "unseen"
+    assert result.message == "fx: the frontmatter key `allowed-tools` is never sent"
+
+
+def test_characters_xml_cannot_carry_are_replaced_not_fatal() -> None:
+    text = render_junit(mixed_verdict())
+    assert "\x00" not in text
+    [result] = cases(text)["gh-02"].result
+    assert result.text is not None and "</details><img src=x onerror=alert(1)>" in result.text
+
+
+def test_the_same_verdict_renders_the_same_bytes() -> None:
+    assert render_junit(mixed_verdict()) == render_junit(mixed_verdict())
