@@ -19,7 +19,8 @@ from ratchet.llm.gateway import Gateway
 from ratchet.llm.types import USD
 from ratchet.routing import RoutingReport, model_routed, project_routing
 from ratchet.sim.follow import follow_report
-from ratchet.skills import Skill, load_skills
+from ratchet.skill_sets import load_skills
+from ratchet.skills import Skill
 from ratchet.store import open_store
 from ratchet.tasks import Task, load_tasks, task_seed
 from ratchet.trace import Trace, golden_relpath, read_trace, write_trace

@@ -16,7 +16,8 @@ from ratchet.agent.trigger import MARGIN, THRESHOLD, ranked_scores
 from ratchet.config import Project
 from ratchet.errors import RoutingError
 from ratchet.names import optional_skill_key, skill_key
-from ratchet.skills import Skill, load_skills
+from ratchet.skill_sets import load_skills
+from ratchet.skills import Skill
 from ratchet.tasks import Task, load_tasks
 from ratchet.yamlio import item_lines
 

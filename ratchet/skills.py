@@ -21,8 +21,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from ratchet.codex_policy import read_codex_policy
-from ratchet.discovery import SKILL_FILE, find_skill_folders, is_skill_folder
-from ratchet.errors import InputError, SkillError
+from ratchet.discovery import SKILL_FILE
+from ratchet.errors import SkillError
 from ratchet.ids import MAX_SKILL_NAME_CHARS
 from ratchet.markup import drop_comments_outside_fences
 from ratchet.names import is_lookalike, skill_key
@@ -89,6 +89,9 @@ class Problem(BaseModel):
     line: int | None = Field(default=None, description="1-based; the frontmatter key's line where there is one.")
     severity: Severity
     message: str
+    stops_loading: bool = Field(
+        default=True, description="False for an error the runner guards against itself (a `</skill>` in the "
+        "body): validate reports it, the gate still loads the skill and replays what it makes the agent do.")
 
     def render(self) -> str:
         """`path:line: severity: message`, the form editors and CI annotators parse."""
@@ -123,7 +126,6 @@ class _Report:
     def __init__(self, source: str) -> None:
         self.source = source
         self.problems: list[Problem] = []
-        self.runner_only: set[Problem] = set()
 
     def error(self, message: str, line: int | None) -> None:
         self.problems.append(Problem(path=self.source, line=line, severity="error", message=message))
@@ -131,16 +133,14 @@ class _Report:
     def runner_error(self, message: str, line: int | None) -> None:
         """An error `validate` reports that still lets the skill load: the runner guards against it
         itself, and the gate must replay what such a skill makes the agent do, not refuse the edit."""
-        problem = Problem(path=self.source, line=line, severity="error", message=message)
-        self.problems.append(problem)
-        self.runner_only.add(problem)
+        self.problems.append(Problem(path=self.source, line=line, severity="error", message=message, stops_loading=False))
 
     def warning(self, message: str, line: int | None) -> None:
         self.problems.append(Problem(path=self.source, line=line, severity="warning", message=message))
 
     @property
     def has_error(self) -> bool:
-        return any(p.severity == "error" and p not in self.runner_only for p in self.problems)
+        return any(p.severity == "error" and p.stops_loading for p in self.problems)
 
 
 class _Field:
@@ -393,12 +393,13 @@ def _read(folder: Path) -> tuple[str | None, _Report]:
     return None, report
 
 
-def _sorted(problems: list[Problem]) -> list[Problem]:
+def sorted_problems(problems: list[Problem]) -> list[Problem]:
+    """Problems in the order validate prints them: by path, line, severity, message."""
     return sorted(problems, key=Problem.sort_key)
 
 
 def _first_error(problems: list[Problem]) -> SkillError:
-    error = next(p for p in _sorted(problems) if p.severity == "error")
+    error = next(p for p in sorted_problems(problems) if p.severity == "error" and p.stops_loading)
     return SkillError(error.message, path=error.path, line=error.line)
 
 
@@ -415,68 +416,12 @@ def read_skill_folder(folder: Path) -> tuple[Skill | None, list[Problem]]:
     """One skill folder's Skill (None after an error) and every error and warning of it, sorted."""
     text, report = _read(folder)
     skill = _check(text, folder, report) if text is not None else None
-    return skill, _sorted(report.problems)
+    return skill, sorted_problems(report.problems)
 
 
 def validate_skill_folder(folder: Path) -> list[Problem]:
     """Every error and warning of one skill folder, sorted."""
     return read_skill_folder(folder)[1]
-
-
-def skill_folders(path: Path) -> list[Path]:
-    """The skill folders a path names: itself if it has SKILL.md (or is one), else every skill
-    folder below it at any depth (ratchet.discovery).
-
-    An empty folder (no skill and no subfolder) is taken as one skill folder missing its
-    SKILL.md, so the user hears about it instead of seeing "0 skills"; a folder of folders with
-    no skill anywhere gives none, and read_paths says so (no_skill_problem).
-    """
-    if not path.exists():
-        raise InputError("path does not exist", path=path)
-    if path.is_file():
-        if path.name == SKILL_FILE:
-            return [path.parent]
-        raise InputError("not a skill folder: give a folder with SKILL.md, or a folder of them", path=path)
-    if is_skill_folder(path):
-        return [path]
-    found = find_skill_folders(path)
-    if found:
-        return found
-    try:
-        has_subfolders = any(child.is_dir() for child in path.iterdir())
-    except OSError:
-        has_subfolders = False
-    return [] if has_subfolders else [path]
-
-
-def no_skill_problem(path: Path) -> Problem:
-    """A folder given to validate that holds no skill at any depth."""
-    return Problem(path=str(path), severity="error",
-                   message=f"no skill found: no folder here or below holds a {SKILL_FILE}")
-
-
-def read_paths(paths: list[Path]) -> list[tuple[Skill | None, list[Problem]]]:
-    """read_skill_folder of every skill folder the paths name, each real folder once, in order.
-
-    A folder with no skill in it at any depth gives (None, [no_skill_problem]). Raises
-    InputError for a path that does not exist or is neither a skill folder nor a folder.
-    """
-    results: list[tuple[Skill | None, list[Problem]]] = []
-    seen: set[Path] = set()
-    for path in paths:
-        folders = skill_folders(path)
-        if not folders:
-            results.append((None, [no_skill_problem(path)]))
-        for folder in folders:
-            if folder.resolve() not in seen:
-                seen.add(folder.resolve())
-                results.append(read_skill_folder(folder))
-    return results
-
-
-def validate_paths(paths: list[Path]) -> list[Problem]:
-    """Every problem of every skill folder the paths name (see skill_folders, read_paths), sorted."""
-    return _sorted([problem for _skill, problems in read_paths(paths) for problem in problems])
 
 
 def load_skill(folder: Path) -> Skill:
@@ -485,29 +430,3 @@ def load_skill(folder: Path) -> Skill:
     if skill is None:
         raise _first_error(problems)
     return skill
-
-
-def load_skills(skills_dir: Path) -> dict[str, Skill]:
-    """Every skill folder below skills_dir at any depth (ratchet.discovery), by name (its identity,
-    ratchet.names.skill_key).
-
-    A SKILL.md that is a dangling symlink, or a skill.md cased differently, marks a skill folder
-    too: load_skill then refuses it as validate does, instead of the skill silently not existing.
-    Two folders whose names normalize alike are one skill twice: a SkillError naming both (as
-    paths below skills_dir), not one of them silently shadowing the other.
-    """
-    skills: dict[str, Skill] = {}
-    if not skills_dir.is_dir():
-        return skills
-    for folder in find_skill_folders(skills_dir):
-        skill = load_skill(folder)
-        key = skill_key(skill.name)
-        if key in skills:
-            first = Path(skills[key].folder).relative_to(skills_dir).as_posix()
-            raise SkillError(
-                f"skill folders {first!r} and {folder.relative_to(skills_dir).as_posix()!r} are one skill: "
-                f"both names normalize to {key!r} (NFKC); remove or rename one of them",
-                path=skills_dir,
-            )
-        skills[key] = skill
-    return dict(sorted(skills.items()))  # by name, as when every skill sat one level down

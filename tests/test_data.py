@@ -8,7 +8,7 @@ from ratchet.config import load_project
 from ratchet.data import demo_files, packaged_config, packaged_config_names, packaged_prompt
 from ratchet.demo import DEMO_SKILLS, EDITS
 from ratchet.gate.judge_prompt import load_judge_prompt
-from ratchet.skills import load_skills
+from ratchet.skill_sets import load_skills
 from ratchet.tasks import load_tasks
 
 

@@ -8,7 +8,8 @@ import pytest
 
 from ratchet.errors import SkillError
 from ratchet.names import is_lookalike, optional_skill_key, skill_key
-from ratchet.skills import load_skills, validate_skill_folder
+from ratchet.skill_sets import load_skills
+from ratchet.skills import validate_skill_folder
 
 LOOKALIKE = "\uff46x-expense-converter"  # fullwidth small f
 NFC = "caf\u00e9"  # é as one code point

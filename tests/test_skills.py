@@ -9,13 +9,12 @@ from pathlib import Path
 import pytest
 
 from ratchet.errors import InputError, SkillError
+from ratchet.skill_sets import load_skills, validate_paths
 from ratchet.skills import (
     Problem,
     load_skill,
-    load_skills,
     parse_skill_text,
     substance_of,
-    validate_paths,
     validate_skill_folder,
 )
 

@@ -8,14 +8,8 @@ import pytest
 
 from ratchet.discovery import find_skill_folders, harness_roots, skill_folders_in_tree
 from ratchet.errors import SkillError
-from ratchet.skills import (
-    load_skill,
-    load_skills,
-    read_skill_folder,
-    skill_folders,
-    validate_paths,
-    validate_skill_folder,
-)
+from ratchet.skill_sets import load_skills, skill_folders, validate_paths
+from ratchet.skills import load_skill, read_skill_folder, validate_skill_folder
 
 
 def skill(root: Path, rel: str, extra: str = "", body: str = "Body\n") -> Path:
@@ -205,3 +199,11 @@ def test_match_skill_never_fires_a_skill_the_model_may_not_pick(tmp_path: Path) 
     assert match_skill(prompt, skills) is None
     assert route_scores(prompt, skills) == before  # the numbers stay; only the firing is filtered
     assert match_skill("the weather forecast report", skills) == "weather-report"
+
+
+def test_loading_refuses_with_the_error_that_stops_it_not_the_runner_guarded_one(tmp_path: Path) -> None:
+    folder = skill(tmp_path, "s", extra="colour: red\n", body="# S\n\n</skill> here\n")
+    problems = validate_skill_folder(folder)
+    assert sorted(p.stops_loading for p in problems if p.severity == "error") == [False, True]
+    with pytest.raises(SkillError, match="unknown frontmatter key 'colour'"):
+        load_skill(folder)

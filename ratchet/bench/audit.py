@@ -25,7 +25,7 @@ from ratchet.bench.replays import ReplayEnv
 from ratchet.errors import GoldenError, InputError
 from ratchet.gate.level0 import level0_findings
 from ratchet.llm.gateway import Gateway
-from ratchet.skills import load_skills
+from ratchet.skill_sets import load_skills
 from ratchet.store import open_store
 from ratchet.tasks import load_tasks
 from ratchet.trace import golden_relpath, load_goldens

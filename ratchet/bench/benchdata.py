@@ -17,7 +17,8 @@ from ratchet.bench.results import DatasetInfo
 from ratchet.config import Project, RatchetConfig
 from ratchet.errors import InputError
 from ratchet.llm.pricing import tier_price
-from ratchet.skills import Skill, load_skills
+from ratchet.skill_sets import load_skills
+from ratchet.skills import Skill
 from ratchet.tasks import Task, load_tasks
 from ratchet.trace import Trace, load_goldens
 

@@ -61,7 +61,7 @@ from ratchet.jsonio import digest
 from ratchet.llm.budget import PER_CALL_BUDGETS, CallBudget, check_affordable, estimate
 from ratchet.llm.gateway import Gateway
 from ratchet.recording import bless, record_tasks
-from ratchet.skills import load_skills
+from ratchet.skill_sets import load_skills
 from ratchet.store import open_store
 from ratchet.tasks import Task, load_tasks
 from ratchet.trace import golden_relpath, load_goldens, write_trace

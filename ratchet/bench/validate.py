@@ -19,7 +19,7 @@ from ratchet.bench.digest import dataset_digest, read_digests, record_digest, st
 from ratchet.bench.models import edit_hash
 from ratchet.errors import InputError, SkillError, TaskFileError
 from ratchet.gate.drift import FixtureSearch
-from ratchet.skills import load_skills, validate_paths
+from ratchet.skill_sets import load_skills, validate_paths
 from ratchet.tasks import load_tasks
 from ratchet.world.state import load_world
 from ratchet.yamlio import item_lines
@@ -44,6 +44,10 @@ def check_structure(paths: BenchPaths, report: Report) -> None:
     tasks = load_tasks(paths.tasks)
     lines = item_lines(paths.tasks.read_text(encoding="utf-8"), "tasks")
     world = load_world(paths.world, workspaces_dir=paths.workspaces, workspace=None, frozen_time=paths.project.config.clock)
+    if not world.data:
+        # A user project may have no world (load_world answers an empty one); the benchmark's tasks need theirs.
+        raise InputError("the benchmark's world is missing or empty: paths.world must point at its YAML files",
+                         path=paths.rel(paths.world))
     report(f"world: {len(world.data)} section(s), {len(world.volatile_patterns)} volatile pattern(s)")
     fixtures = FixtureSearch(paths.fixtures)
     report(f"fixtures: {len(fixtures.facts)} fact(s)")

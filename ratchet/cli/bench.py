@@ -38,7 +38,7 @@ def build_command(
     """Record goldens and build the N0/D1 controls and R1-R6 edits with their labels."""
     from ratchet.bench.build import ALL_TYPES, BuildOptions, build_bench, parse_list
     from ratchet.bench.models import REGRESSION_TYPES
-    from ratchet.skills import load_skills
+    from ratchet.skill_sets import load_skills
 
     root = project_dir.resolve()
     from ratchet.bench.dataset import BenchPaths

@@ -9,7 +9,8 @@ import typer
 from ratchet.config import CONFIG_FILE, load_project
 from ratchet.discovery import harness_roots, no_harness_skills
 from ratchet.library import lint_library, task_probes
-from ratchet.skills import Problem, read_paths, skill_folders
+from ratchet.skill_sets import read_paths, skill_folders
+from ratchet.skills import Problem
 
 
 def _shown(path: Path, cwd: Path) -> Path:

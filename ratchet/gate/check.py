@@ -52,7 +52,7 @@ from ratchet.gitops import (
 from ratchet.llm.cache import CacheMode
 from ratchet.llm.gateway import Gateway
 from ratchet.scratch import scratch_checkout
-from ratchet.skills import load_skills
+from ratchet.skill_sets import load_skills
 from ratchet.store import open_store
 from ratchet.tasks import Task, load_tasks
 from ratchet.trace import Trace, load_golden_files

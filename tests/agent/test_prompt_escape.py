@@ -15,7 +15,8 @@ from ratchet.agent.prompt import (
     system_prompt,
 )
 from ratchet.bench.models import Edit
-from ratchet.skills import SKILL_CLOSE, Skill, load_skills, parse_skill_text
+from ratchet.skill_sets import load_skills
+from ratchet.skills import SKILL_CLOSE, Skill, parse_skill_text
 
 ROOT = Path(__file__).resolve().parents[2]
 CLOCK = "2026-10-14T16:00:00Z"

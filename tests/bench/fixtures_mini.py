@@ -19,7 +19,8 @@ from ratchet.gate.evaluate import evaluate_edit
 from ratchet.gate.gate_config import resolve_gate_config
 from ratchet.jsonio import atomic_write_text, canonical_dumps
 from ratchet.recording import bless, record_tasks
-from ratchet.skills import load_skills, parse_skill_text
+from ratchet.skill_sets import load_skills
+from ratchet.skills import parse_skill_text
 from ratchet.tasks import load_tasks
 from ratchet.trace import load_goldens
 

@@ -171,7 +171,7 @@ def test_model_proposer_reads_the_fenced_skill_and_is_checked_like_a_template(be
     from ratchet.bench.replays import ReplayEnv
     from ratchet.llm.fake import ScriptedModel
     from ratchet.llm.gateway import Gateway
-    from ratchet.skills import load_skills
+    from ratchet.skill_sets import load_skills
     from ratchet.store import open_store
     from ratchet.tasks import load_tasks
     from ratchet.trace import load_goldens

@@ -63,3 +63,12 @@ def test_an_edit_changed_after_labeling_fails(bench_project: Path) -> None:
     edit.write_text(json.dumps(raw))
     code, out = _validate(bench_project, "--no-audit")
     assert code == 2 and "edit github-triage.N0.1 changed since it was labeled: rebuild" in out
+
+
+def test_a_missing_world_fails_in_one_line(bench_project: Path) -> None:
+    config = bench_project / "ratchet.yaml"
+    config.write_text(config.read_text().replace("world: bench/world", "world: bench/wrold"))
+    code, out = _validate(bench_project, "--no-audit")
+    assert code == 2
+    assert out.splitlines()[-1] == (
+        "error: bench/wrold: the benchmark's world is missing or empty: paths.world must point at its YAML files")

@@ -18,7 +18,7 @@ import pytest
 from ratchet.agent.runner import run_task
 from ratchet.agent.trigger import match_skill
 from ratchet.sim.models import sim_model_for
-from ratchet.skills import load_skills, validate_paths
+from ratchet.skill_sets import load_skills, validate_paths
 from ratchet.tasks import Task, load_tasks, task_seed
 from ratchet.trace import Trace
 from ratchet.world import load_world

@@ -19,7 +19,8 @@ from ratchet.agent.runner import run_task
 from ratchet.agent.trigger import match_skill
 from ratchet.gate.drift import FixtureSearch
 from ratchet.sim.models import sim_model_for
-from ratchet.skills import load_skills, validate_skill_folder
+from ratchet.skill_sets import load_skills
+from ratchet.skills import validate_skill_folder
 from ratchet.tasks import Task, load_tasks, task_seed
 from ratchet.trace import Trace
 from ratchet.world import load_world

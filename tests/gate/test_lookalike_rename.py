@@ -19,7 +19,7 @@ from ratchet.gate.check import check_edit
 from ratchet.gate.gate_config import resolve_gate_config
 from ratchet.gate.level0 import level0_findings
 from ratchet.gate.select import affected_goldens
-from ratchet.skills import load_skills
+from ratchet.skill_sets import load_skills
 from ratchet.tasks import load_tasks
 from ratchet.trace import SkillRef, Trace, load_goldens
 from tests.helpers.gitrepo import git

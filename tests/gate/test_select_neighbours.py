@@ -25,7 +25,8 @@ from ratchet.gate.select import affected_goldens
 from ratchet.llm.fake import ScriptedModel
 from ratchet.llm.types import ChatRequest, ChatResponse, Message, ToolCallRequest
 from ratchet.recording import bless
-from ratchet.skills import Skill, load_skills, parse_skill_text
+from ratchet.skill_sets import load_skills
+from ratchet.skills import Skill, parse_skill_text
 from ratchet.tasks import load_tasks, task_seed
 from ratchet.trace import load_goldens, write_trace
 from ratchet.world import load_world

@@ -9,7 +9,8 @@ from ratchet.agent.runner import run_task
 from ratchet.clock import Clock, wall_clock
 from ratchet.llm.types import ChatModel
 from ratchet.sim.models import sim_model_for
-from ratchet.skills import Skill, load_skills
+from ratchet.skill_sets import load_skills
+from ratchet.skills import Skill
 from ratchet.tasks import Task, load_tasks, task_seed
 from ratchet.trace import Trace
 from ratchet.world import load_world
