@@ -13,13 +13,18 @@ def drop_html_comments(text: str) -> str:
     Unlike ratchet.skills.substance_of this also drops comments inside code fences: the agent's
     prompt (and so every recorded golden's cache key) and the simulator have always read it that way.
     """
-    out: list[str] = []
+    return "".join(text[start:end] for start, end in kept_outside_html_comments(text))
+
+
+def kept_outside_html_comments(text: str) -> list[tuple[int, int]]:
+    """The (start, end) offsets of the text drop_html_comments keeps, in order (one linear scan)."""
+    kept: list[tuple[int, int]] = []
     pos = 0
     while (start := text.find("<!--", pos)) >= 0 and (end := text.find("-->", start + 4)) >= 0:
-        out.append(text[pos:start])
+        kept.append((pos, start))
         pos = end + 3
-    out.append(text[pos:])
-    return "".join(out)
+    kept.append((pos, len(text)))
+    return kept
 
 
 # A fenced code block is kept whole (a `<!--` inside one is content, not a comment); a comment

@@ -8,7 +8,7 @@ from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 from ratchet.agent.runner import run_task
 from ratchet.config import Project
@@ -79,23 +79,6 @@ class UnfollowedSkill(BaseModel):
                 "is needed to record it")
 
 
-class RecordPlan(BaseModel):
-    """What `ratchet record` checks before the first run: how every task routes, which skills the simulator cannot follow."""
-
-    routing: RoutingReport
-    unfollowed: list[UnfollowedSkill] = Field(default_factory=list)
-
-    def refuse(self, *, allow_unfollowed: bool = False) -> None:
-        """RoutingError for a misrouted task; then, unless allowed, SkillError for an unfollowed skill."""
-        self.routing.refuse()
-        self.refuse_unfollowed(allow_unfollowed=allow_unfollowed)
-
-    def refuse_unfollowed(self, *, allow_unfollowed: bool = False) -> None:
-        """SkillError for the first skill the simulator cannot follow, unless allowed."""
-        if self.unfollowed and not allow_unfollowed:
-            raise self.unfollowed[0].refusal(more=len(self.unfollowed) - 1)
-
-
 @dataclass(frozen=True)
 class _Inputs:
     """What a recording reads, all of it loaded (and checked) before the first run."""
@@ -103,6 +86,19 @@ class _Inputs:
     tasks: list[Task]
     skills: dict[str, Skill]
     worlds: list[World]
+
+
+class RecordPlan(BaseModel):
+    """What `ratchet record` checks before the first run: how every task routes, which skills the simulator cannot follow."""
+
+    routing: RoutingReport
+    unfollowed: list[UnfollowedSkill] = Field(default_factory=list)
+    _loaded: _Inputs | None = PrivateAttr(default=None)  # what was loaded to plan; the recording reuses it
+
+    def refuse_unfollowed(self, *, allow_unfollowed: bool = False) -> None:
+        """SkillError for the first skill the simulator cannot follow, unless allowed."""
+        if self.unfollowed and not allow_unfollowed:
+            raise self.unfollowed[0].refusal(more=len(self.unfollowed) - 1)
 
 
 def _inputs(project: Project, task_ids: Sequence[str]) -> _Inputs:
@@ -144,19 +140,21 @@ def _unfollowed(project: Project, inputs: _Inputs, routing: RoutingReport) -> li
     return [found[name] for name in sorted(found)]
 
 
-def _plan(project: Project, inputs: _Inputs) -> RecordPlan:
-    routing = project_routing(project, inputs.tasks, skills=inputs.skills)
-    return RecordPlan(routing=routing, unfollowed=_unfollowed(project, inputs, routing))
-
-
 def plan_record(project: Project, task_ids: Sequence[str] = ()) -> RecordPlan:
-    """The checks `record_tasks(strict=True)` makes, for showing them before it runs (nothing is run or written)."""
-    return _plan(project, _inputs(project, task_ids))
+    """The checks `record_tasks(strict=True)` makes, for showing them before it runs (nothing is run or written).
+
+    Pass the plan to record_tasks(plan=) to record the same tasks without loading their inputs again.
+    """
+    inputs = _inputs(project, task_ids)
+    routing = project_routing(project, inputs.tasks, skills=inputs.skills)
+    plan = RecordPlan(routing=routing, unfollowed=_unfollowed(project, inputs, routing))
+    plan._loaded = inputs
+    return plan
 
 
 def record_tasks(
     project: Project, task_ids: Sequence[str] = (), *, purpose: str = "bless",
-    strict: bool = False, allow_unfollowed: bool = False,
+    strict: bool = False, allow_unfollowed: bool = False, plan: RecordPlan | None = None,
 ) -> RecordResult:
     """Run tasks under the working tree's skills and world; write pending traces.
 
@@ -165,10 +163,12 @@ def record_tasks(
     passes) a task that fires another skill than tasks.yaml expects, or a fired skill the
     simulator cannot follow (unless `allow_unfollowed`), is refused before anything is written;
     the bench and demo builders record without it, their tasks being checked by their own tests.
+    A `plan` (plan_record of the same task ids) implies strict and is not computed again.
     """
-    inputs = _inputs(project, task_ids)
+    if plan is None and strict:
+        plan = plan_record(project, task_ids)
+    inputs = plan._loaded if plan is not None and plan._loaded is not None else _inputs(project, task_ids)
     by_model = project.config.routing == "model"
-    plan = _plan(project, inputs) if strict else None
     if plan is not None:
         if not by_model:  # under routing: model the matcher only predicts: the runs below decide
             plan.routing.refuse()

@@ -46,7 +46,7 @@ def register(app: typer.Typer) -> None:
         for skill in plan.unfollowed:
             typer.echo(skill.note(), err=True)
         try:
-            result = record_tasks(project, task_ids or [], strict=True, allow_unfollowed=allow_unfollowed)
+            result = record_tasks(project, task_ids or [], allow_unfollowed=allow_unfollowed, plan=plan)
         except RoutingError as exc:
             if by_model:
                 typer.echo(exc.table)

@@ -31,6 +31,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ratchet.markup import kept_outside_html_comments
 from ratchet.sim.expr import FUNCTIONS, ExprError, to_python
 
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
@@ -118,17 +119,13 @@ def numbered_lines(body: str) -> list[tuple[int, str]]:
     The same lines the parser always read (so every program parses as before), numbered so a
     report can name SKILL.md:LINE even after a comment spanning lines was dropped.
     """
+    segments = kept_outside_html_comments(body)
     kept: list[tuple[int, int]] = []  # (offset in the kept text, offset in body) per kept segment
-    parts: list[str] = []
-    pos = size = 0
-    while (start := body.find("<!--", pos)) >= 0 and (end := body.find("-->", start + 4)) >= 0:
-        kept.append((size, pos))
-        parts.append(body[pos:start])
-        size += start - pos
-        pos = end + 3
-    kept.append((size, pos))
-    parts.append(body[pos:])
-    text = "".join(parts)
+    size = 0
+    for start, end in segments:
+        kept.append((size, start))
+        size += end - start
+    text = "".join(body[start:end] for start, end in segments)
     newlines = [i for i, char in enumerate(body) if char == "\n"]
     starts = [out for out, _ in kept]
     numbered: list[tuple[int, str]] = []
