@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
+from ratchet import SIMULATED_BANNER
 from ratchet.gate.models import PairOutcome, Verdict
 
 NO_SKILL = "no skill"
@@ -90,7 +91,8 @@ def render_junit(verdict: Verdict) -> str:
     for name, value in (("decision", verdict.decision), ("summary", verdict.summary), ("base", verdict.base),
                         ("head", verdict.head), ("skills_changed", ", ".join(verdict.skills_changed)),
                         ("gate_config", verdict.gate_config or ""), ("cost_usd", f"{verdict.cost_usd:.6f}"),
-                        ("simulated", str(verdict.simulated).lower())):
+                        ("simulated", str(verdict.simulated).lower()),
+                        *((("label", SIMULATED_BANNER),) if verdict.simulated else ())):
         ET.SubElement(properties, "property", {"name": name, "value": _xml_text(value)})
     for pair in verdict.pairs:
         _pair_case(suite, pair)

@@ -101,7 +101,7 @@ def verdict_page(project: Project, verdict_file: Path, replays_file: Path | None
         mode="verdict", title=f"Ratchet review: {verdict.decision}", source=_shown(verdict_file, project.root),
         summary=f"{verdict.decision}: {verdict.summary} (base {verdict.base[:12]}, head {verdict.head[:12]}, "
         f"skills {', '.join(verdict.skills_changed) or 'none'})",
-        items=items,
+        items=items, simulated=verdict.simulated,
     )
 
 

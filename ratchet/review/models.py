@@ -50,3 +50,10 @@ class ReviewPage(BaseModel):
     source: str = Field(description="What was reviewed (a folder or a file), as the page names it.")
     summary: str = ""
     items: list[ReviewItem] = Field(default_factory=list)
+    simulated: bool = Field(default=False, description="What is shown came from the simulator (a verdict's own flag).")
+
+    @property
+    def shows_simulated(self) -> bool:
+        """The page must carry the SIMULATED banner: the verdict says so, or a trace on it was simulated."""
+        traces = [t for item in self.items for t in (item.golden, item.replay) if t is not None]
+        return self.simulated or any(t.simulated for t in traces)

@@ -12,6 +12,7 @@ import difflib
 from html import escape
 from typing import Any
 
+from ratchet import SIMULATED_BANNER
 from ratchet.gate.models import DriftEvidence, Finding, Opinion
 from ratchet.jsonio import canonical_dumps
 from ratchet.review.align import align_calls, golden_only
@@ -170,12 +171,13 @@ def _item(page: ReviewPage, item: ReviewItem, served: bool) -> str:
 def render_page(page: ReviewPage, *, served: bool = False) -> str:
     """The whole page. `served` adds the accept / reject / skip buttons (they need `--serve` to act)."""
     items = "".join(_item(page, item, served) for item in page.items) or "<p>nothing to review</p>"
+    banner = f'<p class="simulated">{_e(SIMULATED_BANNER)}</p>' if page.shows_simulated else ""
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
         f"<title>{_e(page.title)}</title><style>{CSS}</style></head>"
         f'<body data-mode="{page.mode}" data-served="{"1" if served else "0"}">'
-        f"<h1>{_e(page.title)}</h1><div class=\"summary\">{_e(page.summary)}</div>"
+        f"{banner}<h1>{_e(page.title)}</h1><div class=\"summary\">{_e(page.summary)}</div>"
         f'<div class="meta">source: {_e(page.source)}</div>'
         '<label><input type="checkbox" id="hide-same"> hide unchanged calls</label>'
         f"{items}<script>{JS}</script></body></html>\n"

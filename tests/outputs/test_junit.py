@@ -71,3 +71,17 @@ def test_characters_xml_cannot_carry_are_replaced_not_fatal() -> None:
 
 def test_the_same_verdict_renders_the_same_bytes() -> None:
     assert render_junit(mixed_verdict()) == render_junit(mixed_verdict())
+
+
+def test_a_simulated_verdict_is_labeled_in_the_suite_properties() -> None:
+    from ratchet import SIMULATED_BANNER
+    from ratchet.gate.models import Verdict
+
+    def props(simulated: bool) -> dict[str, str]:
+        xml = render_junit(Verdict(base="a" * 40, head="b" * 40, skills_changed=[], decision="PASS", summary="s",
+                                   simulated=simulated))
+        suite = next(iter(JUnitXml.fromstring(xml)))
+        return {p.name: p.value for p in suite.properties()}
+
+    assert props(True)["label"] == SIMULATED_BANNER
+    assert "label" not in props(False)

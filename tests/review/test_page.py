@@ -102,3 +102,21 @@ def test_demo_changed_argument_is_highlighted_and_the_page_is_self_contained(cha
     assert "default-src 'none'" in html
     assert "ratchet bless github-triage-02" in html  # a file page says how to act; only --serve has buttons
     assert "<button" not in html and "<button" in render_page(page, served=True)
+
+
+def test_a_page_showing_simulated_traces_or_a_simulated_verdict_carries_the_banner() -> None:
+    from ratchet import SIMULATED_BANNER
+    from ratchet.review.models import ReviewItem, ReviewPage
+    from ratchet.review.page import render_page
+    from ratchet.trace import Trace
+
+    def trace(simulated: bool) -> Trace:
+        return Trace(task_id="t-1", prompt="p", simulated=simulated, upstream="sim" if simulated else "live",
+                     seed=1, frozen_time="2026-10-14T16:00:00Z")
+
+    live = ReviewPage(mode="pending", title="t", source="s", items=[ReviewItem(item_id="t-1", title="t", replay=trace(False))])
+    assert SIMULATED_BANNER not in render_page(live)
+    sim = live.model_copy(update={"items": [ReviewItem(item_id="t-1", title="t", replay=trace(True))]})
+    assert f'<p class="simulated">{SIMULATED_BANNER}</p>' in render_page(sim)
+    verdict = ReviewPage(mode="verdict", title="t", source="s", simulated=True)
+    assert SIMULATED_BANNER in render_page(verdict)
