@@ -34,7 +34,7 @@ from ratchet.gate.gate_config import (
     gate_config_path,
     load_gate_config,
 )
-from ratchet.gate.models import Verdict
+from ratchet.gate.models import Unseen, Verdict
 from ratchet.gate.policy import OnError
 from ratchet.gitops import (
     INDEX,
@@ -107,11 +107,12 @@ def check_edit(
         settings = _settings_changed(changes, gate, base_tree)
         submodules = submodules_under(changes, paths.skills)
         unblessed = None if blessed else _label(base_sha)
+        unowned = _unowned(changes, paths.skills, folders)
         if not changed:
             verdict = no_change(base=base_sha, head=head_rev, simulated=project.config.upstream == "sim",
                                 on_error=policy, wall_ms=elapsed_ms(clock, started))
             # Nothing blessed and nothing changed: there was nothing to check, and nothing was left unchecked.
-            return with_unchecked(verdict, settings_changed=settings, submodules_changed=submodules)
+            return with_unchecked(verdict, settings_changed=settings, submodules_changed=submodules, unseen=unowned)
         head_tree = stack.enter_context(scratch_checkout(repo, head_rev, project.home))
         exported[head_tree] = _label(head_rev)
         tasks, goldens = _blessed_state(base_tree, project) if blessed else ([], {})
@@ -146,7 +147,7 @@ def check_edit(
             changed_files=_files_by_skill(changes, paths.skills, folders),
         )
     return with_unchecked(_relabel_verdict(evaluation.verdict, exported), settings_changed=settings,
-                          submodules_changed=submodules, nothing_blessed_at=unblessed)
+                          submodules_changed=submodules, nothing_blessed_at=unblessed, unseen=unowned)
 
 
 # -- the base's settings ---------------------------------------------------------------------------
@@ -205,6 +206,20 @@ def _files_by_skill(changes: Sequence[ChangedPath], skills_dir: str, folders: se
             for name in skills_touched([change], skills_dir, folders):
                 files.setdefault(name, []).append(change.path)
     return files
+
+
+def _unowned(changes: Sequence[ChangedPath], skills_dir: str, folders: set[str]) -> list[Unseen]:
+    """Changed files under the skills folder that belong to no skill (a category's README, a shared
+    script): no replay loads them, and a harness that does would not be checked, so each is named."""
+    prefix = PurePosixPath(skills_dir.strip("/")).parts
+    return [
+        Unseen(kind="unsent", skill=change.path, level="warn", detail=(
+            f"{change.path} changed under the skills folder but belongs to no skill: not replayed; "
+            "review it, or move it into the skill folder that uses it"))
+        for change in changes
+        if not change.is_gitlink and PurePosixPath(change.path).parts[:len(prefix)] == prefix
+        and not skills_touched([change], skills_dir, folders)
+    ]
 
 
 def _settings_changed(changes: Sequence[ChangedPath], gate: GateConfig, base_tree: Path) -> list[str]:

@@ -86,7 +86,7 @@ def with_unchecked(
     if nothing_blessed_at is not None:
         notes.append(f"nothing is blessed at {nothing_blessed_at}: no golden to replay")
     notes.extend(note.detail for note in unseen if note.level == "warn")
-    listed = {"unseen": list(unseen)} if unseen else {}
+    listed = {"unseen": [*verdict.unseen, *unseen]} if unseen else {}
     if not notes:
         return verdict.model_copy(update=listed)
     # Settings or submodules the edit controls block under on_error=block; a base with nothing blessed

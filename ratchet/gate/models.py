@@ -154,7 +154,8 @@ class Unseen(BaseModel):
     """
 
     kind: UnseenKind = Field(description="unfollowed, unrouted, unsent or prose.")
-    skill: str = Field(description="The changed skill it is about.")
+    skill: str = Field(description="The changed skill it is about (for a changed file under the skills folder "
+                       "that belongs to no skill: its repo path).")
     detail: str = Field(description="One line saying what was not seen and what would see it.")
     level: UnseenLevel
 

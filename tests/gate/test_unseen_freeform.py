@@ -161,3 +161,16 @@ def test_a_new_skill_no_golden_exercises_warns(demo_repo: Path, monkeypatch: pyt
     warn = ("no golden exercises skill haiku-writer: record and bless a task for it (ratchet record, ratchet bless)")
     assert (code, lines[1]) == (0, "not checked: " + warn)
     assert _decision(lines) == "WARN  " + warn + "; no golden is affected by this edit"
+
+
+def test_a_changed_file_under_the_skills_folder_that_belongs_to_no_skill_warns(
+    demo_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "250")
+    base = _head(demo_repo)
+    commit(demo_repo, {"skills/README.md": "Use the ECB reference rate in every skill.\n"}, "a note no skill holds")
+    code, lines = _check(demo_repo, base)
+    unowned = ("skills/README.md changed under the skills folder but belongs to no skill: not replayed; "
+               "review it, or move it into the skill folder that uses it")
+    assert (code, lines[1]) == (0, "not checked: " + unowned)
+    assert _decision(lines) == "WARN  " + unowned + "; no skill changed"
