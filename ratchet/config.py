@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic_core import PydanticCustomError
 
 from ratchet.errors import ConfigError, InputError, validation_summary
+from ratchet.harness.settings import HarnessName, HarnessSettings
 from ratchet.jsonio import read_utf8
 from ratchet.llm.retry import RetryPolicy
 from ratchet.settings import RatchetEnv, Upstream, read_env, utc_instant
@@ -135,6 +136,16 @@ class RatchetConfig(BaseModel):
         description="With routing: model, check also replays the tasks of this many skills whose "
         "descriptions are nearest the edited skill's.",
     )
+    harness: HarnessSettings = Field(
+        default_factory=HarnessSettings,
+        description="The agent that runs a task: minimal (Ratchet's runner), claude-code, codex or command "
+        "(docs/harnesses.md).",
+    )
+
+    @property
+    def routes_by_model(self) -> bool:
+        """The model picks the skill from a catalog: routing: model, or any real harness."""
+        return self.routing == "model" or not self.harness.is_minimal
 
     @field_validator("clock")
     @classmethod
@@ -161,6 +172,18 @@ class Project(BaseModel):
     @property
     def pending_dir(self) -> Path:
         return self.home / "pending"
+
+    def with_harness(self, name: HarnessName | None) -> Project:
+        """This project run through another harness (`--harness`), its other harness options kept."""
+        if name is None or name == self.config.harness.name:
+            return self
+        current = self.config.harness.model_dump()
+        current.update(name=name, command=current["command"] if name == "command" else None)
+        try:
+            settings = HarnessSettings.model_validate(current)
+        except ValidationError as exc:
+            raise ConfigError(f"--harness {name}: {validation_summary(exc)}", path=CONFIG_FILE) from None
+        return self.model_copy(update={"config": self.config.model_copy(update={"harness": settings})})
 
 
 def parse_config(text: str, *, source: str) -> RatchetConfig:

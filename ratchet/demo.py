@@ -2,10 +2,12 @@
 
 It copies the packaged demo project (ratchet/data/demo/: two skills with their tasks, world and
 workspaces) into a new git repository, records and blesses goldens on the simulator, then gates
-four edits, each on its own branch, through Level 0 and the judge cascade: a cosmetic one
+five edits, each on its own branch, through Level 0 and the judge cascade: a cosmetic one
 (identical replays, $0 of judging), a reworded status line (judged; Nano settles it), a changed
-tool argument (Nano is not sure enough, Super decides) and an added side-effecting step (a
-Level 0 hard fail, no judge).
+tool argument (Nano is not sure enough, Super decides), a description narrowed so some tasks no
+longer route to the skill (a routing change) and an added side-effecting step (a Level 0 hard
+fail, no judge). With a harness (`ratchet demo --harness claude-code`) the goldens are recorded
+and the edits replayed through that real binary.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from ratchet.errors import InputError
 from ratchet.gate.check import check_edit
 from ratchet.gate.gate_config import resolve_gate_config
 from ratchet.gate.models import Decision, Verdict
+from ratchet.harness.runner import resolve_binary
+from ratchet.harness.settings import HarnessName, HarnessSettings
 from ratchet.recording import bless, record_tasks
 
 DEMO_SKILLS = ("github-triage", "fx-expense-converter")
@@ -71,6 +75,20 @@ def _add_step(anchor: str, step: str) -> Callable[[str], str]:
     return apply
 
 
+def _replace_description(description: str) -> Callable[[str], str]:
+    """Swap the frontmatter description (the catalog line the model routes by) for another."""
+
+    def apply(text: str) -> str:
+        lines = text.splitlines(keepends=True)
+        for index, line in enumerate(lines):
+            if line.startswith("description:"):
+                lines[index] = f"description: {description}\n"
+                return "".join(lines)
+        raise InputError("demo edit expects a description: line in the skill; the bundled skill changed")
+
+    return apply
+
+
 EDITS: tuple[DemoEdit, ...] = (
     DemoEdit(
         branch="edit/cosmetic",
@@ -92,6 +110,15 @@ EDITS: tuple[DemoEdit, ...] = (
         message="github-triage: rename the normal priority label to priority/medium",
         expected="BLOCK",
         apply=_replace_once('else "priority/normal"', 'else "priority/medium"'),
+    ),
+    DemoEdit(
+        branch="edit/narrowed-description",
+        skill="github-triage",
+        message="github-triage: describe the skill as security triage only",
+        expected="BLOCK",
+        apply=_replace_description(
+            "Triage security vulnerability reports (CVE, exploit, leaked credentials) for the acme security team."
+        ),
     ),
     DemoEdit(
         branch="edit/new-side-effect",
@@ -147,12 +174,13 @@ class DemoResult:
     verdicts: list[tuple[DemoEdit, Verdict]]
 
 
-def build_demo_repo(root: Path, home: Path) -> str:
-    """Copy the demo skills into a new git repo at root, record and bless goldens; return the sha."""
+def build_demo_repo(root: Path, home: Path, *, harness: HarnessName | None = None) -> str:
+    """Copy the demo skills into a new git repo at root, record and bless goldens (through `harness`
+    when given); return the sha."""
     _copy_sources(root)
     repo = git.Repo.init(root, initial_branch="main")
     _commit_all(repo, "Skills, tasks and world")
-    project = load_project(root, home=home)
+    project = load_project(root, home=home).with_harness(harness)
     recorded = record_tasks(project)
     if recorded.errors:
         raise InputError(f"demo tasks failed to record: {recorded.errors[0]}")
@@ -171,20 +199,26 @@ def apply_edit(root: Path, edit: DemoEdit) -> str:
     return sha
 
 
-def run_demo(target: Path | None, *, report: Callable[[str], None], show: Callable[[Verdict], None]) -> DemoResult:
-    """Build the demo repository and gate the four edits; report/show print as it goes."""
+def run_demo(target: Path | None, *, report: Callable[[str], None], show: Callable[[Verdict], None],
+             harness: HarnessName | None = None) -> DemoResult:
+    """Build the demo repository and gate the edits (through `harness` when given: the real
+    Claude Code or Codex binary, over the simulator); report/show print as it goes."""
     os.environ["RATCHET_UPSTREAM"] = "sim"  # the demo is always offline, whatever the shell says
+    if harness is not None and harness != "minimal":
+        resolve_binary(HarnessSettings(name=harness))  # a missing binary: one line naming the npm command, first
     with _demo_dir(target) as root:
         home = root / ".ratchet"
-        base = build_demo_repo(root, home)
+        base = build_demo_repo(root, home, harness=harness)
         goldens = len(list((root / "goldens").glob("*/*.json")))
         report(f"demo repository: {root}")
-        report(f"recorded and blessed {goldens} goldens on the simulator")
+        through = f" through {harness}" if harness is not None and harness != "minimal" else ""
+        report(f"recorded and blessed {goldens} goldens on the simulator{through}")
         verdicts: list[tuple[DemoEdit, Verdict]] = []
         for edit in EDITS:
             apply_edit(root, edit)
             report(f"\n── {edit.branch}: {edit.message} (expect {edit.expected})")
-            verdict = check_edit(root, base=base, head=edit.branch, home=home, config=resolve_gate_config("cascade"))
+            verdict = check_edit(root, base=base, head=edit.branch, home=home, config=resolve_gate_config("cascade"),
+                                 harness=harness)
             show(verdict)
             verdicts.append((edit, verdict))
         return DemoResult(repo=root, goldens=goldens, verdicts=verdicts)

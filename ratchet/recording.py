@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field, PrivateAttr
 from ratchet.agent.runner import run_task
 from ratchet.config import Project
 from ratchet.errors import GoldenError, InputError, SkillError
+from ratchet.harness.runner import WorldSource, run_through_harness
 from ratchet.ids import IdKind, check_id, inside
 from ratchet.llm.cache import CacheMode
 from ratchet.llm.gateway import Gateway
@@ -168,7 +169,7 @@ def record_tasks(
     if plan is None and strict:
         plan = plan_record(project, task_ids)
     inputs = plan._loaded if plan is not None and plan._loaded is not None else _inputs(project, task_ids)
-    by_model = project.config.routing == "model"
+    by_model = project.config.routes_by_model
     if plan is not None:
         if not by_model:  # under routing: model the matcher only predicts: the runs below decide
             plan.routing.refuse()
@@ -184,13 +185,21 @@ def record_tasks(
     ) as gateway:
         model = gateway.model("agent", purpose)
         for task, world in zip(tasks, worlds, strict=True):
-            trace = run_task(
-                task, skills, world, model,
-                seed=task_seed(task.id), frozen_time=project.config.clock,
-                models={"agent": model.model_id}, upstream=project.config.upstream,
-                max_turns=project.config.max_agent_turns, max_tokens=project.agent_max_tokens(), purpose=purpose,
-                routing=project.config.routing,
-            )
+            if project.config.harness.is_minimal:
+                trace = run_task(
+                    task, skills, world, model,
+                    seed=task_seed(task.id), frozen_time=project.config.clock,
+                    models={"agent": model.model_id}, upstream=project.config.upstream,
+                    max_turns=project.config.max_agent_turns, max_tokens=project.agent_max_tokens(), purpose=purpose,
+                    routing=project.config.routing,
+                )
+            else:
+                source = WorldSource(world_dir=project.path("world"), workspaces_dir=project.path("workspaces"),
+                                     workspace=task.workspace, frozen_time=project.config.clock)
+                trace = run_through_harness(task, skills, source, model, settings=project.config.harness,
+                                            home=project.home, seed=task_seed(task.id),
+                                            models={"agent": model.model_id}, upstream=project.config.upstream,
+                                            purpose=purpose)
             cost += trace.cost_usd
             if trace.status == "error":
                 errors.append(f"{task.id}: {trace.error}")

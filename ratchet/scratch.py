@@ -100,6 +100,22 @@ def _release_scratch(folder: Path, fd: int) -> None:
         os.close(fd)  # the lock goes last: until here no pruner may touch the folder
 
 
+@contextmanager
+def scratch_folder(home: Path) -> Iterator[Path]:
+    """A fresh, empty, locked folder under home/scratch for one harness replay; removed on exit.
+
+    The same lock protocol as scratch_checkout: a crashed run leaves a folder the next pruner takes.
+    """
+    prune_stale_scratch(home)
+    root = ensure_work_area(Path(home) / "scratch")
+    folder, fd = _hold_new_scratch(root)
+    try:
+        folder.mkdir()
+        yield folder
+    finally:
+        _release_scratch(folder, fd)
+
+
 def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt(f"signal {signum}")
 

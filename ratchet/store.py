@@ -1,8 +1,12 @@
 """The SQLite store: runs, the model-call ledger and budget reservations.
 
-WAL with synchronous=FULL so a ledger row that was committed survives kill -9 and power loss.
-The schema grows only by appending named migrations to MIGRATIONS; a migration that has
-run is never edited (later ones add verdicts and review decisions).
+WAL, so a committed transaction survives kill -9. Power loss is covered by when we sync: a
+reservation is synced (synchronous=FULL) before its call goes out, and so is any row that no
+reservation covers; the settle that replaces a reservation is not, and rides the next sync (a
+group commit). WAL is replayed as a prefix, so a settle lost to a power cut leaves its
+reservation standing, and that is charged at its worst case on the next start: spend can go up
+after a crash, never down. The schema grows only by appending named migrations
+(ratchet/store_schema.py); running totals kept by triggers make a reservation O(1).
 
 Money has two pools: real spend (live upstream) and simulated spend (the simulator priced
 at catalog prices). The global cap only ever counts real spend, so offline smoke runs can
@@ -20,138 +24,30 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from pydantic import BaseModel, Field
-
 from ratchet.errors import InfraError, InputError
-from ratchet.locks import take_lock
+from ratchet.store_models import CompactResult, LedgerEntry, Reservation
+from ratchet.store_owners import hold_owner_lock, owner_alive, pid_alive
+from ratchet.store_schema import MIGRATIONS, statements
+
+__all__ = [
+    "BUSY_TIMEOUT_S", "MIGRATIONS", "OWNERS_DIR", "STORE_FILE", "CompactResult", "LedgerEntry", "Reservation", "Store",
+    "ensure_work_area", "open_store",
+]
 
 STORE_FILE = "ratchet.sqlite"
 BUSY_TIMEOUT_S = 5.0
 """How long a write waits for another process's transaction before the ledger counts as locked."""
 
-MIGRATIONS: list[tuple[str, str]] = [
-    (
-        "0001_runs_ledger_reservations",
-        """
-        CREATE TABLE runs (
-            run_id      TEXT PRIMARY KEY,
-            started_at  REAL NOT NULL,
-            pid         INTEGER NOT NULL,
-            upstream    TEXT NOT NULL
-        );
-        CREATE TABLE model_calls (
-            id              INTEGER PRIMARY KEY AUTOINCREMENT,
-            run_id          TEXT NOT NULL,
-            ts              REAL NOT NULL,
-            purpose         TEXT NOT NULL,
-            tier            TEXT NOT NULL,
-            model           TEXT NOT NULL,
-            api_base        TEXT,
-            tokens_in       INTEGER NOT NULL DEFAULT 0,
-            tokens_out      INTEGER NOT NULL DEFAULT 0,
-            tokens_cached   INTEGER NOT NULL DEFAULT 0,
-            cost_usd        REAL NOT NULL DEFAULT 0,
-            latency_ms      REAL NOT NULL DEFAULT 0,
-            cache_hit       INTEGER NOT NULL DEFAULT 0,
-            simulated       INTEGER NOT NULL DEFAULT 0,
-            request_digest  TEXT NOT NULL,
-            status          TEXT NOT NULL,
-            attempts        INTEGER NOT NULL DEFAULT 1,
-            error           TEXT
-        );
-        CREATE INDEX model_calls_run ON model_calls(run_id);
-        CREATE TABLE reservations (
-            id              INTEGER PRIMARY KEY AUTOINCREMENT,
-            run_id          TEXT NOT NULL,
-            pid             INTEGER NOT NULL,
-            ts              REAL NOT NULL,
-            amount_usd      REAL NOT NULL,
-            simulated       INTEGER NOT NULL,
-            purpose         TEXT NOT NULL,
-            tier            TEXT NOT NULL,
-            model           TEXT NOT NULL,
-            request_digest  TEXT NOT NULL
-        );
-        """,
-    ),
-    (
-        # Who holds a reservation: a token whose lock file its live Store holds (flock), so a process
-        # in another PID namespace sharing RATCHET_HOME is never mistaken for a dead one.
-        "0002_reservation_owner",
-        "ALTER TABLE reservations ADD COLUMN owner TEXT",
-    ),
-]
 OWNERS_DIR = "owners"
 
 
-class LedgerEntry(BaseModel):
-    """One row of the model-call ledger. Never holds a key, a prompt or a response."""
-
-    id: int = 0
-    run_id: str
-    ts: float = 0.0
-    purpose: str = Field(description="replay, judge-nano, judge-super, judge-ultra, inject, bless ...")
-    tier: str
-    model: str
-    api_base: str | None = None
-    tokens_in: int = 0
-    tokens_out: int = 0
-    tokens_cached: int = 0
-    cost_usd: float = 0.0
-    latency_ms: float = 0.0
-    cache_hit: bool = False
-    simulated: bool = False
-    request_digest: str
-    status: str = Field(default="ok", description="ok | error | orphaned (a reservation of a dead process)")
-    attempts: int = 1
-    error: str | None = None
-
-
-class Reservation(BaseModel):
-    """Worst-case money set aside for one call in flight."""
-
-    id: int
-    run_id: str
-    amount_usd: float
-    simulated: bool
-
-
 _LEDGER_COLUMNS = [name for name in LedgerEntry.model_fields if name != "id"]
-
-
-def _hold_owner_lock(path: Path) -> int | None:
-    """Create and hold the owner's lock file for this Store's lifetime; None where locks cannot be had."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        return take_lock(path, create=True)
-    except OSError:
-        return None
-
-
-def _owner_alive(owners: Path, owner: str) -> bool:
-    """Whether a live Store holds owner's lock; a stale lock file found unheld is removed."""
-    if not owner.isalnum():
-        return False
-    path = owners / f"{owner}.lock"
-    fd = take_lock(path)
-    if fd is None:
-        return os.path.lexists(path)  # held by its live owner (any PID namespace), or already gone
-    with suppress(OSError):
-        path.unlink(missing_ok=True)
-    os.close(fd)
-    return False
-
-
-def _pid_alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+_ROLLUP_UPSERT = (
+    " ON CONFLICT(run_id, purpose, tier, model, simulated, cache_hit, status) DO UPDATE SET"
+    " calls = calls + excluded.calls, tokens_in = tokens_in + excluded.tokens_in,"
+    " tokens_out = tokens_out + excluded.tokens_out, tokens_cached = tokens_cached + excluded.tokens_cached,"
+    " cost_usd = cost_usd + excluded.cost_usd, latency_ms = latency_ms + excluded.latency_ms"
+)
 
 
 class Store:
@@ -169,7 +65,7 @@ class Store:
         self.busy_timeout_s = busy_timeout_s
         self._lock = threading.RLock()
         token = uuid.uuid4().hex
-        self._owner_fd = _hold_owner_lock(path.parent / OWNERS_DIR / f"{token}.lock")
+        self._owner_fd = hold_owner_lock(path.parent / OWNERS_DIR / f"{token}.lock")
         # Without a held lock file the reservations name no owner and recovery falls back to the pid.
         self.owner: str | None = token if self._owner_fd is not None else None
         with self._faults():
@@ -180,6 +76,7 @@ class Store:
                 self._refuse_foreign()  # before the WAL switch: that rewrites the file's header
                 self._db.execute("PRAGMA journal_mode=WAL")
                 self._db.execute("PRAGMA synchronous=FULL")
+            self._synced = True
             self._migrate()
         except BaseException:
             self._db.close()
@@ -216,8 +113,13 @@ class Store:
             yield self._db
 
     @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
+    def _write(self, *, synced: bool = True) -> Iterator[sqlite3.Connection]:
+        """One IMMEDIATE transaction; `synced=False` commits without an fsync of its own (it is made
+        durable by the next synced commit, or by a checkpoint), for writes a power cut may lose."""
         with self._lock, self._faults():
+            if synced != self._synced:
+                self._db.execute(f"PRAGMA synchronous={'FULL' if synced else 'NORMAL'}")
+                self._synced = synced
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 yield self._db
@@ -260,9 +162,8 @@ class Store:
             for name, sql in MIGRATIONS:
                 if name in done:
                     continue
-                for statement in sql.split(";"):
-                    if statement.strip():
-                        db.execute(statement)
+                for statement in statements(sql):
+                    db.execute(statement)
                 db.execute("INSERT INTO migrations VALUES (?, ?)", (name, time.time()))
 
     def migrations(self) -> list[str]:
@@ -273,7 +174,7 @@ class Store:
 
     def start_run(self, run_id: str, *, upstream: str) -> None:
         """Record (or re-open) a run, owned by this process."""
-        with self._write() as db:
+        with self._write(synced=False) as db:
             db.execute(
                 "INSERT INTO runs VALUES (?, ?, ?, ?) ON CONFLICT(run_id) DO UPDATE SET pid = excluded.pid",
                 (run_id, time.time(), os.getpid(), upstream),
@@ -283,26 +184,20 @@ class Store:
 
     def total_spend(self, *, simulated: bool = False) -> float:
         """Settled spend of all runs in one pool (real by default): what the global cap counts."""
-        with self._read() as db:
-            row = db.execute(
-                "SELECT COALESCE(SUM(cost_usd), 0) FROM model_calls WHERE simulated = ?", (int(simulated),)
-            ).fetchone()
-        return float(row[0])
+        return self._total("SELECT settled_usd FROM pool_totals WHERE simulated = ?", int(simulated))
 
     def run_spend(self, run_id: str) -> float:
         """Settled spend of one run (both pools: a run has only one upstream)."""
-        with self._read() as db:
-            row = db.execute(
-                "SELECT COALESCE(SUM(cost_usd), 0) FROM model_calls WHERE run_id = ?", (run_id,)
-            ).fetchone()
-        return float(row[0])
+        return self._total("SELECT settled_usd FROM run_totals WHERE run_id = ?", run_id)
 
     def reserved(self, *, simulated: bool = False) -> float:
+        """Money set aside for calls in flight in one pool."""
+        return self._total("SELECT held_usd FROM pool_totals WHERE simulated = ?", int(simulated))
+
+    def _total(self, sql: str, key: int | str) -> float:
         with self._read() as db:
-            row = db.execute(
-                "SELECT COALESCE(SUM(amount_usd), 0) FROM reservations WHERE simulated = ?", (int(simulated),)
-            ).fetchone()
-        return float(row[0])
+            row = db.execute(sql, (key,)).fetchone()
+        return float(row[0]) if row else 0.0
 
     def try_reserve(
         self,
@@ -323,23 +218,15 @@ class Store:
         processes cannot both squeeze under the cap.
         """
         with self._write() as db:
+            # Two primary-key reads of the running totals: the cost of a reservation does not grow with the ledger.
             if global_cap is not None:
-                settled = db.execute(
-                    "SELECT COALESCE(SUM(cost_usd), 0) FROM model_calls WHERE simulated = ?", (int(simulated),)
-                ).fetchone()[0]
-                held = db.execute(
-                    "SELECT COALESCE(SUM(amount_usd), 0) FROM reservations WHERE simulated = ?", (int(simulated),)
-                ).fetchone()[0]
-                if settled + held + amount_usd > global_cap + 1e-12:
+                row = db.execute("SELECT settled_usd + held_usd FROM pool_totals WHERE simulated = ?",
+                                 (int(simulated),)).fetchone()
+                if (row[0] if row else 0.0) + amount_usd > global_cap + 1e-12:
                     return None
             if run_cap is not None:
-                settled = db.execute(
-                    "SELECT COALESCE(SUM(cost_usd), 0) FROM model_calls WHERE run_id = ?", (run_id,)
-                ).fetchone()[0]
-                held = db.execute(
-                    "SELECT COALESCE(SUM(amount_usd), 0) FROM reservations WHERE run_id = ?", (run_id,)
-                ).fetchone()[0]
-                if settled + held + amount_usd > run_cap + 1e-12:
+                row = db.execute("SELECT settled_usd + held_usd FROM run_totals WHERE run_id = ?", (run_id,)).fetchone()
+                if (row[0] if row else 0.0) + amount_usd > run_cap + 1e-12:
                     return None
             cursor = db.execute(
                 "INSERT INTO reservations (run_id, pid, ts, amount_usd, simulated, purpose, tier, model, request_digest,"
@@ -351,23 +238,50 @@ class Store:
             return Reservation(id=cursor.lastrowid, run_id=run_id, amount_usd=amount_usd, simulated=simulated)
 
     def settle(self, reservation: Reservation | None, entry: LedgerEntry) -> LedgerEntry:
-        """Append a ledger row and release its reservation in one durable transaction."""
+        """Append a ledger row and release its reservation in one durable transaction.
+
+        Synced unless its own reservation covers it: then losing the commit to a power cut
+        leaves the reservation, charged at its worst case on the next start, never less.
+        """
         if not entry.ts:
             entry = entry.model_copy(update={"ts": time.time()})
-        values = [entry.model_dump()[name] for name in _LEDGER_COLUMNS]
-        with self._write() as db:
-            cursor = db.execute(
-                f"INSERT INTO model_calls ({', '.join(_LEDGER_COLUMNS)}) VALUES ({', '.join('?' * len(values))})",
-                [int(v) if isinstance(v, bool) else v for v in values],
-            )
+        covered = reservation is not None and entry.cost_usd <= reservation.amount_usd + 1e-12
+        with self._write(synced=not covered) as db:
+            row_id = self._insert_row(db, entry)
             if reservation is not None:
                 db.execute("DELETE FROM reservations WHERE id = ?", (reservation.id,))
+        return entry.model_copy(update={"id": row_id})
+
+    def record_hit(self, entry: LedgerEntry, *, ledger_row: bool) -> None:
+        """Count a cache hit ($0, no reservation): a ledger row when asked, else one more in the run's
+        rollup. Never synced on its own: losing it loses no money, and the next synced commit keeps it."""
+        if not entry.ts:
+            entry = entry.model_copy(update={"ts": time.time()})
+        with self._write(synced=False) as db:
+            if ledger_row:
+                self._insert_row(db, entry)
+            else:
+                db.execute(
+                    "INSERT INTO call_rollups (run_id, purpose, tier, model, simulated, cache_hit, status, calls,"
+                    " tokens_in, tokens_out, tokens_cached, cost_usd, latency_ms) VALUES (?, ?, ?, ?, ?, 1, ?, 1, ?, ?,"
+                    " ?, ?, ?)" + _ROLLUP_UPSERT,
+                    (entry.run_id, entry.purpose, entry.tier, entry.model, int(entry.simulated), entry.status,
+                     entry.tokens_in, entry.tokens_out, entry.tokens_cached, entry.cost_usd, entry.latency_ms),
+                )
+
+    def _insert_row(self, db: sqlite3.Connection, entry: LedgerEntry) -> int:
+        values = entry.model_dump()
+        cursor = db.execute(
+            f"INSERT INTO model_calls ({', '.join(_LEDGER_COLUMNS)}) VALUES ({', '.join('?' * len(_LEDGER_COLUMNS))})",
+            [int(v) if isinstance(v, bool) else v for v in (values[name] for name in _LEDGER_COLUMNS)],
+        )
         assert cursor.lastrowid is not None
-        return entry.model_copy(update={"id": cursor.lastrowid})
+        return cursor.lastrowid
 
     def release(self, reservation: Reservation) -> None:
-        """Drop a reservation without a ledger row (the call never left this process)."""
-        with self._write() as db:
+        """Drop a reservation without a ledger row (the call never left this process). Not synced: if a
+        power cut loses it, the reservation is charged at its worst case, which over-counts, never under."""
+        with self._write(synced=False) as db:
             db.execute("DELETE FROM reservations WHERE id = ?", (reservation.id,))
 
     def recover_orphans(self) -> int:
@@ -385,7 +299,7 @@ class Store:
             ).fetchall()
             owners = self.path.parent / OWNERS_DIR
             dead = [row[:9] for row in rows
-                    if (not _owner_alive(owners, str(row[9])) if row[9] else not _pid_alive(int(row[2])))]
+                    if (not owner_alive(owners, str(row[9])) if row[9] else not pid_alive(int(row[2])))]
             for rid, run_id, _pid, amount, simulated, purpose, tier, model, digest_ in dead:
                 db.execute(
                     "INSERT INTO model_calls (run_id, ts, purpose, tier, model, cost_usd, simulated,"
@@ -395,6 +309,64 @@ class Store:
                 )
                 db.execute("DELETE FROM reservations WHERE id = ?", (rid,))
         return len(dead)
+
+    def calls(self, run_id: str, *, purpose: str | None = None) -> int:
+        """How many model calls a run made (cache hits and errors included), rows and rollups alike."""
+        where, args = "run_id = ?", [run_id]
+        if purpose is not None:
+            where, args = where + " AND purpose = ?", [*args, purpose]
+        with self._read() as db:
+            rows = db.execute(f"SELECT COUNT(*) FROM model_calls WHERE {where}", args).fetchone()[0]
+            rolled = db.execute(f"SELECT COALESCE(SUM(calls), 0) FROM call_rollups WHERE {where}", args).fetchone()[0]
+        return int(rows) + int(rolled)
+
+    def cache_hits(self, run_id: str) -> int:
+        """How many of a run's calls were answered from the cache."""
+        with self._read() as db:
+            rows = db.execute("SELECT COUNT(*) FROM model_calls WHERE run_id = ? AND cache_hit = 1",
+                              (run_id,)).fetchone()[0]
+            rolled = db.execute("SELECT COALESCE(SUM(calls), 0) FROM call_rollups WHERE run_id = ? AND cache_hit = 1",
+                                (run_id,)).fetchone()[0]
+        return int(rows) + int(rolled)
+
+    def observed_tokens(self, tier: str) -> tuple[int, int] | None:
+        """Mean tokens in and out of a tier's answered, uncached calls (rows and rollups), or None."""
+        where = "tier = ? AND status = 'ok' AND cache_hit = 0"
+        with self._read() as db:
+            n, t_in, t_out = db.execute(
+                f"SELECT COUNT(*), COALESCE(SUM(tokens_in), 0), COALESCE(SUM(tokens_out), 0) FROM model_calls"
+                f" WHERE {where}", (tier,)).fetchone()
+            m, r_in, r_out = db.execute(
+                f"SELECT COALESCE(SUM(calls), 0), COALESCE(SUM(tokens_in), 0), COALESCE(SUM(tokens_out), 0)"
+                f" FROM call_rollups WHERE {where}", (tier,)).fetchone()
+        count = int(n) + int(m)
+        if not count:
+            return None
+        return round((t_in + r_in) / count), round((t_out + r_out) / count)
+
+    def compact(self, *, before_ts: float) -> CompactResult:
+        """Fold the ledger rows written before `before_ts` into per-run rollups and drop them.
+
+        Spend totals are untouched (nothing subtracts from them) and reservations are never
+        compacted, so the cap, `run_spend` and orphan recovery see the same money after as
+        before; `calls`, `cache_hits` and `observed_tokens` count the rollups too. One synced
+        transaction, then the freed pages are returned to the file system.
+        """
+        with self._write() as db:
+            db.execute(
+                "INSERT INTO call_rollups (run_id, purpose, tier, model, simulated, cache_hit, status, calls,"
+                " tokens_in, tokens_out, tokens_cached, cost_usd, latency_ms)"
+                " SELECT run_id, purpose, tier, model, simulated, cache_hit, status, COUNT(*), SUM(tokens_in),"
+                " SUM(tokens_out), SUM(tokens_cached), SUM(cost_usd), SUM(latency_ms) FROM model_calls WHERE ts < ?"
+                " GROUP BY run_id, purpose, tier, model, simulated, cache_hit, status" + _ROLLUP_UPSERT,
+                (before_ts,),
+            )
+            dropped = db.execute("DELETE FROM model_calls WHERE ts < ?", (before_ts,)).rowcount
+            kept = db.execute("SELECT COUNT(*) FROM model_calls").fetchone()[0]
+        if dropped:
+            with self._lock, self._faults():
+                self._db.execute("VACUUM")
+        return CompactResult(rows_dropped=dropped, rows_kept=int(kept))
 
     def ledger(self, run_id: str | None = None) -> list[LedgerEntry]:
         """Ledger rows in order, for one run or all."""

@@ -83,6 +83,13 @@ class ModelCall(BaseModel):
                    cost_usd=usage.usd, **fields)
 
 
+class HarnessRef(BaseModel):
+    """The real agent harness a trace was run through (absent: Ratchet's minimal runner)."""
+
+    name: str = Field(description="claude-code, codex or command")
+    version: str = Field(default="", description="What the binary printed for --version.")
+
+
 class VolatileRead(BaseModel):
     """A volatile world fact (FX rate, latest version ...) read during the run, with its value."""
 
@@ -111,6 +118,10 @@ class Trace(BaseModel):
     final_output: str = ""
     status: Literal["ok", "error"] = "ok"
     error: str | None = None
+    harness: HarnessRef | None = Field(
+        default=None, exclude_if=lambda value: value is None,
+        description="Set when a real harness ran the task (left out of the JSON for the minimal runner).",
+    )
     tokens_in: int = Field(default=0, description="Totals over model_calls (see with_totals).")
     tokens_out: int = 0
     cost_usd: Cost = 0.0

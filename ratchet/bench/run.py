@@ -377,4 +377,5 @@ def run_config(opts: RunOptions) -> RunSummary:
 def rejudge_ledger_replays(home: Path, run_ids: Mapping[str, list[str]], config: str) -> int:
     """How many agent replay calls a configuration's runs made (0 for a re-judging one)."""
     with closing(open_store(home)) as store:
-        return sum(1 for rid in run_ids.get(config, []) for row in store.ledger(rid) if row.purpose == "replay")
+        # Store.calls counts cache hits too: they are rolled up per run, not ledgered row by row.
+        return sum(store.calls(rid, purpose="replay") for rid in run_ids.get(config, []))

@@ -12,6 +12,7 @@ import typer
 
 from ratchet import __version__
 from ratchet.cli import bench, ci, demo, gate, golden, hook, init, mcp, proxy, review, validate
+from ratchet.cli import store as store_cli
 from ratchet.errors import RatchetError
 from ratchet.settings import debug_enabled
 
@@ -48,6 +49,7 @@ ci.register(app)
 proxy.register(app)
 mcp.register(app)
 bench.register(app)
+store_cli.register(app)
 
 
 def _friendly(callback: Callable[..., Any]) -> Callable[..., Any]:

@@ -9,6 +9,7 @@ from pathlib import Path
 import typer
 
 from ratchet.errors import InfraError
+from ratchet.harness.settings import HarnessChoice
 
 
 def invocation(*, absolute: bool = False, argv0: str | None = None, path: str | None = None) -> str:
@@ -33,15 +34,20 @@ def register(app: typer.Typer) -> None:
         directory: Path | None = typer.Option(
             None, "--dir", help="Build the demo repository here and keep it (default: a temp dir, removed)."
         ),
+        harness: HarnessChoice | None = typer.Option(
+            None, "--harness", help="Record and replay through this harness (claude-code, codex: the real binary, "
+            "offline over the simulator) instead of Ratchet's minimal runner.",
+        ),
     ) -> None:
-        """Record goldens for two skills, then gate four edits through Level 0 and the judge cascade."""
+        """Record goldens for two skills, then gate five edits through Level 0 and the judge cascade."""
         from rich.console import Console
 
         from ratchet.cli.render import render_verdict
         from ratchet.demo import run_demo
 
         console = Console(highlight=False)
-        result = run_demo(directory, report=typer.echo, show=lambda v: render_verdict(v, console))
+        result = run_demo(directory, report=typer.echo, show=lambda v: render_verdict(v, console),
+                          harness=harness.harness_name if harness is not None else None)
         misses = [(e, v) for e, v in result.verdicts if v.decision != e.expected]
         typer.echo("")
         for edit, verdict in result.verdicts:

@@ -13,6 +13,7 @@ from rich.console import Console
 
 from ratchet.errors import InfraError, InputError
 from ratchet.gate.policy import OnError
+from ratchet.harness.settings import HarnessChoice
 from ratchet.llm.cache import CacheMode
 from ratchet.outputs.formats import (
     OutputFormat,
@@ -111,8 +112,12 @@ def register(app: typer.Typer) -> None:
         level0_only: bool = typer.Option(False, "--level0-only", help="No judges: differences WARN as 'needs judging'."),
         live_tavily: bool = typer.Option(False, "--live-tavily", help="Confirm moved world facts with Tavily (TAVILY_API_KEY)."),
         cache: CacheMode = typer.Option(CacheMode.ONCE, "--cache", help="Response cache mode."),
+        ledger_hits: bool = typer.Option(False, "--ledger-hits", help="Write a $0 ledger row per cache hit (default: "
+                                         "only counted per run; see docs/ledger.md)."),
         repo: Path = typer.Option(Path("."), "--repo", help="Path inside the git repository."),
         work: Path | None = typer.Option(None, "--work", help="Ratchet's work area (default RATCHET_HOME)."),
+        harness: HarnessChoice | None = typer.Option(None, "--harness", help="Replay through this harness instead of "
+                                               "ratchet.yaml's `harness:` (minimal, claude-code, codex, command)."),
     ) -> None:
         """Replay the goldens an edit can affect and answer PASS / WARN / BLOCK.
 
@@ -132,6 +137,7 @@ def register(app: typer.Typer) -> None:
         verdict = check_edit(
             repo, base=base, head=head, staged=staged, home=work, on_error=policy, cache_mode=cache,
             budget_usd=budget, config="level0_only" if level0_only else config, live_tavily=live_tavily,
+            harness=harness.harness_name if harness is not None else None, ledger_hits=ledger_hits,
         )
         if terminal is OutputFormat.TABLE:
             render_verdict(verdict, Console(highlight=False, soft_wrap=False))

@@ -8,6 +8,7 @@ import typer
 
 from ratchet.config import load_project
 from ratchet.errors import InfraError, InputError, RoutingError, SkillError
+from ratchet.harness.settings import HarnessChoice
 
 
 def register(app: typer.Typer) -> None:
@@ -20,6 +21,8 @@ def register(app: typer.Typer) -> None:
             False, "--allow-unfollowed",
             help="Record skills the simulator cannot follow anyway (their goldens show only what it did).",
         ),
+        harness: HarnessChoice | None = typer.Option(None, "--harness", help="Record through this harness instead "
+                                                     "of ratchet.yaml's `harness:` (minimal, claude-code, codex, command)."),
     ) -> None:
         """Run tasks under the current skills and write pending traces for review.
 
@@ -33,9 +36,9 @@ def register(app: typer.Typer) -> None:
         """
         from ratchet.recording import plan_record, record_tasks
 
-        project = load_project(project_dir, home=work)
+        project = load_project(project_dir, home=work).with_harness(harness.harness_name if harness else None)
         plan = plan_record(project, task_ids or [])
-        by_model = project.config.routing == "model"
+        by_model = project.config.routes_by_model
         if not by_model:  # under routing: model the table comes after the runs, from what the model loaded
             typer.echo(plan.routing.table())
             plan.routing.refuse()

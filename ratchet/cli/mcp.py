@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import typer
@@ -15,23 +14,27 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def mcp(
-        project_dir: Path = typer.Option(Path("."), "--project", help="Project root (holds ratchet.yaml: world, workspaces, clock)."),
+        project_dir: Path | None = typer.Option(
+            None, "--project",
+            help="Project root (default .): its ratchet.yaml gives the world, the workspaces and the clock "
+                 "that --world, --workspaces and --clock do not.",
+        ),
+        world: Path | None = typer.Option(None, "--world", help="World folder, instead of the project's paths.world."),
+        workspaces: Path | None = typer.Option(None, "--workspaces", help="Workspaces folder, instead of the project's."),
         workspace: str | None = typer.Option(None, "--workspace", help="Load this workspace's files (as a task naming it would)."),
+        clock: str | None = typer.Option(None, "--clock", help="Frozen clock (ISO-8601 UTC), instead of the project's."),
+        overlay: list[Path] = typer.Option(
+            [], "--overlay", metavar="FILE", help="World YAML file merged on top of the world; repeatable."),
         record: Path | None = typer.Option(None, "--record", help="Write every call here, one ToolCall JSON per line, flushed per call."),
+        volatile: Path | None = typer.Option(None, "--volatile", help="Write every volatile read here, one JSON per line, flushed per call."),
     ) -> None:
         """Serve the mocked tools over MCP (stdio): one server = one replay = one fresh world."""
-        from ratchet.mcp.record import CallRecorder
-        from ratchet.mcp.server import serve
-        from ratchet.world.state import load_world
-        from ratchet.world.tools import offered_tools
+        from ratchet.mcp.launch import ServeOptions, launch
 
-        project = load_project(project_dir)
-        world = load_world(
-            project.path("world"), workspaces_dir=project.path("workspaces"), workspace=workspace,
-            frozen_time=project.config.clock,
-        )
-        recorder = CallRecorder(record)
-        # stdout is the protocol's: anything for people goes to stderr.
-        print(f"ratchet mcp: {len(offered_tools(world))} tools, clock {project.config.clock}"
-              + (f", recording to {record}" if record else ""), file=sys.stderr)
-        serve(world, recorder)
+        if world is None or workspaces is None or clock is None:  # all three given: no ratchet.yaml is read
+            project = load_project(project_dir or Path("."))
+            world = world or project.path("world")
+            workspaces = workspaces or project.path("workspaces")
+            clock = clock or project.config.clock
+        launch(ServeOptions(world=world, workspaces=workspaces, workspace=workspace, clock=clock,
+                            overlays=tuple(overlay), record=record, volatile=volatile))

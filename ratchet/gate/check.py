@@ -49,6 +49,7 @@ from ratchet.gitops import (
     skills_touched,
     submodules_under,
 )
+from ratchet.harness.settings import HarnessName
 from ratchet.llm.cache import CacheMode
 from ratchet.llm.gateway import Gateway
 from ratchet.scratch import scratch_checkout
@@ -73,12 +74,16 @@ def check_edit(
     budget_usd: float | None = None,
     live_tavily: bool = False,
     clock: Clock = wall_clock,
+    harness: HarnessName | None = None,
+    ledger_hits: bool = False,
 ) -> Verdict:
     """Gate the edit between `base` and `head` (a revision) or the index (`staged`).
 
     `config` is a gate config, or its name (the base's configs/<name>.yaml, else the packaged
     one) or a .yaml path. Differing pairs go through drift and the judge tiers of the config; a
     config with no tiers is Level 0 only, and a pair that needs judging is `unsure` (WARN).
+    `harness` replaces the base's `harness:` name (`--harness`); `ledger_hits` writes a ledger row
+    per cache hit (`--ledger-hits`), which otherwise only the run's hit count records.
     """
     started = clock()
     repo = open_repo(path)
@@ -89,7 +94,7 @@ def check_edit(
     with _errors_name_revisions(exported), ExitStack() as stack:
         config_text = read_file_at(repo, base_sha, CONFIG_FILE, error=ConfigError)
         config_source = f"{CONFIG_FILE}@{_label(base_sha)}"
-        project = project_from_text(root, config_text, source=config_source, home=home)
+        project = project_from_text(root, config_text, source=config_source, home=home).with_harness(harness)
         paths = project.config.paths
         blessed = _base_is_blessed(repo, base_sha, project, config_source if config_text is not None else None)
         changes = changed_paths(repo, base_sha, None if staged else head_rev, staged=staged)
@@ -119,6 +124,7 @@ def check_edit(
         store = stack.enter_context(closing(open_store(project.home)))
         gateway = stack.enter_context(Gateway(
             project, store, run_id=f"check-{uuid.uuid4().hex[:12]}", cache_mode=cache_mode, budget_usd=budget_usd,
+            ledger_hits=ledger_hits,
         ))
         # Before any replay: an unknown tier, a missing key or an upstream that does not answer stops here.
         gateway.preflight(["agent", *(s.tier for s in gate.tiers)], named_by=config_file)

@@ -86,7 +86,7 @@ def evaluate_edit(
     pairs = [
         gate_pair(item, replayer, config=config, judges=judges or {}, search=search, clock=clock,
                   record_base=keep_base_replays)
-        for item in affected_goldens(tasks, goldens, changed, head_skills, routing=project.config.routing,
+        for item in affected_goldens(tasks, goldens, changed, head_skills, routing="model" if project.config.routes_by_model else "lexical",
                                      base_skills=base_skills, neighbours=project.config.routing_neighbours)
     ]
     unseen = unseen_notes(

@@ -15,6 +15,7 @@ from ratchet.clock import Clock, wall_clock
 from ratchet.config import Project
 from ratchet.errors import InputError
 from ratchet.gate.models import EditReplays, Selected
+from ratchet.harness.runner import WorldSource, run_through_harness
 from ratchet.llm.types import ChatModel
 from ratchet.skills import Skill
 from ratchet.tasks import Task
@@ -34,8 +35,16 @@ def replay_task(
     purpose: str = "replay",
     clock: Clock = wall_clock,
 ) -> Trace:
-    """Replay one task with the golden's seed and clock over the world found in `tree`."""
+    """Replay one task with the golden's seed and clock over the world found in `tree`, through the
+    minimal runner or the configured harness."""
     paths = project.config.paths
+    harness = project.config.harness
+    if not harness.is_minimal:
+        source = WorldSource(world_dir=tree / paths.world, workspaces_dir=tree / paths.workspaces,
+                             workspace=task.workspace, frozen_time=golden.frozen_time, overlays=overlays)
+        return run_through_harness(task, skills, source, model, settings=harness, home=project.home,
+                                   seed=golden.seed, models={"agent": model.model_id},
+                                   upstream=project.config.upstream, purpose=purpose)
     world = load_world(
         tree / paths.world,
         workspaces_dir=tree / paths.workspaces,

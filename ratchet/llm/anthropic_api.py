@@ -2,7 +2,9 @@
 `POST /v1/messages/count_tokens`, as Claude Code sends them.
 
 Translated to the one internal request (docs/adr/0013): `system` (a string or text blocks) is
-the system message; a user turn's `tool_result` blocks become tool messages, ahead of its text;
+the system message; a message with `role: "system"` inside `messages` (Claude Code sends its
+environment, MCP server instructions and skill catalog that way) is a system message at that
+position, so what the model reads keeps its order; a user turn's `tool_result` blocks become tool messages, ahead of its text;
 an assistant turn's `tool_use` blocks become its tool calls. Kept out on purpose, because they do
 not change what a text model is asked or because the internal request cannot carry them:
 `thinking`/`redacted_thinking` blocks, images, documents, `cache_control`, `metadata`, `top_p`,
@@ -88,13 +90,17 @@ def _assistant_turn(content: Any, where: str) -> Message:
     return Message(role="assistant", content="".join(texts) or None, tool_calls=calls)
 
 
+def _system_text(value: Any, where: str) -> str:
+    """A system prompt's text: a string, or its text blocks joined by blank lines."""
+    return "\n\n".join(text(b.get("text"), f"{where}[{i}].text") or ""
+                       for i, b in enumerate(_blocks(value, where)) if b.get("type") == "text")
+
+
 def _messages(body: dict[str, Any]) -> list[Message]:
     out: list[Message] = []
     system = body.get("system")
     if system is not None:
-        prompt = "\n\n".join(text(b.get("text"), f"system[{i}].text") or ""
-                             for i, b in enumerate(_blocks(system, "system")) if b.get("type") == "text")
-        out.append(Message(role="system", content=prompt))
+        out.append(Message(role="system", content=_system_text(system, "system")))
     raw = array(body.get("messages"), "messages")
     if not raw:
         raise BadBody("messages: must be a non-empty array of messages")
@@ -106,8 +112,10 @@ def _messages(body: dict[str, Any]) -> list[Message]:
             out.extend(_user_turn(m.get("content"), where))
         elif role == "assistant":
             out.append(_assistant_turn(m.get("content"), where))
+        elif role == "system":  # Claude Code's environment, MCP instructions and skill catalog
+            out.append(Message(role="system", content=_system_text(m.get("content"), where)))
         else:
-            raise BadBody(f"messages[{i}].role: must be user or assistant, not {json.dumps(role)[:40]}")
+            raise BadBody(f"messages[{i}].role: must be user, assistant or system, not {json.dumps(role)[:40]}")
     return out
 
 

@@ -74,16 +74,6 @@ class Estimate(BaseModel):
         return "\n".join(["Estimate:", *rows, f"  total ${self.total_usd:.4f}"])
 
 
-def _observed(store: Store, tier: str) -> tuple[int, int] | None:
-    rows = [r for r in store.ledger() if r.tier == tier and r.status == "ok" and not r.cache_hit]
-    if not rows:
-        return None
-    return (
-        round(sum(r.tokens_in for r in rows) / len(rows)),
-        round(sum(r.tokens_out for r in rows) / len(rows)),
-    )
-
-
 def estimate(
     config: RatchetConfig,
     calls: Mapping[str, int],
@@ -101,7 +91,7 @@ def estimate(
         if tier is None:
             raise ConfigError(f"no tier {budget.tier!r} in ratchet.yaml (needed for {kind})")
         price = price_for(config, tier.model)
-        seen = _observed(store, budget.tier) if store is not None else None
+        seen = store.observed_tokens(budget.tier) if store is not None else None
         t_in, t_out = seen if seen else (budget.tokens_in, budget.tokens_out)
         usd = count * (t_in * price.input + t_out * price.output)
         lines.append(

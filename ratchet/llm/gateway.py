@@ -2,6 +2,8 @@
 
 complete(request) -> cache lookup -> budget reservation -> upstream call (retries inside)
 -> price -> cache store -> ledger row (settling the reservation) -> ChatResponse.
+A cache hit reserves nothing and is counted in the run's rollup, or written as a $0 ledger row
+when asked (`ledger_hits`); neither is synced on its own (a lost hit loses no money).
 
 The cache is written before the ledger row: if the process dies between the two, the
 orphaned reservation is charged at its worst case on the next start and the answer is
@@ -78,8 +80,11 @@ class Gateway:
         upstream_models: Mapping[str, ChatModel] | None = None,
         retry: RetryPolicy | None = None,
         timeout_s: float | None = None,
+        ledger_hits: bool = False,
     ) -> None:
-        """`retry` and `timeout_s` default to ratchet.yaml's `retry:` and `timeout_s:`."""
+        """`retry` and `timeout_s` default to ratchet.yaml's `retry:` and `timeout_s:`. A cache hit is
+        counted in the run's rollup (Store.calls, Store.cache_hits); `ledger_hits` also writes it as a
+        ledger row, for an audit of which answers were replayed (`ratchet check --ledger-hits`)."""
         try:
             self.cache_mode = CacheMode(cache_mode)
         except ValueError:
@@ -90,6 +95,7 @@ class Gateway:
         self.run_id = run_id
         self.simulated = project.config.upstream == "sim"
         self.budget_usd = budget_usd
+        self.ledger_hits = ledger_hits
         # Simulated dollars never count against the real cap; a run budget applies to both.
         self.global_cap = None if self.simulated else cap_from_env()
         self.retry = retry if retry is not None else project.config.retry
@@ -229,8 +235,9 @@ class GatewayModel:
             hit = gw.cache.get(slot)
             if hit is not None:
                 latency = (time.perf_counter() - started) * 1000
-                gw.store.settle(None, self._entry(key, model_id, cache_hit=True, latency_ms=latency,
-                                                  tokens_in=hit.usage.tokens_in, tokens_out=hit.usage.tokens_out))
+                gw.store.record_hit(self._entry(key, model_id, cache_hit=True, latency_ms=latency,
+                                                tokens_in=hit.usage.tokens_in, tokens_out=hit.usage.tokens_out),
+                                    ledger_row=gw.ledger_hits)
                 return hit.model_copy(update={"usage": hit.usage.model_copy(update={"usd": 0.0}), "cache_hit": True,
                                               "latency_ms": latency, "request_digest": key})
             if gw.cache_mode == "none":

@@ -5,15 +5,14 @@ OpenAI Responses (`/v1/responses`, Codex) and Anthropic Messages (`/v1/messages`
 streaming or not. Each API module translates its body into the one internal ChatRequest, so every
 request is priced, capped, cached and ledgered by the same Gateway call, and each exchange is
 appended to <home>/captures/<run>/<task>.jsonl, from which `trace_from_capture` builds a Trace.
-This module is routing and guarding only: loopback Host check (no DNS rebinding from a browser
-page), the per-run token (`Authorization: Bearer` or `x-api-key`), the model-to-tier map.
+This module is the per-run token, the model-to-tier map and the capture files; the loopback Host
+check, the token guard and the routes are ratchet/llm/endpoint.py, shared with the harness sessions.
 Headers: X-Ratchet-Run (default: the proxy's run), X-Ratchet-Purpose (default: capture),
 X-Ratchet-Task (when set, the exchange also refreshes pending/<task>.json for `ratchet bless`).
 """
 
 from __future__ import annotations
 
-import hmac
 import re
 import secrets
 import sys
@@ -23,15 +22,15 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse, Response, StreamingResponse
-from starlette.concurrency import run_in_threadpool
+from fastapi import FastAPI
+from fastapi.responses import JSONResponse, Response
 
 from ratchet.config import Project
-from ratchet.errors import BudgetError, ConfigError, InputError, ModelCallError
-from ratchet.llm import anthropic_api, chat_api, responses_api
+from ratchet.errors import ConfigError
+from ratchet.llm import anthropic_api
 from ratchet.llm.body_checks import BadBody, kind
 from ratchet.llm.capture import capture_line, trace_from_capture
+from ratchet.llm.endpoint import Refused, build_app, complete_or_refuse, reply, token_matches
 from ratchet.llm.gateway import Gateway
 from ratchet.llm.types import ChatRequest, ChatResponse
 from ratchet.llm.wire import Dialect, shown_answer
@@ -40,17 +39,7 @@ from ratchet.trace import write_trace
 
 __all__ = ["CaptureProxy", "parse_alias", "serve", "trace_from_capture"]
 
-LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost"})
 _SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
-
-
-class _Refused(Exception):
-    """A request answered with an error status before (or instead of) a model call."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = " ".join(message.split())[:300]
 
 
 def parse_alias(spec: str) -> tuple[str, str]:
@@ -134,110 +123,50 @@ class CaptureProxy:
     def _tier(self, dialect: Dialect, body: dict[str, Any], run_id: str) -> tuple[str, str]:
         model = body.get("model") or ""
         if not isinstance(model, str):
-            raise _Refused(400, f"model: must be a string naming a tier, not {kind(model)}")
+            raise Refused(400, f"model: must be a string naming a tier, not {kind(model)}")
         tier = self.tier_for(model)
         if tier is None:
             self.log(f"ratchet proxy: refused {dialect.name} request for model {model[:100]!r} (run {run_id}): "
                      "not a tier, a tier's model id or a --model-alias")
-            raise _Refused(404, f"unknown upstream {model!r}: name a tier ({', '.join(sorted(self.project.config.tiers))})"
+            raise Refused(404, f"unknown upstream {model!r}: name a tier ({', '.join(sorted(self.project.config.tiers))})"
                            f" or a tier's model id, or map it with `ratchet proxy --model-alias {model}=<tier>`")
         return model, tier
 
     def _answer(self, dialect: Dialect, body: dict[str, Any], headers: Mapping[str, str]) -> Response:
-        """One request through the gateway; refusals are raised as _Refused before any model call."""
+        """One request through the gateway; refusals are raised as Refused before any model call."""
         run_id = headers.get("x-ratchet-run") or self.run_id
         if not _SAFE_ID.fullmatch(run_id):
-            raise _Refused(400, f"X-Ratchet-Run must match {_SAFE_ID.pattern}")
+            raise Refused(400, f"X-Ratchet-Run must match {_SAFE_ID.pattern}")
         task_id = headers.get("x-ratchet-task") or None
         if task_id is not None and not _SAFE_ID.fullmatch(task_id):
-            raise _Refused(400, f"X-Ratchet-Task must match {_SAFE_ID.pattern}")
+            raise Refused(400, f"X-Ratchet-Task must match {_SAFE_ID.pattern}")
         purpose = headers.get("x-ratchet-purpose") or "capture"
         _, tier = self._tier(dialect, body, run_id)
         try:
             asked = dialect.parse(body)
         except ValueError as exc:
-            raise _Refused(400, str(exc)) from None
-        try:
-            response = self.gateway(run_id).model(tier, purpose).complete(asked.request)
-        except BudgetError as exc:
-            raise _Refused(402, exc.one_line()) from None
-        except (ConfigError, InputError) as exc:
-            raise _Refused(400, exc.one_line()) from None
-        except ModelCallError as exc:
-            raise _Refused(502, exc.one_line()) from None
+            raise Refused(400, str(exc)) from None
+        response = complete_or_refuse(self.gateway(run_id).model(tier, purpose), asked.request)
         answer = shown_answer(response, asked, id_prefix=dialect.id_prefix)
         self._record(dialect.name, run_id, task_id, tier, purpose, asked.request, answer.response)
         meta = {"x-ratchet-cost-usd": f"{response.usage.usd:.10f}",
                 "x-ratchet-cache-hit": "true" if response.cache_hit else "false", "x-ratchet-tier": tier}
-        if asked.stream:
-            return StreamingResponse(list(dialect.stream(answer, asked)), media_type="text/event-stream",
-                                     headers={**meta, "cache-control": "no-cache"})
-        return JSONResponse(dialect.render(answer, asked), headers=meta)
+        return reply(dialect, answer, asked, meta)
 
     def _count_tokens(self, body: dict[str, Any], headers: Mapping[str, str]) -> Response:
         self._tier(anthropic_api.DIALECT, body, headers.get("x-ratchet-run") or self.run_id)
         try:
             return JSONResponse(anthropic_api.count_tokens(body))
         except BadBody as exc:
-            raise _Refused(400, str(exc)) from None
+            raise Refused(400, str(exc)) from None
 
     def _build(self) -> FastAPI:
-        app = FastAPI(title="ratchet capture proxy", docs_url=None, redoc_url=None, openapi_url=None)
-
-        def dialect_of(path: str) -> Dialect:
-            return anthropic_api.DIALECT if path.startswith("/v1/messages") else chat_api.DIALECT
-
-        def error(dialect: Dialect, status: int, message: str) -> JSONResponse:
-            return JSONResponse(status_code=status, content=dialect.error(status, message))
-
-        @app.middleware("http")
-        async def guard(request: Request, call_next: Any) -> Any:
-            dialect = dialect_of(request.url.path)
-            host = (request.headers.get("host") or "").rsplit(":", 1)[0].strip("[]")
-            if host not in LOOPBACK_NAMES:
-                return error(dialect, 403, "foreign Host header refused: the proxy serves 127.0.0.1 only")
-            offered = [request.headers.get("authorization", "").removeprefix("Bearer ").strip(),
-                       request.headers.get("x-api-key", "").strip()]
-            if not any(hmac.compare_digest(o.encode(), self.token.encode()) for o in offered if o):
-                return error(dialect, 401, "missing or wrong proxy token (Authorization: Bearer <token> or "
-                                           "x-api-key: <token>, the token printed at start)")
-            return await call_next(request)
-
-        @app.get("/v1/models")
-        def models() -> dict[str, Any]:
-            names = sorted(self.project.config.tiers)
-            return {"object": "list", "has_more": False, "first_id": names[0] if names else None,
-                    "last_id": names[-1] if names else None,
-                    "data": [{"id": name, "object": "model", "type": "model", "owned_by": "ratchet",
-                              "display_name": name, "created_at": "1970-01-01T00:00:00Z"} for name in names]}
-
-        def route(path: str, dialect: Dialect, handler: Callable[[dict[str, Any], Mapping[str, str]], Response]) -> None:
-            async def endpoint(request: Request) -> Response:
-                try:
-                    body = await request.json()
-                except RecursionError:
-                    return error(dialect, 400, "the body is nested too deeply to parse")
-                except ValueError:
-                    return error(dialect, 400, "the body is not JSON")
-                if not isinstance(body, dict):
-                    return error(dialect, 400, "the body must be a JSON object")
-                try:
-                    # The gateway blocks (HTTP upstream, SQLite): run it off the event loop.
-                    result: Response = await run_in_threadpool(handler, body, request.headers)
-                except _Refused as refused:
-                    return error(dialect, refused.status, refused.message)
-                return result
-
-            app.add_api_route(path, endpoint, methods=["POST"])
-
-        def answering(dialect: Dialect) -> Callable[[dict[str, Any], Mapping[str, str]], Response]:
-            return lambda body, headers: self._answer(dialect, body, headers)
-
-        for dialect, path in ((chat_api.DIALECT, "/v1/chat/completions"), (responses_api.DIALECT, "/v1/responses"),
-                              (anthropic_api.DIALECT, "/v1/messages")):
-            route(path, dialect, answering(dialect))
-        route("/v1/messages/count_tokens", anthropic_api.DIALECT, self._count_tokens)
-        return app
+        return build_app(
+            "ratchet capture proxy", served_by="the proxy",
+            authorized=lambda offered: token_matches(offered, self.token),
+            token_hint="proxy token (Authorization: Bearer <token> or x-api-key: <token>, the token printed at start)",
+            answer=self._answer, count_tokens=self._count_tokens,
+            model_names=lambda headers: list(self.project.config.tiers))
 
 
 def _stderr(line: str) -> None:

@@ -31,6 +31,9 @@ class Asked(BaseModel):
     stream: bool = False
     stop: list[str] = Field(default_factory=list, description="Stop sequences, applied by the proxy to the answer.")
     include_usage: bool = Field(default=False, description="Chat streaming: send a final usage chunk.")
+    namespaced: dict[str, tuple[str, str]] = Field(
+        default_factory=dict, description="Responses: a flattened namespace tool's internal name -> (namespace, "
+                                          "name), so a call of it goes back in the namespaced form Codex runs.")
 
 
 class Answer(BaseModel):
@@ -89,9 +92,10 @@ def arguments_of(raw: Any, where: str) -> dict[str, Any]:
     return parsed if isinstance(parsed, dict) else {"_value": parsed}
 
 
-def block_text(value: Any, where: str, *, types: frozenset[str]) -> str:
+def block_text(value: Any, where: str, *, types: frozenset[str], sep: str = "") -> str:
     """The text of a content field: a string, or the `text` of the blocks whose type is in
-    `types` (other blocks, such as images, are skipped: the internal request carries text)."""
+    `types`, joined by `sep` (other blocks, such as images, are skipped: the internal request
+    carries text)."""
     if isinstance(value, str) or value is None:
         return value or ""
     parts: list[str] = []
@@ -99,7 +103,7 @@ def block_text(value: Any, where: str, *, types: frozenset[str]) -> str:
         block = obj(raw, f"{where}[{i}]")
         if block.get("type", "text") in types:
             parts.append(text(block.get("text"), f"{where}[{i}].text") or "")
-    return "".join(parts)
+    return sep.join(parts)
 
 
 @dataclass(frozen=True)

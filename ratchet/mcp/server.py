@@ -7,7 +7,9 @@ runner offers them; the low-level `list_tools` / `call_tool` handlers take the s
 description and annotations as data.
 
 One server process holds one World, loaded fresh at start: one replay = one server, so state
-never leaks between replays. A call that fails (unknown tool, arguments that do not fit, a tool
+never leaks between replays. Each volatile fact a call read goes to the volatile recorder right
+after the call, before the call's own line and its answer, as the minimal runner keeps them in
+`world.volatile_reads`. A call that fails (unknown tool, arguments that do not fit, a tool
 that crashed) is an MCP tool result with `isError: true` and is recorded like any other call;
 a request the SDK cannot parse is a JSON-RPC error; neither stops the server.
 """
@@ -27,7 +29,7 @@ from ratchet import __version__
 from ratchet.errors import RatchetError
 from ratchet.jsonio import canonical_dumps
 from ratchet.mcp.annotations import EFFECT_META_KEY, annotations_for
-from ratchet.mcp.record import CallRecorder
+from ratchet.mcp.record import CallRecorder, VolatileRecorder
 from ratchet.trace import ToolCall
 from ratchet.world.state import World
 from ratchet.world.tools import Tool, call_tool, offered_tools
@@ -54,12 +56,14 @@ def call_result(call: ToolCall) -> types.CallToolResult:
 
 
 class MockedToolServer:
-    """The state of one server process: its World, the next call index, where calls are recorded."""
+    """The state of one server process: its World, the next call index, where calls and volatile reads are recorded."""
 
-    def __init__(self, world: World, recorder: CallRecorder) -> None:
+    def __init__(self, world: World, recorder: CallRecorder, volatile: VolatileRecorder | None = None) -> None:
         self.world = world
         self.recorder = recorder
+        self.volatile = volatile or VolatileRecorder(None)
         self.calls = 0
+        self._reads_written = len(world.volatile_reads)
         self.server: Server[Any] = Server(
             SERVER_NAME, version=__version__, instructions=INSTRUCTIONS,
             on_list_tools=self._list_tools, on_call_tool=self._call_tool,
@@ -80,6 +84,9 @@ class MockedToolServer:
             effect = next((t.effect for t in offered_tools(self.world) if t.name == name), "read")
             record = ToolCall(index=index, name=name, arguments=dict(arguments), effect=effect, error=exc.one_line())
             print(f"ratchet mcp: {exc.one_line()}", file=sys.stderr)
+        for read in self.world.volatile_reads[self._reads_written:]:
+            self.volatile.write(read)
+        self._reads_written = len(self.world.volatile_reads)
         self.recorder.write(record)
         return record
 
@@ -88,9 +95,11 @@ class MockedToolServer:
             await self.server.run(read_stream, write_stream, self.server.create_initialization_options())
 
 
-def serve(world: World, recorder: CallRecorder) -> None:
+def serve(world: World, recorder: CallRecorder, volatile: VolatileRecorder | None = None) -> None:
     """Serve world's tools over stdio until the client closes the connection."""
     try:
-        anyio.run(MockedToolServer(world, recorder).serve_stdio)
+        anyio.run(MockedToolServer(world, recorder, volatile).serve_stdio)
     finally:
         recorder.close()
+        if volatile is not None:
+            volatile.close()

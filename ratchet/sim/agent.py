@@ -52,6 +52,15 @@ class SimAgentModel:
         return self._model_id
 
     def complete(self, request: ChatRequest) -> ChatResponse:
+        # A real harness's request (Claude Code, Codex): load through its tool, follow as below.
+        from ratchet.sim.harness import harness_turn
+
+        harness = harness_turn(request)
+        if harness is not None:
+            if harness.load is not None:
+                return self._respond(request, harness.load, "tool_calls")
+            followed = self.complete(harness.request)
+            return self._respond(request, harness.restore(followed.message), followed.finish_reason)
         # routing: model: load a skill from the catalog first, then read it as a system-prompt one.
         from ratchet.sim.catalog import catalog_turn
 

@@ -7,7 +7,7 @@ from typer.testing import CliRunner
 from ratchet.cli import app
 
 
-def test_demo_gates_four_edits_offline(tmp_path: Path) -> None:
+def test_demo_gates_five_edits_offline(tmp_path: Path) -> None:
     target = tmp_path / "demo"
     result = CliRunner().invoke(app, ["demo", "--dir", str(target)])
     assert result.exit_code == 0, result.output
@@ -17,6 +17,8 @@ def test_demo_gates_four_edits_offline(tmp_path: Path) -> None:
     assert any(line.startswith("ok edit/reworded-status") and " PASS " in line and "decided by: nano" in line for line in lines)
     assert any(line.startswith("ok edit/changed-argument") and " BLOCK " in line and "super" in line for line in lines)
     assert any(line.startswith("ok edit/new-side-effect") and " BLOCK " in line and "decided by: level0" in line for line in lines)
+    assert any(line.startswith("ok edit/narrowed-description") and " BLOCK " in line for line in lines)
+    assert "routing changed: github-triage -> no skill" in " ".join(result.stdout.split())
     assert any(line.startswith("ok edit/cosmetic") and "$0.000000" in line for line in lines)
     assert "SIMULATED MODELS" in result.stdout
     assert "email_send(" in result.stdout

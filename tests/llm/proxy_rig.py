@@ -70,6 +70,8 @@ def sim_project(tmp_path: Path) -> Project:
 def running_proxy(project: Project, *, run_id: str = "h6-run", **options: Any) -> Iterator[Rig]:
     store = open_store(project.home)
     refusals: list[str] = []
+    # These tests read cache hits back as ledger rows, so they ask for them (`--ledger-hits`).
+    options["gateway_options"] = {"ledger_hits": True, **options.get("gateway_options", {})}
     proxy = CaptureProxy(project, store, run_id=run_id, token=TOKEN, model_aliases=options.pop("aliases", ALIASES),
                          log=refusals.append, **options)
     try:

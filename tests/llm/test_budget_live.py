@@ -110,7 +110,7 @@ def test_kill_9_mid_run_keeps_spend_and_pays_nothing_twice(tmp_path: Path, monke
         paid_first = store.total_spend()
         assert paid_first > 0 and store.reserved() > 0  # the hung call's reservation is still held
         held = store.reserved()
-        gw = Gateway(project, store, run_id="again")  # recovers the dead run's reservation
+        gw = Gateway(project, store, run_id="again", ledger_hits=True)  # recovers the dead run's reservation
         assert store.reserved() == 0.0
         assert store.total_spend() == pytest.approx(paid_first + held)  # not reset, charged worst case
         model = gw.model("agent", "replay")

@@ -42,7 +42,7 @@ def gateway(tmp_path: Path, server: FakeOpenAI, **kw: object) -> tuple[Gateway, 
 
 
 def test_live_call_priced_ledgered_then_cached(tmp_path: Path, server: FakeOpenAI) -> None:
-    gw, store = gateway(tmp_path, server)
+    gw, store = gateway(tmp_path, server, ledger_hits=True)  # the hit's row is read back below
     model = gw.model("nano", "judge-nano")
     first = model.complete(req(max_tokens=50))
     assert first.message.content == "echo: hello"

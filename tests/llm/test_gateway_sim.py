@@ -26,7 +26,7 @@ def answer(text: str, tin: int = 100, tout: int = 10) -> ChatResponse:
 
 def test_call_is_priced_ledgered_and_cached(sim_project: Project, store: Store) -> None:
     fake = ScriptedModel("sim/nano", [answer("one", 1000, 100)])
-    gw = Gateway(sim_project, store, run_id="r1", upstream_models={"nano": fake})
+    gw = Gateway(sim_project, store, run_id="r1", upstream_models={"nano": fake}, ledger_hits=True)
     model = gw.model("nano", "judge-nano")
     first = model.complete(req())
     # Nano at catalog price: 1000 * 0.04e-6 + 100 * 0.16e-6

@@ -31,7 +31,8 @@ def rig(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Rig]:
     with FakeOpenAI() as upstream:
         project = live_project(tmp_path, upstream)
         store = open_store(project.home)
-        proxy = CaptureProxy(project, store, run_id="cap-run", token="tok-123")
+        proxy = CaptureProxy(project, store, run_id="cap-run", token="tok-123",
+                             gateway_options={"ledger_hits": True})  # hits are read back as rows
         with ThreadedServer(proxy.app) as server, httpx.Client(timeout=30) as client:
             client.headers["authorization"] = "Bearer tok-123"
             yield Rig(upstream, proxy, store, f"http://127.0.0.1:{server.port}/v1", client)

@@ -179,7 +179,7 @@ def test_a_budget_that_runs_out_is_a_billing_error_not_a_crash(tmp_path: Path) -
 BAD: dict[str, tuple[dict[str, Any], str]] = {
     "no max_tokens": ({"model": "agent", "messages": [{"role": "user", "content": "hi"}]}, "max_tokens"),
     "no messages": ({"model": "agent", "max_tokens": 5}, "messages"),
-    "system role in messages": ({**HELLO, "messages": [{"role": "system", "content": "x"}]}, "messages[0].role"),
+    "developer role in messages": ({**HELLO, "messages": [{"role": "developer", "content": "x"}]}, "messages[0].role"),
     "a block is a string": ({**HELLO, "messages": [{"role": "user", "content": ["hi"]}]}, "messages[0].content[0]"),
     "tool_result without an id": ({**HELLO, "messages": [{"role": "user", "content": [
         {"type": "tool_result", "content": "x"}]}]}, "messages[0].content[0].tool_use_id"),

@@ -1,0 +1,82 @@
+"""`harness:` in ratchet.yaml: which agent runs a task when Ratchet records or replays it.
+
+`minimal` is Ratchet's own runner (ratchet/agent/runner.py), the default. `claude-code` and
+`codex` run the real CLI binaries over Ratchet's loopback model endpoint and MCP server;
+`command` runs any other agent from a command template. Written either as a name
+(`harness: claude-code`) or as a mapping with the options below. Models only: no stage here.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+HarnessName = Literal["minimal", "claude-code", "codex", "command"]
+HARNESS_NAMES: tuple[HarnessName, ...] = ("minimal", "claude-code", "codex", "command")
+DEFAULT_HARNESS_TIMEOUT_S = 180.0
+
+# Shell commands whose first word only reads: a harness's shell call running one of these is
+# recorded with effect `read`; any other shell command is `write` (a new one is a hard fail).
+DEFAULT_READ_COMMANDS: tuple[str, ...] = (
+    "cat", "head", "tail", "ls", "pwd", "wc", "grep", "rg", "find", "file", "stat", "echo", "nl", "sort", "uniq",
+)
+
+
+class HarnessChoice(StrEnum):
+    """The harness names as a command-line choice (`--harness`)."""
+
+    MINIMAL = "minimal"
+    CLAUDE_CODE = "claude-code"
+    CODEX = "codex"
+    COMMAND = "command"
+
+    @property
+    def harness_name(self) -> HarnessName:
+        return self.value
+
+
+COMMAND_PLACEHOLDERS: tuple[str, ...] = ("prompt", "workspace", "mcp_config", "proxy_url", "token", "home", "output")
+
+
+class HarnessSettings(BaseModel):
+    """How the harness is started; every field has a default except `command` for `command`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: HarnessName = "minimal"
+    bin: str | None = Field(default=None, description="Path of the claude / codex binary (default: "
+                            "RATCHET_CLAUDE_BIN / RATCHET_CODEX_BIN, then PATH).")
+    command: str | None = Field(default=None, description="`command` harness: the command line, with "
+                                "{prompt} {workspace} {mcp_config} {proxy_url} {token} {home} {output}.")
+    skills_dir: str = Field(default=".agents/skills", description="`command` harness: where in the "
+                            "workspace the skill folders are installed.")
+    timeout_s: float = Field(default=DEFAULT_HARNESS_TIMEOUT_S, gt=0, le=3600,
+                             description="Wall-clock limit for one replay; past it the harness is killed "
+                             "and the replay is an error.")
+    builtin_tools: list[str] = Field(default_factory=list, description="Claude Code built-in tools allowed "
+                                     "besides Skill (default none: skills and Ratchet's MCP tools only).")
+    read_commands: list[str] = Field(default_factory=lambda: list(DEFAULT_READ_COMMANDS),
+                                     description="Shell commands recorded as reads; any other is a write.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_name(cls, value: Any) -> Any:
+        return {"name": value} if isinstance(value, str) else value
+
+    @model_validator(mode="after")
+    def _command_needs_template(self) -> HarnessSettings:
+        if self.name == "command":
+            if not self.command or not self.command.strip():
+                raise ValueError("harness: command needs `command:`, the command line to run "
+                                 "(with {prompt} where the task's prompt goes)")
+            if "{prompt}" not in self.command:
+                raise ValueError("harness.command: put {prompt} where the task's prompt goes")
+        elif self.command is not None:
+            raise ValueError(f"harness.command is only for `name: command`, not {self.name}")
+        return self
+
+    @property
+    def is_minimal(self) -> bool:
+        return self.name == "minimal"

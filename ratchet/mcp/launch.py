@@ -1,0 +1,67 @@
+"""One way to start the MCP server, shared by `python -m ratchet.mcp` (fast) and `ratchet mcp` (the CLI).
+
+Both take the same world options, and both load the world the way ratchet/gate/replay.py's
+replay_task does (`load_world(world, workspaces_dir=..., workspace=..., frozen_time=clock,
+overlays=...)`), so a harness replay serves exactly the tools, results and world digest the
+minimal runner's replay would see. Every input is checked here, before the server reads or
+answers anything: a bad one is an InputError (one line, exit 2) and no byte reaches stdout.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ratchet.errors import InputError
+from ratchet.mcp.record import CallRecorder, VolatileRecorder
+from ratchet.mcp.server import serve
+from ratchet.settings import utc_instant
+from ratchet.world.state import World, load_world
+from ratchet.world.tools import offered_tools
+
+
+class ServeOptions(BaseModel):
+    """What one server process serves and where it records (the flags of both entry points)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    world: Path = Field(description="The world folder (YAML files, tools/ for declared tools); missing = an empty world.")
+    workspaces: Path | None = Field(description="The workspaces folder, needed when `workspace` is set.")
+    workspace: str | None = Field(default=None, description="The task's workspace, served to the files_* tools.")
+    clock: str = Field(description="The frozen clock, ISO-8601 UTC (a replay passes its golden's frozen_time).")
+    overlays: tuple[Path, ...] = Field(default=(), description="World YAML files deep-merged on top, in order.")
+    record: Path | None = Field(default=None, description="One ToolCall per line, flushed per call.")
+    volatile: Path | None = Field(default=None, description="One VolatileRead per line, flushed per call.")
+
+
+def served_world(options: ServeOptions) -> World:
+    """The world a server with these options serves: replay_task's load_world, call for call."""
+    try:
+        clock = utc_instant(options.clock)
+    except ValueError as exc:
+        raise InputError(f"--clock {exc}") from None
+    return load_world(
+        options.world, workspaces_dir=options.workspaces, workspace=options.workspace, frozen_time=clock,
+        overlays=options.overlays,
+    )
+
+
+def launch(options: ServeOptions) -> None:
+    """Check every input, say what is served on stderr, then serve over stdio until the client hangs up."""
+    world = served_world(options)
+    recorder = CallRecorder(options.record)
+    try:
+        volatile = VolatileRecorder(options.volatile)
+    except InputError:
+        recorder.close()
+        raise
+    # stdout is the protocol's: anything for people goes to stderr. The digest is the trace's world_digest.
+    line = f"ratchet mcp: {len(offered_tools(world))} tools, clock {world.frozen_time}, world {world.digest()}"
+    if options.record is not None:
+        line += f", recording to {options.record}"
+    if options.volatile is not None:
+        line += f", volatile reads to {options.volatile}"
+    print(line, file=sys.stderr, flush=True)
+    serve(world, recorder, volatile)
