@@ -135,12 +135,12 @@ def run_through_harness(
         models=dict(models), seed=seed, frozen_time=source.frozen_time, world_digest=world.digest(),
         harness=HarnessRef(name=settings.name, version=version),
     )
-    needs_tools = bool(offered_tools(world))
+    offered = frozenset(tool.name for tool in offered_tools(world))
     attempts = 0
     while True:
         attempts += 1
         run = _attempt(harness, task, skills, source, model, settings=settings, home=home, seed=seed, tier=tier,
-                       binary=binary, needs_tools=needs_tools)
+                       binary=binary, offered=offered)
         if not run.not_ready or run.exchanges or attempts > NOT_READY_RETRIES:
             break
     trace.model_calls = model_calls(run.exchanges, tier=tier, purpose=purpose, fallback_model=model.model_id)
@@ -171,7 +171,7 @@ class _Run:
 
 def _attempt(harness: Harness, task: Task, skills: Mapping[str, Skill], source: WorldSource, model: ChatModel, *,
              settings: HarnessSettings, home: Path, seed: int, tier: str, binary: Path | None,
-             needs_tools: bool) -> _Run:
+             offered: frozenset[str]) -> _Run:
     with replay_dirs(home) as dirs:
         replay = ReplayInput(prompt=task.prompt, dirs=dirs, endpoint_url="", token="",
                              mcp_argv=source.mcp_argv(dirs.record, dirs.volatile),
@@ -181,7 +181,7 @@ def _attempt(harness: Harness, task: Task, skills: Mapping[str, Skill], source: 
         endpoint = shared_endpoint()
         spec = SessionSpec(tier=tier, models=[tier], rewrites=harness.rewrites(replay),
                            restores=harness.restores(replay), seed=seed,
-                           required_tool_prefix=MCP_PREFIX if needs_tools else None)
+                           required_tool_prefix=MCP_PREFIX if offered and harness.name != "command" else None)
         session = endpoint.open(spec, model)
         try:
             replay = replay.model_copy(update={"endpoint_url": endpoint.base_url, "token": session.token})
@@ -197,7 +197,7 @@ def _attempt(harness: Harness, task: Task, skills: Mapping[str, Skill], source: 
         volatile = read_volatile(dirs.volatile) if dirs.volatile.is_file() else []
         finished = harness.finished(replay, outcome)
         exchanges = list(session.exchanges)
-        mapped = map_calls(harness, replay, exchanges, records, volatile, skills)
+        mapped = map_calls(harness, replay, exchanges, records, volatile, skills, offered=offered)
     return _Run(outcome, finished, exchanges, mapped, list(session.refused), session.not_ready)
 
 

@@ -5,7 +5,8 @@ model call with its tokens, and every tool call the model asked for, in order), 
 record (what Ratchet's tools were called with, their effect, result and state changes) and the
 harness's final answer. Walking the model's tool calls in order:
 
-- a call of Ratchet's MCP tools (mcp__ratchet__<tool>) takes the next unconsumed record of that
+- a call of Ratchet's MCP tools (mcp__ratchet__<tool>; for a `command` agent also ratchet__<tool> or
+  the bare name of an offered tool) takes the next unconsumed record of that
   tool: the trace names it by the bare tool name, exactly as the minimal runner does, so a golden
   recorded through one harness compares with a replay through another; a call the harness never
   ran (refused, denied) stays in the trace with an error saying so;
@@ -23,7 +24,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-from ratchet.harness.base import MCP_PREFIX, Harness, ReplayInput
+from ratchet.harness.base import MCP_PREFIX, MCP_SERVER, Harness, ReplayInput
 from ratchet.llm.sessions import Exchange
 from ratchet.llm.types import ToolCallRequest
 from ratchet.skills import Skill
@@ -78,6 +79,15 @@ class Mapped:
         self.volatile_reads: list[VolatileRead] = []
 
 
+def mcp_tool_name(name: str, offered: frozenset[str]) -> str | None:
+    """The bare MCP tool a model-side tool name calls: mcp__ratchet__<tool> (Claude Code, Codex), or,
+    for a `command` agent that names them otherwise, `ratchet__<tool>` or the bare offered name."""
+    for prefix in (MCP_PREFIX, f"{MCP_SERVER}__"):
+        if name.startswith(prefix):
+            return name[len(prefix):]
+    return name if name in offered else None
+
+
 def map_calls(
     harness: Harness,
     replay: ReplayInput,
@@ -85,8 +95,11 @@ def map_calls(
     records: Sequence[ToolCall],
     volatile: Sequence[VolatileRead],
     skills: Mapping[str, Skill],
+    *,
+    offered: frozenset[str] = frozenset(),
 ) -> Mapped:
-    """Skills fired, tool calls (MCP and built-in, in the model's order) and volatile reads."""
+    """Skills fired, tool calls (MCP and built-in, in the model's order) and volatile reads.
+    `offered`: the names of the tools Ratchet's MCP server offers in this replay's world."""
     mapped = Mapped()
     results = _tool_results(exchanges)
     declared = _declared_effects(exchanges)
@@ -94,7 +107,7 @@ def map_calls(
     renumbered: dict[int, int] = {}
     for ex in exchanges:
         for call in ex.response.message.tool_calls:
-            _map_one(harness, replay, call, mapped, pending, renumbered, results, declared, skills)
+            _map_one(harness, replay, call, mapped, pending, renumbered, results, declared, skills, offered)
     for record in pending:  # ran but never seen asked for (cannot happen with a sane harness): keep it
         renumbered[record.index] = len(mapped.tool_calls)
         mapped.tool_calls.append(record.model_copy(update={"index": len(mapped.tool_calls)}))
@@ -105,10 +118,10 @@ def map_calls(
 
 def _map_one(harness: Harness, replay: ReplayInput, call: ToolCallRequest, mapped: Mapped, pending: list[ToolCall],
              renumbered: dict[int, int], results: dict[str, str], declared: dict[str, Effect],
-             skills: Mapping[str, Skill]) -> None:
+             skills: Mapping[str, Skill], offered: frozenset[str]) -> None:
     index = len(mapped.tool_calls)
-    if call.name.startswith(MCP_PREFIX):
-        bare = call.name[len(MCP_PREFIX):]
+    bare = mcp_tool_name(call.name, offered)
+    if bare is not None:
         record = next((r for r in pending if r.name == bare), None)
         if record is None:
             mapped.tool_calls.append(ToolCall(index=index, name=bare, arguments=call.arguments,
