@@ -100,3 +100,17 @@ def test_settings_keep_their_other_options_when_the_name_is_switched(tmp_path: P
     with pytest.raises(ConfigError, match="command"):
         project.with_harness("command")
     assert HarnessSettings().is_minimal
+
+
+def test_demo_through_an_absent_harness_names_the_npm_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from ratchet.cli import app
+
+    monkeypatch.delenv("RATCHET_CODEX_BIN", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))  # no codex on it
+    result = CliRunner().invoke(app, ["demo", "--harness", "codex", "--dir", str(tmp_path / "demo")])
+    assert result.exit_code == 3
+    assert "npm install -g @openai/codex@0.169.0" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "demo").exists()
