@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ratchet.agent.prompt import system_prompt
-from ratchet.agent.trigger import tokens
+from ratchet.agent.trigger import text_tokens, trigger_text
 from ratchet.jsonio import canonical_dumps
 from ratchet.llm.types import ToolSpec
 from ratchet.names import skill_key
@@ -116,9 +116,11 @@ def nearest_skills(edited: Sequence[Skill], candidates: Mapping[str, Skill], k: 
         return []
     from sklearn.feature_extraction.text import TfidfVectorizer
 
-    documents = [_catalog_text(candidates[name]) for name in names] + [_catalog_text(s) for s in edited]
+    # Documents go in tokenized (text_tokens remembers each description's tokens), so a check or a
+    # bench run over many edits does not re-tokenize every candidate's description per edit.
+    documents = [text_tokens(trigger_text(candidates[name])) for name in names] + [text_tokens(trigger_text(s)) for s in edited]
     try:
-        matrix = TfidfVectorizer(analyzer=tokens).fit_transform(documents)
+        matrix = TfidfVectorizer(analyzer=_tokenized).fit_transform(documents)
     except ValueError:  # not one token anywhere (every word a stopword): nothing is nearer than anything else
         return names[:k]
     similarity = (matrix[len(names):] @ matrix[: len(names)].T).toarray()
@@ -126,5 +128,5 @@ def nearest_skills(edited: Sequence[Skill], candidates: Mapping[str, Skill], k: 
     return sorted(names, key=lambda name: (-best[name], name))[:k]
 
 
-def _catalog_text(skill: Skill) -> str:
-    return f"{skill.name.replace('-', ' ')} {skill.description}"
+def _tokenized(document: tuple[str, ...]) -> tuple[str, ...]:
+    return document

@@ -5,12 +5,19 @@ skill is the idf-weighted share of the prompt's words that the skill's words cov
 computed over the skill set, so words every skill uses count for little. The best skill fires
 when it clears THRESHOLD and beats the runner-up by MARGIN; otherwise nothing fires.
 Deterministic, and deliberately sensitive to description wording (R5/R6 edits move it).
+
+A skill set is tokenized and counted once, into a RoutingIndex that routing_index() shares by
+content; route_scores, ranked_scores and match_skill read it, so routing a prompt no longer
+costs every description again.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 
 from pydantic import BaseModel, Field
@@ -46,27 +53,6 @@ def tokens(text: str) -> list[str]:
     return [stem(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS and len(w) > 1]
 
 
-def _skill_terms(skill: Skill) -> set[str]:
-    return set(tokens(skill.name.replace("-", " ") + " " + skill.description))
-
-
-def route_scores(prompt: str, skills: Mapping[str, Skill]) -> dict[str, float]:
-    """Score in [0, 1] per skill name: the idf-weighted share of the prompt the skill covers."""
-    terms = {name: _skill_terms(skill) for name, skill in skills.items()}
-    count = len(terms)
-    words = set(tokens(prompt))
-    if not words or not count:
-        return {name: 0.0 for name in sorted(skills)}
-
-    def idf(word: str) -> float:
-        df = sum(1 for t in terms.values() if word in t)
-        return math.log(1.0 + (count + 1) / (df + 1))
-
-    weights = {w: idf(w) for w in words}
-    total = sum(weights.values())
-    return {name: round(sum(weights[w] for w in words & terms[name]) / total, 6) for name in sorted(terms)}
-
-
 class Ranking(BaseModel):
     """Every skill's score for one prompt, best first, and what the matcher makes of it.
 
@@ -81,23 +67,212 @@ class Ranking(BaseModel):
     fired: str | None = Field(description="What match_skill answers: best, if it clears THRESHOLD and MARGIN.")
 
 
+def trigger_text(skill: Skill) -> str:
+    """What a skill is matched on: its name (hyphens as spaces) and its description."""
+    return skill.name.replace("-", " ") + " " + skill.description
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def text_tokens(text: str) -> tuple[str, ...]:
+    """tokens(text), remembered: a skill set's descriptions are tokenized once, not once per prompt or per edit."""
+    return tuple(tokens(text))
+
+
+class RoutingIndex:
+    """One skill set, tokenized and counted once, so routing a prompt costs its words, not the skill count.
+
+    Why: route_scores used to re-tokenize every description and recount every document frequency
+    for every prompt (51 ms per task at 1,000 skills). The index holds each skill's term set and
+    each term's document frequency. A rare term (in at most `rare_df` skills: max(16, sqrt of the
+    skill count)) keeps its postings: a skill holding a rare word of the prompt is scored on its
+    own, by the very expression route_scores always used. The other skills are grouped at build
+    time by the common terms they hold; a group's members hold the same prompt words, so the group
+    is scored once. That sum adds the same weights in another order than each member's own sum,
+    which can move the last bits of the share but not its 6-decimal rounding, unless the share lies
+    within 1e-9 of a rounding midpoint (the order changes it by < 1e-11 for under 10,000 words):
+    then every member is scored on its own. So every score and every decision is the same to the
+    last bit (tests/agent/test_routing_index.py keeps the old code as its oracle), and a prompt
+    costs its rare postings plus one intersection per group (1 group for the benchmark's 1,000
+    skills, one per skill at worst). In memory only: routing_index() shares one per skill set
+    between selection, the runner and the bench. Not a pydantic model: it never crosses a process.
+
+    `rare_df` and `midpoint_slack` exist for the tests, to force every path (all grouped, all on
+    their own, every group near a midpoint).
+    """
+
+    __slots__ = ("_count", "_df", "_eligible", "_fired", "_groups", "_invocable", "_rare", "_slack", "_terms", "names")
+
+    def __init__(self, skills: Mapping[str, Skill], *, rare_df: int | None = None, midpoint_slack: float = 1e-9) -> None:
+        self.names: tuple[str, ...] = tuple(sorted(skills))
+        self._terms: dict[str, set[str]] = {name: set(text_tokens(trigger_text(s))) for name, s in skills.items()}
+        self._count = len(self._terms)
+        postings: dict[str, list[str]] = {}
+        for name in self.names:
+            for term in self._terms[name]:
+                postings.setdefault(term, []).append(name)
+        self._df: dict[str, int] = {term: len(names) for term, names in postings.items()}
+        limit = max(16, math.isqrt(self._count)) if rare_df is None else rare_df
+        self._rare: dict[str, tuple[str, ...]] = {t: tuple(n) for t, n in postings.items() if len(n) <= limit}
+        self._invocable: dict[str, bool] = {name: skills[name].model_invocable for name in self.names}
+        self._eligible: tuple[str, ...] = tuple(name for name in self.names if self._invocable[name])
+        grouped: dict[frozenset[str], list[str]] = {}
+        for name in self.names:
+            grouped.setdefault(frozenset(t for t in self._terms[name] if t not in self._rare), []).append(name)
+        # (common terms, members by name, the members that may fire)
+        self._groups: list[tuple[frozenset[str], tuple[str, ...], tuple[str, ...]]] = [
+            (common, tuple(members), tuple(m for m in members if self._invocable[m])) for common, members in grouped.items()
+        ]
+        self._slack = midpoint_slack * 1e6
+        self._fired: dict[str, str | None] = {}  # prompt -> fired: selection's answer is the runner's
+
+    def _scored(self, prompt: str) -> tuple[dict[str, float], list[tuple[float, tuple[str, ...], tuple[str, ...]]]]:
+        """Scores of the skills scored on their own, and (score, members, eligible members) per group.
+
+        A group member that is also scored on its own takes that score; every skill in neither scores 0.0.
+        """
+        words = set(tokens(prompt))
+        if not words or not self._count:
+            return {}, []
+        count = self._count
+
+        def idf(word: str) -> float:
+            df = self._df.get(word, 0)
+            return math.log(1.0 + (count + 1) / (df + 1))
+
+        weights = {w: idf(w) for w in words}
+        total = sum(weights.values())
+
+        def own(name: str) -> float:
+            return round(sum(weights[w] for w in words & self._terms[name]) / total, 6)
+
+        alone = {name: own(name) for w in words for name in self._rare.get(w, ())}
+        groups = []
+        for common, members, eligible in self._groups:
+            held = [w for w in words if w in common]
+            if not held:
+                continue
+            share = sum(weights[w] for w in held) / total
+            scaled = share * 1e6
+            if len(held) >= 10_000 or abs(scaled - math.floor(scaled) - 0.5) < self._slack:
+                alone.update((name, own(name)) for name in members if name not in alone)
+                continue
+            groups.append((round(share, 6), members, eligible))
+        return alone, groups
+
+    def scores(self, prompt: str) -> dict[str, float]:
+        """route_scores: every skill's score, by name."""
+        alone, groups = self._scored(prompt)
+        scores = dict.fromkeys(self.names, 0.0)
+        for score, members, _ in groups:
+            scores.update(dict.fromkeys(members, score))
+        scores.update(alone)
+        return scores
+
+    def ranking(self, prompt: str) -> Ranking:
+        """ranked_scores: the scores best first (ties by name), the margin and the skill that fires."""
+        scored = [(name, score) for name, score in self.scores(prompt).items() if score > 0.0]
+        ahead = {name for name, _ in scored}
+        ranked = sorted(scored, key=_best_first) + [(name, 0.0) for name in self.names if name not in ahead]
+        eligible = [(name, score) for name, score in ranked if self._invocable[name]]
+        return _ranking(ranked, eligible)
+
+    def fired(self, prompt: str) -> str | None:
+        """match_skill: ranking(prompt).fired, from the two best eligible skills only."""
+        if prompt in self._fired:
+            return self._fired[prompt]
+        alone, groups = self._scored(prompt)
+        top = [(name, score) for name, score in alone.items() if score > 0.0 and self._invocable[name]]
+        for score, _, eligible in groups:
+            if score > 0.0:
+                top += [(name, score) for name in _first_two(eligible, alone)]
+        top = sorted(top, key=_best_first)[:2]
+        ahead = {name for name, _ in top}
+        for name in self._eligible:  # the zero-score runners-up, in name order, when fewer than two scored
+            if len(top) >= 2:
+                break
+            if name not in ahead:
+                top.append((name, 0.0))
+        fired = _decide(top, len(self._eligible))[3]
+        self._fired[prompt] = fired
+        return fired
+
+
+def _first_two(names: tuple[str, ...], skip: Mapping[str, float]) -> list[str]:
+    """The first two of `names` not in `skip` (those were scored on their own)."""
+    found: list[str] = []
+    for name in names:
+        if name not in skip:
+            found.append(name)
+            if len(found) == 2:
+                break
+    return found
+
+
+def _best_first(item: tuple[str, float]) -> tuple[float, str]:
+    return (-item[1], item[0])
+
+
+def _ranking(ranked: list[tuple[str, float]], eligible: list[tuple[str, float]]) -> Ranking:
+    best, score, margin, fired = _decide(eligible, len(eligible))
+    # Built from values of the right types already: validating one tuple per skill per prompt was most of its cost.
+    return Ranking.model_construct(ranked=ranked, best=best, score=score, margin=margin, fired=fired)
+
+
+def _decide(eligible: list[tuple[str, float]], eligible_count: int) -> tuple[str | None, float, float, str | None]:
+    """(best, score, margin, fired) over the eligible skills best first (`eligible` may be cut to its first two)."""
+    if not eligible:
+        return None, 0.0, 0.0, None
+    best, score = eligible[0]
+    alone = eligible_count == 1
+    margin = score if alone else round(score - eligible[1][1], 6)
+    # The comparisons use the unrounded difference, exactly as match_skill always has.
+    clears = score >= THRESHOLD and (alone or score - eligible[1][1] >= MARGIN)
+    return best, score, margin, best if clears else None
+
+
+_RoutingKey = tuple[tuple[str, str, str, bool], ...]
+_CACHE_SKILLS = 20_000  # skills held across cached indexes: 20 sets of 1,000, or 2,000 of 10
+_cache: OrderedDict[_RoutingKey, RoutingIndex] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def routing_index(skills: Mapping[str, Skill]) -> RoutingIndex:
+    """The index of this skill set, built once per content and shared (least recently used dropped first).
+
+    The key is everything routing reads (each name, the skill's name, description and whether it
+    may fire) and nothing else, so a body-only edit reuses its base's index; equal content gives
+    the same index however the mapping was assembled.
+    """
+    key: _RoutingKey = tuple((name, s.name, s.description, s.model_invocable) for name, s in skills.items())
+    with _cache_lock:
+        index = _cache.get(key)
+        if index is not None:
+            _cache.move_to_end(key)
+            return index
+    index = RoutingIndex(skills)
+    with _cache_lock:
+        _cache[key] = index
+        held = sum(len(k) for k in _cache)
+        while len(_cache) > 1 and held > _CACHE_SKILLS:
+            dropped, _ = _cache.popitem(last=False)
+            held -= len(dropped)
+    return index
+
+
+def route_scores(prompt: str, skills: Mapping[str, Skill]) -> dict[str, float]:
+    """Score in [0, 1] per skill name: the idf-weighted share of the prompt the skill covers."""
+    return routing_index(skills).scores(prompt)
+
+
 def ranked_scores(prompt: str, skills: Mapping[str, Skill]) -> Ranking:
     """route_scores ranked, with the margin over the runner-up and the skill that fires.
 
     A skill the model may not pick itself (Skill.model_invocable False) never fires: it is left
     out after scoring, so every other skill's score stays what it was.
     """
-    ranked = sorted(route_scores(prompt, skills).items(), key=lambda item: (-item[1], item[0]))
-    eligible = [(name, score) for name, score in ranked if skills[name].model_invocable]
-    if not eligible:
-        return Ranking(ranked=ranked, best=None, score=0.0, margin=0.0, fired=None)
-    best, score = eligible[0]
-    margin = round(score - eligible[1][1], 6) if len(eligible) > 1 else score
-    # The comparisons use the unrounded difference, exactly as match_skill always has.
-    clears = score >= THRESHOLD and (len(eligible) == 1 or score - eligible[1][1] >= MARGIN)
-    return Ranking(ranked=ranked, best=best, score=score, margin=margin, fired=best if clears else None)
+    return routing_index(skills).ranking(prompt)
 
 
 def match_skill(prompt: str, skills: Mapping[str, Skill]) -> str | None:
     """The skill that should take the prompt, or None (a valid answer: no skill applies)."""
-    return ranked_scores(prompt, skills).fired
+    return routing_index(skills).fired(prompt)

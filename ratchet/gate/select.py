@@ -11,6 +11,9 @@ the edited skill's base or head description (catalog neighbours: a description b
 words no prompt uses can still pull their tasks), and any task whose lexical routing moves
 between base and head.
 
+Routing reads one index per skill set (trigger.routing_index), built once and shared with the
+runner's replays, so selection costs each task's words rather than tasks x skills.
+
 Skills are compared by identity (ratchet.names.skill_key, NFKC), not spelling: a changed folder
 spelled with a fullwidth f (U+FF46) is the skill the goldens recorded as `fx-expense-converter`.
 """
@@ -20,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ratchet.agent.catalog import model_invocable, nearest_skills
-from ratchet.agent.trigger import match_skill
+from ratchet.agent.trigger import routing_index
 from ratchet.config import DEFAULT_ROUTING_NEIGHBOURS, Routing
 from ratchet.gate.models import Selected, SelectedBecause
 from ratchet.names import optional_skill_key, skill_key
@@ -46,6 +49,7 @@ def affected_goldens(
     if routing == "model":
         return _catalog_selection(tasks, goldens, changed_skills, head_skills, base_skills or {}, neighbours)
     changed = {skill_key(name) for name in changed_skills}
+    head = routing_index(head_skills)
     selected: list[Selected] = []
     for task in tasks:
         golden = goldens.get(task.id)
@@ -54,7 +58,7 @@ def affected_goldens(
         fired = optional_skill_key(golden.fired_skill)
         if fired is not None and fired in changed:
             selected.append(Selected(task=task, golden=golden, because="routed"))
-        elif optional_skill_key(match_skill(task.prompt, head_skills)) != fired:
+        elif optional_skill_key(head.fired(task.prompt)) != fired:
             selected.append(Selected(task=task, golden=golden, because="trigger-neighbourhood"))
     return selected
 
@@ -82,6 +86,7 @@ def _catalog_selection(
 ) -> list[Selected]:
     changed = {skill_key(name) for name in changed_skills}
     near = catalog_neighbours(changed_skills, head_skills, base_skills, k)
+    base, head = routing_index(base_skills), routing_index(head_skills)
     selected: list[Selected] = []
     for task in tasks:
         golden = goldens.get(task.id)
@@ -95,9 +100,7 @@ def _catalog_selection(
             because = "trigger-neighbourhood"
         elif owners & near:
             because = "catalog-neighbour"
-        elif base_skills and optional_skill_key(match_skill(task.prompt, base_skills)) != optional_skill_key(
-            match_skill(task.prompt, head_skills)
-        ):
+        elif base_skills and optional_skill_key(base.fired(task.prompt)) != optional_skill_key(head.fired(task.prompt)):
             because = "trigger-neighbourhood"
         if because is not None:
             selected.append(Selected(task=task, golden=golden, because=because))
