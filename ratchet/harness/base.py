@@ -42,8 +42,14 @@ class ReplayInput(BaseModel):
     endpoint_url: str = Field(description="http://127.0.0.1:PORT, no path")
     token: str = Field(description="This replay's token for the loopback endpoint: not a provider key.")
     mcp_argv: list[str] = Field(description="The command that starts Ratchet's MCP server for this replay.")
-    frozen_date: str = Field(description="YYYY-MM-DD of the frozen clock.")
+    frozen_time: str = Field(description="The frozen clock, ISO-8601 UTC (the golden's frozen_time).")
     settings: HarnessSettings
+
+
+    @property
+    def frozen_date(self) -> str:
+        """YYYY-MM-DD of the frozen clock: what a harness's date line is rewritten to."""
+        return self.frozen_time[:10]
 
 
 class Launch(BaseModel):

@@ -10,8 +10,9 @@ word, so a prompt with spaces or quotes stays one argument and nothing is ever r
 shell. Placeholders: {prompt}, {workspace} (the agent's working folder, with the skills under
 `skills_dir`), {mcp_config} (a JSON file in the `mcpServers` shape both CLIs read, naming
 Ratchet's MCP server), {proxy_url} (http://127.0.0.1:PORT), {token} (this replay's token),
-{home} (the fresh HOME) and {output} (a file for the final answer; without it stdout is the
-answer). The environment also carries the endpoint under the names OpenAI and Anthropic clients
+{home} (the fresh HOME), {clock} (the frozen clock, ISO-8601 UTC, also RATCHET_CLOCK: an agent
+that tells its model the date should tell it this one) and {output} (a file for the final answer;
+without it stdout is the answer). The environment also carries the endpoint under the names OpenAI and Anthropic clients
 read (OPENAI_BASE_URL, OPENAI_API_KEY, ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY: the token, never a
 provider key). A skill counts as loaded when a tool call names its SKILL.md or calls a
 `Skill`/`load_skill` tool with its name.
@@ -57,7 +58,8 @@ class Command:
     def _values(self, replay: ReplayInput) -> dict[str, str]:
         return {"prompt": replay.prompt, "workspace": str(replay.dirs.workspace),
                 "mcp_config": str(replay.dirs.root / "mcp.json"), "proxy_url": replay.endpoint_url,
-                "token": replay.token, "home": str(replay.dirs.home), "output": str(replay.dirs.output)}
+                "token": replay.token, "home": str(replay.dirs.home), "output": str(replay.dirs.output),
+                "clock": replay.frozen_time}
 
     def launch(self, replay: ReplayInput, binary: Path | None) -> Launch:
         template = replay.settings.command or ""
@@ -72,7 +74,7 @@ class Command:
             raise ConfigError(f"harness.command: unknown placeholder {exc} (use "
                               + ", ".join("{" + p + "}" for p in COMMAND_PLACEHOLDERS) + "; write {{ for a brace)") from None
         server = {"type": "stdio", "command": replay.mcp_argv[0], "args": replay.mcp_argv[1:], "env": {}}
-        env = {"RATCHET_PROXY_URL": replay.endpoint_url, "RATCHET_TOKEN": replay.token,
+        env = {"RATCHET_PROXY_URL": replay.endpoint_url, "RATCHET_TOKEN": replay.token, "RATCHET_CLOCK": replay.frozen_time,
                "RATCHET_MCP_CONFIG": values["mcp_config"], "RATCHET_WORKSPACE": values["workspace"],
                "OPENAI_BASE_URL": f"{replay.endpoint_url}/v1", "OPENAI_API_KEY": replay.token,
                "ANTHROPIC_BASE_URL": replay.endpoint_url, "ANTHROPIC_API_KEY": replay.token}

@@ -175,7 +175,7 @@ def _attempt(harness: Harness, task: Task, skills: Mapping[str, Skill], source: 
     with replay_dirs(home) as dirs:
         replay = ReplayInput(prompt=task.prompt, dirs=dirs, endpoint_url="", token="",
                              mcp_argv=source.mcp_argv(dirs.record, dirs.volatile),
-                             frozen_date=source.frozen_time[:10], settings=settings)
+                             frozen_time=source.frozen_time, settings=settings)
         install_workspace(dirs, source.workspaces_dir or Path("/nonexistent"), source.workspace)
         install_skills(skills, harness.skills_dir(replay))
         endpoint = shared_endpoint()

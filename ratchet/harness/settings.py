@@ -37,7 +37,7 @@ class HarnessChoice(StrEnum):
         return self.value
 
 
-COMMAND_PLACEHOLDERS: tuple[str, ...] = ("prompt", "workspace", "mcp_config", "proxy_url", "token", "home", "output")
+COMMAND_PLACEHOLDERS: tuple[str, ...] = ("prompt", "workspace", "mcp_config", "proxy_url", "token", "home", "clock", "output")
 
 
 class HarnessSettings(BaseModel):
@@ -49,7 +49,7 @@ class HarnessSettings(BaseModel):
     bin: str | None = Field(default=None, description="Path of the claude / codex binary (default: "
                             "RATCHET_CLAUDE_BIN / RATCHET_CODEX_BIN, then PATH).")
     command: str | None = Field(default=None, description="`command` harness: the command line, with "
-                                "{prompt} {workspace} {mcp_config} {proxy_url} {token} {home} {output}.")
+                                "{prompt} {workspace} {mcp_config} {proxy_url} {token} {home} {clock} {output}.")
     skills_dir: str = Field(default=".agents/skills", description="`command` harness: where in the "
                             "workspace the skill folders are installed.")
     timeout_s: float = Field(default=DEFAULT_HARNESS_TIMEOUT_S, gt=0, le=3600,

@@ -211,7 +211,7 @@ class SessionEndpoint:
 
     def open(self, spec: SessionSpec, model: ChatModel) -> Session:
         """A new session answered by `model`, with a fresh token."""
-        session = Session(spec, model, secrets.token_urlsafe(24))
+        session = Session(spec, model, "rs" + secrets.token_hex(24))  # never starts with "-": it goes on command lines
         with self._lock:
             self._sessions[session.token] = session
         return session

@@ -24,7 +24,7 @@ SKILL = Skill(name="triage", description="d", body="b", folder="/x/triage", cont
 
 def _replay(name: str) -> ReplayInput:
     return ReplayInput(prompt="p", dirs=DIRS, endpoint_url="http://127.0.0.1:1", token="t", mcp_argv=["py"],
-                       frozen_date="2026-10-14", settings=HarnessSettings(name=name))  # type: ignore[arg-type]
+                       frozen_time="2026-10-14T16:00:00Z", settings=HarnessSettings(name=name))  # type: ignore[arg-type]
 
 
 def _exchange(calls: list[tuple[str, dict[str, object]]], results: dict[str, str] | None = None) -> Exchange:

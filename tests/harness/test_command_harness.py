@@ -1,0 +1,213 @@
+"""The `command` harness, proved end to end with a real agent program of our own.
+
+tests/data/harness_agent/agent.py is a small agent CLI a team could have written: the `openai` SDK
+against the loopback endpoint, the official `mcp` SDK against Ratchet's MCP server, skills read off
+its workspace. Through it the demo's goldens are recorded (twice, byte-identical) and blessed, and
+the demo's edits are gated as through the minimal runner. An agent that crashes, hangs or never
+loads a skill makes each pair an error or a routing finding, never a PASS, and nothing of a replay
+(process or file) outlives it.
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import git
+import pytest
+import yaml
+
+from ratchet.config import load_project
+from ratchet.data import demo_files
+from ratchet.demo import EDITS, apply_edit
+from ratchet.gate.check import check_edit
+from ratchet.gate.gate_config import resolve_gate_config
+from ratchet.gate.models import Verdict
+from ratchet.harness.sandbox import processes_under
+from ratchet.recording import bless, record_tasks
+from ratchet.trace import read_trace
+
+AGENT = Path(__file__).resolve().parents[1] / "data" / "harness_agent" / "agent.py"
+KEEP = ("github-triage-01", "github-triage-02", "github-triage-04", "fx-expense-converter-01",
+        "fx-expense-converter-02", "canary-01")
+EDIT = {edit.branch: edit for edit in EDITS}
+AUTHOR = git.Actor("Ratchet Test", "test@example.com")
+# `--token={token}`, one word: a token may start with "-" (token_urlsafe), which argparse takes for a flag
+# when it is a word of its own; `--` before the prompt for the same reason.
+COMMAND = (f"{shlex.quote(sys.executable)} {shlex.quote(str(AGENT))} --workspace {{workspace}} --mcp {{mcp_config}} "
+           "--base-url {proxy_url} --token={token} --output {output}")
+
+
+def _harness(extra: str = "", timeout_s: float | None = None) -> dict[str, Any]:
+    harness: dict[str, Any] = {"name": "command", "command": f"{COMMAND}{extra} -- {{prompt}}",
+                               "skills_dir": ".agents/skills"}
+    if timeout_s is not None:
+        harness["timeout_s"] = timeout_s
+    return harness
+
+
+def _commit(repo: git.Repo, message: str) -> str:
+    repo.git.add("-A")
+    return repo.index.commit(message, author=AUTHOR, committer=AUTHOR).hexsha
+
+
+def _write_config(root: Path, harness: dict[str, Any]) -> None:
+    path = root / "ratchet.yaml"
+    config = yaml.safe_load(path.read_text(encoding="utf-8"))
+    config["harness"] = harness
+    path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+
+
+def _build(root: Path) -> str:
+    with demo_files() as source:
+        shutil.copytree(source, root, copy_function=shutil.copyfile)
+    (root / ".gitignore").write_text(".ratchet/\n", encoding="utf-8")
+    tasks_file = root / "tasks.yaml"
+    data = yaml.safe_load(tasks_file.read_text(encoding="utf-8"))
+    data["tasks"] = [task for task in data["tasks"] if task["id"] in KEEP]
+    tasks_file.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    _write_config(root, _harness())
+    repo = git.Repo.init(root, initial_branch="main")
+    _commit(repo, "skills")
+    project = load_project(root, home=root / ".ratchet")
+    assert project.config.harness.name == "command"
+    recorded = record_tasks(project, strict=True)
+    assert recorded.errors == [] and sorted(recorded.written) == sorted(KEEP)
+    first = {path.name: path.read_bytes() for path in project.pending_dir.glob("*.json")}
+    again = record_tasks(project, strict=True)
+    assert again.errors == []
+    assert {path.name: path.read_bytes() for path in project.pending_dir.glob("*.json")} == first, \
+        "two recordings through the same agent differ"
+    bless(project)
+    return _commit(repo, "bless")
+
+
+@pytest.fixture(scope="module")
+def command_demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
+    root = tmp_path_factory.mktemp("demo-command") / "repo"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("RATCHET_UPSTREAM", "sim")
+        mp.setenv("RATCHET_HOME", str(root / ".ratchet"))
+        mp.delenv("CI", raising=False)
+        base = _build(root)
+        for edit in EDITS:
+            apply_edit(root, edit)
+        yield root, base
+
+
+def _check(demo: tuple[Path, str], head: str, base: str | None = None) -> Verdict:
+    root, blessed = demo
+    return check_edit(root, base=base or blessed, head=head, home=root / ".ratchet",
+                      config=resolve_gate_config("cascade"))
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return f"{pid} (gone)"
+
+
+def _assert_nothing_left(root: Path) -> None:
+    scratch = root / ".ratchet" / "scratch"
+    left = processes_under(scratch)
+    assert left == [], [_cmdline(pid) for pid in left]
+    assert not scratch.exists() or list(scratch.iterdir()) == []
+
+
+def test_goldens_record_what_the_agent_loaded_and_called(command_demo: tuple[Path, str]) -> None:
+    root, _ = command_demo
+    golden = read_trace(root / "goldens" / "github-triage" / "github-triage-01.json")
+    assert golden.harness is not None and golden.harness.name == "command"
+    assert golden.status == "ok" and golden.fired_skill == "github-triage"
+    assert golden.tool_calls and golden.tool_calls[0].name == "github_get_issue"
+    assert all(call.name != "load_skill" for call in golden.tool_calls)
+    assert golden.model_calls and golden.simulated and golden.final_output
+    fx = read_trace(root / "goldens" / "fx-expense-converter" / "fx-expense-converter-01.json")
+    assert fx.fired_skill == "fx-expense-converter" and fx.tool_calls and fx.final_output
+    canary = read_trace(root / "goldens" / "_none" / "canary-01.json")
+    assert canary.skills_fired == [] and canary.tool_calls == []
+    _assert_nothing_left(root)
+
+
+def test_a_cosmetic_edit_passes(command_demo: tuple[Path, str]) -> None:
+    verdict = _check(command_demo, "edit/cosmetic")
+    assert verdict.decision == "PASS", verdict.summary
+    assert verdict.pairs and all(pair.outcome == "same" for pair in verdict.pairs)
+
+
+def test_a_changed_tool_argument_is_blocked(command_demo: tuple[Path, str]) -> None:
+    verdict = _check(command_demo, "edit/changed-argument")
+    assert verdict.decision == "BLOCK", verdict.summary
+    found = [f.detail for p in verdict.pairs for f in p.findings]
+    assert any("priority/medium" in detail for detail in found), found
+
+
+def test_an_added_side_effect_is_blocked_naming_email_send(command_demo: tuple[Path, str]) -> None:
+    verdict = _check(command_demo, "edit/new-side-effect")
+    assert verdict.decision == "BLOCK", verdict.summary
+    blocked = [p for p in verdict.pairs if p.outcome == "regression"]
+    assert blocked and all(p.decided_by == "level0" for p in blocked)
+    assert "email_send" in blocked[0].reason
+
+
+def test_a_narrowed_description_is_a_routing_change(command_demo: tuple[Path, str]) -> None:
+    verdict = _check(command_demo, "edit/narrowed-description")
+    assert verdict.decision == "BLOCK", verdict.summary
+    moved = {p.task_id for p in verdict.pairs for f in p.findings if f.kind == "routing_changed"}
+    assert moved and moved <= {"github-triage-02", "github-triage-04"}, moved
+
+
+def _bad_pair(demo: tuple[Path, str], name: str, harness: dict[str, Any]) -> tuple[str, str]:
+    """A base revision whose ratchet.yaml runs the misbehaving agent, and the cosmetic edit on top of it."""
+    root, _ = demo
+    repo = git.Repo(root)
+    repo.git.checkout("-q", "-b", f"bad/{name}", "main")
+    try:
+        _write_config(root, harness)
+        base = _commit(repo, f"harness: {name}")
+        edit = EDIT["edit/cosmetic"]
+        path = root / "skills" / edit.skill / "SKILL.md"
+        path.write_text(edit.apply(path.read_text(encoding="utf-8")), encoding="utf-8")
+        head = _commit(repo, edit.message)
+    finally:
+        repo.git.checkout("-q", "main")
+    return base, head
+
+
+@pytest.mark.parametrize(("name", "extra", "timeout_s"), [("crash", " --fail crash", None),
+                                                          ("hang", " --fail hang", 2.0)])
+def test_an_agent_that_crashes_or_hangs_makes_every_pair_an_error(
+        command_demo: tuple[Path, str], name: str, extra: str, timeout_s: float | None) -> None:
+    base, head = _bad_pair(command_demo, name, _harness(extra, timeout_s))
+    verdict = _check(command_demo, head, base=base)
+    assert verdict.decision != "PASS", verdict.summary
+    assert verdict.pairs and all(pair.outcome == "error" for pair in verdict.pairs), \
+        [(p.task_id, p.outcome, p.reason) for p in verdict.pairs]
+    expected = "exited with code 1" if name == "crash" else "did not finish within 2 s"
+    assert all(expected in pair.reason for pair in verdict.pairs), [p.reason for p in verdict.pairs]
+    _assert_nothing_left(command_demo[0])
+
+
+def test_an_agent_that_never_loads_a_skill_is_a_routing_change(command_demo: tuple[Path, str]) -> None:
+    base, head = _bad_pair(command_demo, "no-skills", _harness(" --fail no-skills"))
+    verdict = _check(command_demo, head, base=base)
+    assert verdict.decision != "PASS", verdict.summary
+    skilled = {p.task_id for p in verdict.pairs if not p.task_id.startswith("canary")}
+    moved = {p.task_id for p in verdict.pairs if any(f.kind == "routing_changed" for f in p.findings)}
+    assert skilled and moved == skilled, (skilled, moved)
+    assert all(p.outcome != "same" for p in verdict.pairs if p.task_id in skilled)
+    _assert_nothing_left(command_demo[0])
+
+
+
+def test_goldens_recorded_through_the_agent_replay_the_same_on_the_minimal_runner(command_demo: tuple[Path, str]) -> None:
+    root, base = command_demo
+    verdict = check_edit(root, base=base, head="edit/cosmetic", home=root / ".ratchet",
+                         config=resolve_gate_config("cascade"), harness="minimal")
+    assert verdict.decision == "PASS", verdict.summary
+    assert verdict.pairs and all(pair.outcome == "same" for pair in verdict.pairs)
