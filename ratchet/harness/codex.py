@@ -60,6 +60,9 @@ class Codex:
             f"command = {_toml_string(replay.mcp_argv[0])}",
             f"args = [{args}]",
             "startup_timeout_sec = 60",
+            # Required: Codex waits for it before the first turn (an optional server gets a short
+            # grace, then the turn goes out without its tools).
+            "required = true",
             # Without it Codex refuses every MCP call that may change something ("requires approval,
             # but approval policy is never"): the mocked tools change nothing real.
             'default_tools_approval_mode = "approve"',
