@@ -1,4 +1,4 @@
-"""report.md: rendered from results.json alone (no model call); same results, same bytes.
+"""report.md: rendered from results.json or its summary.json alone (no model call); same results, same bytes.
 
 Every section names the ratchet.bench.metrics function that computed it, and on simulated
 results every section repeats the SIMULATED banner, so no excerpt can be quoted without it.
@@ -16,10 +16,13 @@ from ratchet.bench.models import REGRESSION_TYPES
 from ratchet.bench.results import (
     FIGURE_FILE,
     REPORT_FILE,
+    RESULTS_FILE,
     BenchResults,
     Timings,
-    read_results,
+    read_report_source,
     read_timings,
+    worked_example_ids,
+    write_summary,
 )
 from ratchet.errors import InputError
 from ratchet.jsonio import atomic_write_text
@@ -145,16 +148,13 @@ def _versus(doc: _Doc, metrics: dict[str, ConfigMetrics], a: str, b: str,
 
 
 def _worked_examples(doc: _Doc, results: BenchResults) -> None:
-    run = results.runs.get("cascade") or next((r for r in results.runs.values() if r.edits), None)
-    if run is None:
+    config, examples = worked_example_ids(results)  # the summary keeps exactly these edits' evidence
+    if config is None:
         doc.add("No edits were run.")
         return
-    seen: set[str] = set()
-    for edit_id in sorted(run.edits):
+    run = results.runs[config]
+    for edit_id in examples:
         edit = run.edits[edit_id]
-        if edit.type in seen:
-            continue
-        seen.add(edit.type)
         v = edit.verdict
         doc.add(f"### {edit.type}: `{edit_id}` ({run.config}: {v.decision}, expected {edit.expected_decision})", "")
         diff = edit.diff.strip("\n").splitlines()
@@ -246,8 +246,12 @@ def render_report(results: BenchResults, timings: Timings, fns: MetricFns = DEFA
 
 
 def write_report(out: Path, fns: MetricFns = DEFAULT_FNS) -> Path:
-    """Re-render report.md and cost_vs_recall.svg in `out` from its results.json."""
-    results = read_results(out)
+    """Re-render report.md and cost_vs_recall.svg in `out` from its results.json, else its summary.json.
+
+    From a results.json it also writes summary.json, the compact file to commit (docs/bench-summary.md).
+    """
+    full = (out / RESULTS_FILE).exists()
+    results = read_report_source(out)
     if not results.runs:
         raise InputError(f"no results in {out}: run `ratchet bench run --config ... --out {out}` first")
     text, metrics = render_report(results, read_timings(out), fns)
@@ -255,4 +259,6 @@ def write_report(out: Path, fns: MetricFns = DEFAULT_FNS) -> Path:
     write_figure(out / FIGURE_FILE, figure, simulated=results.simulated)
     path = out / REPORT_FILE
     atomic_write_text(path, text)
+    if full:
+        write_summary(out, results)
     return path

@@ -10,8 +10,10 @@ Dataset loading lives in benchdata.py, the thread-pool loop in schedule.py.
 
 from __future__ import annotations
 
+import copy
 import difflib
 import os
+import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping
@@ -50,7 +52,7 @@ from ratchet.clock import frozen_clock
 from ratchet.config import Project
 from ratchet.errors import BudgetError, ConfigError, InputError
 from ratchet.gate.drift import FactSearch, FixtureSearch, make_search
-from ratchet.gate.evaluate import evaluate_edit
+from ratchet.gate.evaluate import evaluate_edit, offered_tool_names
 from ratchet.gate.gate_config import GateConfig, load_gate_config
 from ratchet.gate.models import EditReplays, Selected
 from ratchet.gate.pair import gate_pair
@@ -59,6 +61,7 @@ from ratchet.gate.select import affected_goldens
 from ratchet.llm.budget import PER_CALL_BUDGETS, Estimate, check_affordable, estimate
 from ratchet.llm.gateway import Gateway
 from ratchet.llm.types import ChatModel
+from ratchet.pool import WorkPool
 from ratchet.skills import Skill, parse_skill_text
 from ratchet.store import open_store
 
@@ -149,26 +152,59 @@ def _overlay_file(home: Path, edit: Edit) -> tuple[Path, ...]:
 def _search_for(data: BenchData, config: GateConfig, edit: Edit | None, live_tavily: bool) -> FactSearch:
     search = make_search("tavily" if live_tavily else config.drift.search, data.project.root / config.drift.fixtures)
     if isinstance(search, FixtureSearch) and edit is not None:
-        # A D1 control ships what search reports about the moved fact (the stand-in for the web).
-        facts = edit.fixtures.get("facts", edit.fixtures) if isinstance(edit.fixtures.get("facts"), dict) else edit.fixtures
-        for key, entry in facts.items():
-            if isinstance(entry, dict) and "value" in entry:
-                search.facts[str(key)] = (entry["value"], str(entry.get("source") or f"edit {edit.id} fixture"))
-            else:
-                search.facts[str(key)] = (entry, f"edit {edit.id} fixture")
+        return _with_edit_facts(search, edit)
+    return search
+
+
+def _with_edit_facts(search: FixtureSearch, edit: Edit) -> FixtureSearch:
+    """`search` with the facts a D1 control ships (the stand-in for the web), in its own facts dict."""
+    search.facts = dict(search.facts)
+    facts = edit.fixtures.get("facts", edit.fixtures) if isinstance(edit.fixtures.get("facts"), dict) else edit.fixtures
+    for key, entry in facts.items():
+        if isinstance(entry, dict) and "value" in entry:
+            search.facts[str(key)] = (entry["value"], str(entry.get("source") or f"edit {edit.id} fixture"))
+        else:
+            search.facts[str(key)] = (entry, f"edit {edit.id} fixture")
     return search
 
 
 class _Runner:
     """One configuration's work, shared by the worker threads."""
 
-    def __init__(self, data: BenchData, config: GateConfig, opts: RunOptions, gateway: Gateway, home: Path) -> None:
+    def __init__(self, data: BenchData, config: GateConfig, opts: RunOptions, gateway: Gateway, home: Path,
+                 pool: WorkPool) -> None:
         self.data = data
         self.config = config
         self.opts = opts
         self.gateway = gateway
         self.home = home
+        self.pool = pool
         self.mode = run_mode(config)
+        # Start-up work done once per run, not once per edit: the offered tools over the world
+        # without an overlay (most edits), and the search fixtures each edit's search starts from.
+        self._offered: frozenset[str] | None = None
+        self._search: FactSearch | None = None
+        self._once = threading.Lock()
+
+    def offered(self, overlays: tuple[Path, ...]) -> frozenset[str] | None:
+        """The tools offered over the world, computed once for the no-overlay world (None: let evaluate do it)."""
+        if overlays or self.data.project.config.upstream != "sim":
+            return None
+        with self._once:
+            if self._offered is None:
+                self._offered = offered_tool_names(self.data.project, self.data.project.root)
+            return self._offered
+
+    def search_for(self, edit: Edit) -> FactSearch:
+        """The edit's search: the run's fixtures (parsed once) plus what the edit ships."""
+        if self.opts.live_tavily or self.config.drift.search == "tavily":
+            return _search_for(self.data, self.config, edit, self.opts.live_tavily)
+        with self._once:
+            if self._search is None:
+                self._search = _search_for(self.data, self.config, None, False)
+            base = self._search
+        assert isinstance(base, FixtureSearch)
+        return _with_edit_facts(copy.copy(base), edit)
 
     def _judges(self) -> dict[str, ChatModel]:
         return {step.tier: self.gateway.model(step.tier, f"judge-{step.tier}") for step in self.config.tiers}
@@ -183,6 +219,7 @@ class _Runner:
             stored = read_replays(replays_path(self.opts.out, RECORDING_CONFIG, edit_id))
         else:
             agent = self.gateway.model("agent", "replay")
+        overlays = _overlay_file(self.home, edit)
         evaluation = evaluate_edit(
             project=project,
             changed=[edit.skill],
@@ -191,16 +228,18 @@ class _Runner:
             tasks=data.tasks,
             goldens=data.goldens,
             tree=project.root,
-            overlays=_overlay_file(self.home, edit),
+            overlays=overlays,
             agent=agent,
             judges=self._judges(),
             config=self.config,
-            search=_search_for(data, self.config, edit, self.opts.live_tavily),
+            search=self.search_for(edit),
             stored=stored,
             keep_base_replays=self.mode == "record",
             base=f"{edit.skill}@{edit.base_content_hash[:12]}",
             head=edit.id,
             clock=frozen_clock,  # results.json is byte-stable; timings.json has the wall time
+            pool=self.pool,
+            offered=self.offered(overlays),
         )
         replays = stable_replays(evaluation.replays, project.config)
         verdict = stable_verdict(evaluation.verdict, replays, project.config)
@@ -345,8 +384,8 @@ def run_config(opts: RunOptions) -> RunSummary:
             overrides["agent"] = sim_model_for("agent", noise=SIM_NOISE)
         run_id = f"bench-{config.name}-{uuid.uuid4().hex[:12]}"
         gateway = Gateway(project, store, run_id=run_id, upstream_models=overrides)
-        with gateway:
-            runner = _Runner(data, config, opts, gateway, home)
+        with gateway, WorkPool(opts.concurrency, name="ratchet-bench") as pool:
+            runner = _Runner(data, config, opts, gateway, home, pool)
             models = {tier: gateway.upstream(tier).model_id for tier in
                       (["agent"] if mode != "rejudge" else []) + [s.tier for s in config.tiers]}
             if mode == "rejudge":
@@ -368,7 +407,7 @@ def run_config(opts: RunOptions) -> RunSummary:
             write_results(opts.out, results)
             write_timings(opts.out, timings)
             work = runner.score_golden if mode == "noise" else runner.score_edit
-            execute(work, run, results, timings, pending, out=opts.out, concurrency=opts.concurrency,
+            execute(work, run, results, timings, pending, out=opts.out, pool=pool,
                     on_progress=opts.on_progress, total=len(ids))
     return RunSummary(config=config.name, mode=mode, total=len(ids), skipped=len(ids) - len(pending),
                       ran=len(pending), estimate=plan, run_id=run_id, out=opts.out)

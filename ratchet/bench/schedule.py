@@ -1,6 +1,9 @@
-"""The scheduling loop of `ratchet bench run`: score items on a thread pool, journal each, keep what finished.
+"""The scheduling loop of `ratchet bench run`: score items on the run's pool, journal each, keep what finished.
 
-Split out of run.py. Every finished item is journaled; results.json is rewritten every
+Split out of run.py. Items (edits) go to the run's one WorkPool (ratchet.pool), the same pool
+each edit hands its pairs to, so the last edits of a run spread their pairs over the workers
+the finished edits left idle. At most `pool.size` items are in flight at once; an item
+submitted later queues behind the pairs of the items already running. Every finished item is journaled; results.json is rewritten every
 RESULTS_EVERY items and at the end, so a killed run resumes from the journal.
 """
 
@@ -8,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from pathlib import Path
 
 from ratchet.bench.results import (
@@ -22,6 +25,7 @@ from ratchet.bench.results import (
     write_results,
     write_timings,
 )
+from ratchet.pool import WorkPool
 
 RESULTS_EVERY = 25
 
@@ -29,7 +33,7 @@ Scored = tuple[ScoredEdit | NoiseGolden, float]
 
 
 def execute(work: Callable[[str], Scored], run: BenchConfigRun, results: BenchResults, timings: Timings,
-            pending: list[str], *, out: Path, concurrency: int,
+            pending: list[str], *, out: Path, pool: WorkPool,
             on_progress: Callable[[int, int, str], None] | None, total: int) -> None:
     """Score `pending` with `work` into `run`, writing results and timings under `out`; re-raise the first failure."""
     lock = threading.Lock()
@@ -56,27 +60,27 @@ def execute(work: Callable[[str], Scored], run: BenchConfigRun, results: BenchRe
     if on_progress is not None:
         on_progress(finished, total, "")
     queue = list(pending)
-    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-        running: dict[Future[Scored], str] = {}
-        failure: BaseException | None = None
-        while queue or running:
-            while queue and failure is None and len(running) < max(1, concurrency):
-                item_id = queue.pop(0)
-                running[pool.submit(work, item_id)] = item_id
-            if not running:
-                break
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in sorted(done, key=lambda f: running[f]):
-                item_id = running.pop(future)
-                try:
-                    item, wall_ms = future.result()
-                except BaseException as exc:  # stop scheduling; what finished is kept
-                    failure = failure or exc
-                    continue
-                record(item_id, item, wall_ms)
-        with lock:
-            write_results(out, results)
-            write_timings(out, timings)
-            clear_journal(out, run.config)
-        if failure is not None:
-            raise failure
+    # The pool belongs to the caller (run_config), which closes it.
+    running: dict[Future[Scored], str] = {}
+    failure: BaseException | None = None
+    while queue or running:
+        while queue and failure is None and len(running) < pool.size:
+            item_id = queue.pop(0)
+            running[pool.submit(work, item_id)] = item_id
+        if not running:
+            break
+        done, _ = wait(running, return_when=FIRST_COMPLETED)
+        for future in sorted(done, key=lambda f: running[f]):
+            item_id = running.pop(future)
+            try:
+                item, wall_ms = future.result()
+            except BaseException as exc:  # stop scheduling; what finished is kept
+                failure = failure or exc
+                continue
+            record(item_id, item, wall_ms)
+    with lock:
+        write_results(out, results)
+        write_timings(out, timings)
+        clear_journal(out, run.config)
+    if failure is not None:
+        raise failure

@@ -12,6 +12,7 @@ import typer
 
 from ratchet import __version__
 from ratchet.cli import bench, ci, demo, gate, golden, hook, init, mcp, proxy, review, validate
+from ratchet.cli import merge as merge_cli
 from ratchet.cli import store as store_cli
 from ratchet.errors import RatchetError
 from ratchet.settings import debug_enabled
@@ -41,6 +42,7 @@ def _root(
 init.register(app)
 validate.register(app)
 gate.register(app)
+merge_cli.register(app)
 demo.register(app)
 golden.register(app)
 hook.register(app)

@@ -35,7 +35,7 @@ def run_command(
     types: str = typer.Option("", "--types", help="Only these edit types, e.g. R1,N0."),
     seed: int = typer.Option(0, "--seed", help="Sampling seed: the same seed gives the same subset in every config."),
     live_tavily: bool = typer.Option(False, "--live-tavily", help="Confirm drift with live Tavily search."),
-    concurrency: int = typer.Option(2, "--concurrency", min=1, max=32, help="Edits in flight at once."),
+    concurrency: int = typer.Option(2, "--concurrency", min=1, max=32, help="Workers for edits and the pairs inside them (one pool)."),
     yes: bool = typer.Option(False, "--yes", help="Spend on live models without asking."),
     root: Path = typer.Option(Path("."), "--root", help="The dataset's project root."),
     work: Path | None = typer.Option(None, "--work", help="Bench work area (store, caches; default var/bench)."),

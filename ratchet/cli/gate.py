@@ -13,7 +13,9 @@ from rich.console import Console
 
 from ratchet.errors import InfraError, InputError
 from ratchet.gate.policy import OnError
+from ratchet.gate.shard import EXIT_PARTIAL, Shard, ShardJob, ShardResult, partial_note
 from ratchet.harness.settings import HarnessChoice
+from ratchet.jsonio import atomic_write_text
 from ratchet.llm.cache import CacheMode
 from ratchet.outputs.formats import (
     OutputFormat,
@@ -118,36 +120,79 @@ def register(app: typer.Typer) -> None:
         work: Path | None = typer.Option(None, "--work", help="Ratchet's work area (default RATCHET_HOME)."),
         harness: HarnessChoice | None = typer.Option(None, "--harness", help="Replay through this harness instead of "
                                                "ratchet.yaml's `harness:` (minimal, claude-code, codex, command)."),
+        shard: str | None = typer.Option(None, "--shard", metavar="K/N", help="Replay only shard K of N of the "
+                                         "affected goldens (a CI matrix); needs --shard-file. Exits 4: a shard is "
+                                         "not a verdict, `ratchet merge` of all N files is."),
+        shard_file: Path | None = typer.Option(None, "--shard-file", help="Where --shard writes what ratchet merge "
+                                               "reads."),
     ) -> None:
         """Replay the goldens an edit can affect and answer PASS / WARN / BLOCK.
 
         Exit codes: 0 PASS or WARN, 1 BLOCK, 2 bad input, 3 infrastructure error (also when a pair
-        could not be checked, unless --on-error is given).
+        could not be checked, unless --on-error is given), 4 a shard's file was written (--shard).
         """
         if head is not None and staged:
             raise InputError("--head and --staged exclude each other")
+        job = shard_job(shard, shard_file)
         budget = checked_budget(budget)
         terminal = terminal_format(fmt, as_json=as_json)
         targets = parse_outputs(outputs)  # a bad FORMAT=FILE is refused before any replay runs
         # No flag: unchecked pairs BLOCK in the printed verdict and the exit code is 3 (exit_code_for).
         policy = on_error or OnError.BLOCK
-        from ratchet.cli.render import render_verdict
         from ratchet.gate.check import check_edit
 
         verdict = check_edit(
             repo, base=base, head=head, staged=staged, home=work, on_error=policy, cache_mode=cache,
             budget_usd=budget, config="level0_only" if level0_only else config, live_tavily=live_tavily,
-            harness=harness.harness_name if harness is not None else None, ledger_hits=ledger_hits,
+            harness=harness.harness_name if harness is not None else None, ledger_hits=ledger_hits, shard=job,
         )
-        if terminal is OutputFormat.TABLE:
-            render_verdict(verdict, Console(highlight=False, soft_wrap=False))
-        else:
-            sys.stdout.write(render_text(verdict, terminal))
-        # Before the exit code: a BLOCK or an unchecked pair (exit 3) must never lose the report.
-        for target in targets:
-            write_verdict(verdict, target)
-        code = exit_code_for(verdict, on_error)
-        if code == InfraError.exit_code:
-            raise unchecked(verdict)
-        if code:
-            raise typer.Exit(code)
+        if job is not None and job.result is not None and shard_file is not None:
+            write_shard(job.result.model_copy(update={"run": job.result.run.model_copy(update={
+                "on_error_flag": on_error.value if on_error is not None else None})}), shard_file)
+            typer.echo(partial_note(job.result), err=terminal is not OutputFormat.TABLE)
+        emit_verdict(verdict, terminal, targets)
+        if job is not None:
+            raise typer.Exit(EXIT_PARTIAL)
+        exit_for(verdict, on_error)
+
+
+def emit_verdict(verdict: Verdict, terminal: OutputFormat, targets: list[OutputTarget]) -> None:
+    """The verdict on stdout in `terminal`'s format, then into every `--output` file."""
+    from ratchet.cli.render import render_verdict
+
+    if terminal is OutputFormat.TABLE:
+        render_verdict(verdict, Console(highlight=False, soft_wrap=False))
+    else:
+        sys.stdout.write(render_text(verdict, terminal))
+    # Before the exit code: a BLOCK or an unchecked pair (exit 3) must never lose the report.
+    for target in targets:
+        write_verdict(verdict, target)
+
+
+def exit_for(verdict: Verdict, on_error: OnError | str | None) -> None:
+    """Leave with the verdict's exit code (exit_code_for); exit 3 as its one-line error."""
+    code = exit_code_for(verdict, OnError(on_error) if on_error is not None else None)
+    if code == InfraError.exit_code:
+        raise unchecked(verdict)
+    if code:
+        raise typer.Exit(code)
+
+
+def shard_job(shard: str | None, shard_file: Path | None) -> ShardJob | None:
+    """`--shard K/N` with its `--shard-file`, or nothing; either one alone is refused in one line."""
+    if shard is None and shard_file is None:
+        return None
+    if shard is None:
+        raise InputError("--shard-file is where --shard K/N writes its shard: give --shard too, e.g. --shard 1/3")
+    if shard_file is None:
+        raise InputError(f"--shard {shard} needs --shard-file FILE: the file ratchet merge combines with the others")
+    return ShardJob(Shard.parse(shard))
+
+
+def write_shard(result: ShardResult, path: Path) -> None:
+    """The shard file, atomically; a folder we cannot write is infrastructure (exit 3)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, result.to_json())
+    except OSError as err:
+        raise InfraError(f"could not write --shard-file {path}: {err.strerror or err}; check the path is writable") from err

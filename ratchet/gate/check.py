@@ -24,10 +24,10 @@ import git
 
 from ratchet.clock import Clock, elapsed_ms, wall_clock
 from ratchet.config import CONFIG_FILE, Paths, Project, project_from_text
-from ratchet.errors import ConfigError, GoldenError, RatchetError
+from ratchet.errors import ConfigError, GoldenError, InfraError, RatchetError
 from ratchet.gate.decide import no_change, with_unchecked
 from ratchet.gate.drift import FactSearch, make_search
-from ratchet.gate.evaluate import evaluate_edit
+from ratchet.gate.evaluate import evaluate_edit, offered_tool_names
 from ratchet.gate.gate_config import (
     PROJECT_CONFIGS_DIR,
     GateConfig,
@@ -36,6 +36,16 @@ from ratchet.gate.gate_config import (
 )
 from ratchet.gate.models import Unseen, Verdict
 from ratchet.gate.policy import OnError
+from ratchet.gate.select import affected_goldens
+from ratchet.gate.shard import (
+    ShardJob,
+    ShardResult,
+    ShardRun,
+    Unchecked,
+    partial_verdict,
+    shard_task_ids,
+)
+from ratchet.gate.unseen import unseen_notes
 from ratchet.gitops import (
     INDEX,
     ChangedPath,
@@ -76,6 +86,7 @@ def check_edit(
     clock: Clock = wall_clock,
     harness: HarnessName | None = None,
     ledger_hits: bool = False,
+    shard: ShardJob | None = None,
 ) -> Verdict:
     """Gate the edit between `base` and `head` (a revision) or the index (`staged`).
 
@@ -84,6 +95,8 @@ def check_edit(
     config with no tiers is Level 0 only, and a pair that needs judging is `unsure` (WARN).
     `harness` replaces the base's `harness:` name (`--harness`); `ledger_hits` writes a ledger row
     per cache hit (`--ledger-hits`), which otherwise only the run's hit count records.
+    With `shard`, only that shard's pairs are replayed (ratchet.gate.shard): the answer is the
+    shard's partial verdict, and `shard.result` what its shard file holds.
     """
     started = clock()
     repo = open_repo(path)
@@ -117,6 +130,9 @@ def check_edit(
             verdict = no_change(base=base_sha, head=head_rev, simulated=project.config.upstream == "sim",
                                 on_error=policy, wall_ms=elapsed_ms(clock, started))
             # Nothing blessed and nothing changed: there was nothing to check, and nothing was left unchecked.
+            if shard is not None:
+                return _shard_of_no_change(shard, verdict, gate, Unchecked(
+                    settings_changed=settings, submodules_changed=submodules, unowned=unowned))
             return with_unchecked(verdict, settings_changed=settings, submodules_changed=submodules, unseen=unowned)
         head_tree = stack.enter_context(scratch_checkout(repo, head_rev, project.home))
         exported[head_tree] = _label(head_rev)
@@ -133,13 +149,19 @@ def check_edit(
         if gate.drift.enabled:
             # Fixtures come from the base state, so an edit cannot ship the "evidence" for its own drift.
             search = make_search("tavily" if live_tavily else gate.drift.search, base_tree / gate.drift.fixtures)
+        base_skills, head_skills = load_skills(base_tree / paths.skills), load_skills(head_tree / paths.skills)
+        selected: list[str] = []
+        if shard is not None:
+            selected = [item.task.id for item in affected_goldens(
+                tasks, goldens, changed, head_skills, routing="model" if project.config.routes_by_model else "lexical",
+                base_skills=base_skills, neighbours=project.config.routing_neighbours)]
         evaluation = evaluate_edit(
             project=project,
             changed=changed,
-            base_skills=load_skills(base_tree / paths.skills),
-            head_skills=load_skills(head_tree / paths.skills),
+            base_skills=base_skills,
+            head_skills=head_skills,
             tasks=tasks,
-            goldens=goldens,
+            goldens=goldens if shard is None else {tid: goldens[tid] for tid in shard_task_ids(selected, shard.shard)},
             tree=head_tree,
             agent=gateway.model("agent", "replay"),
             judges=judges,
@@ -152,8 +174,55 @@ def check_edit(
             started=started,
             changed_files=_files_by_skill(changes, paths.skills, folders),
         )
+        if shard is not None:
+            replay_unseen = unseen_notes(
+                changed=changed, base_skills=base_skills, head_skills=head_skills, tasks=tasks, goldens=goldens,
+                changed_files=_files_by_skill(changes, paths.skills, folders), simulated=project.config.upstream == "sim",
+                tools=offered_tool_names(project, head_tree) if project.config.upstream == "sim" else frozenset(),
+            )
+            return _shard_of(shard, _relabel_verdict(evaluation.verdict, exported), gate, selected=selected,
+                             goldens_total=len(goldens), replay_unseen=replay_unseen, unchecked=Unchecked(
+                                 settings_changed=settings, submodules_changed=submodules,
+                                 nothing_blessed_at=unblessed, unowned=unowned))
     return with_unchecked(_relabel_verdict(evaluation.verdict, exported), settings_changed=settings,
                           submodules_changed=submodules, nothing_blessed_at=unblessed, unseen=unowned)
+
+
+# -- a shard: its pairs and the whole run's frame (ratchet.gate.shard) ---------------------------------
+
+
+def _shard_of(job: ShardJob, verdict: Verdict, gate: GateConfig, *, selected: list[str], goldens_total: int,
+              replay_unseen: list[Unseen], unchecked: Unchecked) -> Verdict:
+    """The shard's partial verdict; its file's content into `job.result`.
+
+    evaluate_edit saw only this shard's goldens, so the frame takes the whole run's golden count,
+    and the unseen notes were computed over all goldens, as the unsharded check computes them.
+    """
+    mine = shard_task_ids(selected, job.shard)
+    if [pair.task_id for pair in verdict.pairs] != mine:
+        raise InfraError(f"shard {job.shard.label} selected {[p.task_id for p in verdict.pairs]}, not its share "
+                         f"{mine} of the run's selection: a bug in Ratchet, please report it")
+    frame = verdict.model_copy(update={
+        "pairs": [], "decision": "PASS", "summary": "", "cost_usd": 0.0, "wall_ms": 0.0, "unseen": [],
+        "goldens_total": goldens_total, "settings_changed": [], "submodules_changed": [],
+    })
+    return _shard_result(job, frame, gate, verdict, selected=selected, replay_unseen=replay_unseen,
+                         unchecked=unchecked)
+
+
+def _shard_of_no_change(job: ShardJob, verdict: Verdict, gate: GateConfig, unchecked: Unchecked) -> Verdict:
+    """An edit that changes no skill has no pairs to split: every shard holds the same verdict."""
+    frame = verdict.model_copy(update={"wall_ms": 0.0})
+    return _shard_result(job, frame, gate, verdict, selected=[], replay_unseen=[], unchecked=unchecked)
+
+
+def _shard_result(job: ShardJob, frame: Verdict, gate: GateConfig, verdict: Verdict, *, selected: list[str],
+                  replay_unseen: list[Unseen], unchecked: Unchecked) -> Verdict:
+    run = ShardRun(base=frame.base, head=frame.head, gate_config=frame.gate_config, on_error=frame.on_error,
+                   block_confidence=gate.block_confidence, shards=job.shard.count, selected=selected, frame=frame,
+                   replay_unseen=replay_unseen, unchecked=unchecked)
+    job.result = ShardResult(shard=job.shard.index, run=run, pairs=verdict.pairs, wall_ms=verdict.wall_ms)
+    return partial_verdict(job.result)
 
 
 # -- the base's settings ---------------------------------------------------------------------------

@@ -19,13 +19,14 @@ from ratchet.config import Project
 from ratchet.gate.decide import decide_edit, no_change, with_unchecked
 from ratchet.gate.drift import FactSearch
 from ratchet.gate.gate_config import GateConfig
-from ratchet.gate.models import EditReplays, Verdict
+from ratchet.gate.models import EditReplays, PairOutcome, Selected, Verdict
 from ratchet.gate.pair import gate_pair
 from ratchet.gate.policy import OnError
 from ratchet.gate.replay import Replayer
 from ratchet.gate.select import affected_goldens
 from ratchet.gate.unseen import unseen_notes
 from ratchet.llm.types import ChatModel
+from ratchet.pool import WorkPool
 from ratchet.skills import Skill
 from ratchet.tasks import Task
 from ratchet.trace import Trace
@@ -62,6 +63,8 @@ def evaluate_edit(
     clock: Clock = wall_clock,
     started: float | None = None,
     changed_files: Mapping[str, Sequence[str]] | None = None,
+    pool: WorkPool | None = None,
+    offered: frozenset[str] | None = None,
 ) -> Evaluation:
     """Gate one edit: select, then each selected golden through the pair pipeline, then decide.
 
@@ -71,6 +74,9 @@ def evaluate_edit(
     `started` is when the caller's clock started (check counts exporting the two states too).
     `changed_files` maps a changed skill to the repo paths changed in its folder: any but its
     SKILL.md is never sent to the agent, so the verdict names it (ratchet.gate.unseen).
+    `pool` runs the selected pairs side by side (ratchet.pool; the pairs and replays come back in
+    selection order, as without it); `offered` is the tool names offered over the world with
+    these overlays, when the caller already has them (the bench computes them once per overlay).
     """
     started = clock() if started is None else started
     policy = OnError(on_error).value
@@ -83,16 +89,19 @@ def evaluate_edit(
         verdict = no_change(base=base, head=head, simulated=simulated, on_error=policy,
                             wall_ms=elapsed_ms(clock, started))
         return Evaluation(verdict=verdict, replays=replayer.recorded)
-    pairs = [
-        gate_pair(item, replayer, config=config, judges=judges or {}, search=search, clock=clock,
-                  record_base=keep_base_replays)
-        for item in affected_goldens(tasks, goldens, changed, head_skills, routing="model" if project.config.routes_by_model else "lexical",
-                                     base_skills=base_skills, neighbours=project.config.routing_neighbours)
-    ]
+    selected = affected_goldens(tasks, goldens, changed, head_skills, routing="model" if project.config.routes_by_model else "lexical",
+                                base_skills=base_skills, neighbours=project.config.routing_neighbours)
+
+    def one_pair(item: Selected) -> PairOutcome:
+        return gate_pair(item, replayer, config=config, judges=judges or {}, search=search, clock=clock,
+                         record_base=keep_base_replays)
+
+    pairs = pool.map_ordered(one_pair, selected) if pool is not None else [one_pair(item) for item in selected]
+    if offered is None:
+        offered = offered_tool_names(project, tree, overlays) if simulated else frozenset()
     unseen = unseen_notes(
         changed=changed, base_skills=base_skills, head_skills=head_skills, tasks=tasks, goldens=goldens,
-        changed_files=changed_files or {}, tools=_offered(project, tree, overlays) if simulated else frozenset(),
-        simulated=simulated,
+        changed_files=changed_files or {}, tools=offered, simulated=simulated,
     )
     decision, summary = decide_edit(pairs, on_error=policy, block_confidence=config.block_confidence)
     verdict = Verdict(
@@ -109,10 +118,19 @@ def evaluate_edit(
         on_error=policy,
         gate_config=config.name,
     )
-    return Evaluation(verdict=with_unchecked(verdict, unseen=unseen), replays=replayer.recorded)
+    return Evaluation(verdict=with_unchecked(verdict, unseen=unseen), replays=_in_order(replayer.recorded, selected))
 
 
-def _offered(project: Project, tree: Path, overlays: tuple[Path, ...]) -> frozenset[str]:
+def _in_order(recorded: EditReplays, selected: Sequence[Selected]) -> EditReplays:
+    """The replays in selection order, as a sequential loop records them, however the pool finished them."""
+    order = [item.task.id for item in selected]
+    return recorded.model_copy(update={
+        "replays": {tid: recorded.replays[tid] for tid in order if tid in recorded.replays},
+        "base_replays": {tid: recorded.base_replays[tid] for tid in order if tid in recorded.base_replays},
+    })
+
+
+def offered_tool_names(project: Project, tree: Path, overlays: tuple[Path, ...] = ()) -> frozenset[str]:
     """The tool names the agent is offered over the project's world (what the simulator reads calls against)."""
     world = load_world(tree / project.config.paths.world, workspaces_dir=None, workspace=None,
                        frozen_time=project.config.clock, overlays=overlays)

@@ -1,7 +1,9 @@
 """The gateway: every model call Ratchet makes goes through here.
 
-complete(request) -> cache lookup -> budget reservation -> upstream call (retries inside)
--> price -> cache store -> ledger row (settling the reservation) -> ChatResponse.
+complete(request) -> in-flight coalescing -> cache lookup -> budget reservation -> upstream call
+(retries inside) -> price -> cache store -> ledger row (settling the reservation) -> ChatResponse.
+An identical request already in flight (cache mode `once`) waits for that call's answer and
+takes it as a cache hit (ratchet.llm.inflight), so a pool of threads pays what one thread would.
 A cache hit reserves nothing and is counted in the run's rollup, or written as a $0 ledger row
 when asked (`ledger_hits`); neither is synced on its own (a lost hit loses no money).
 
@@ -23,6 +25,7 @@ from ratchet.errors import BudgetError, ConfigError, InfraError, ModelCallError
 from ratchet.jsonio import digest
 from ratchet.llm.budget import cap_from_env
 from ratchet.llm.cache import CacheMode, ResponseCache, cache_key, cache_root
+from ratchet.llm.inflight import InFlight
 from ratchet.llm.pricing import cost_of, price_for, worst_case_cost
 from ratchet.llm.retry import CallFailed, RetryPolicy, call_with_retries
 from ratchet.llm.secrets import key_from_env, scrub
@@ -104,6 +107,7 @@ class Gateway:
         self._overrides = dict(upstream_models or {})
         self._upstreams: dict[str, ChatModel] = {}
         self._lock = threading.Lock()
+        self.inflight: InFlight[ChatResponse] = InFlight()
         store.start_run(run_id, upstream=project.config.upstream)
         store.recover_orphans()
 
@@ -231,15 +235,33 @@ class GatewayModel:
         key = cache_key(model_id, self.api_base, request)
         slot = self._cache_slot(key)
         started = time.perf_counter()
+        if gw.cache_mode != "once":
+            return self._answer(request, asked, upstream, key=key, slot=slot, text_tools=text_tools, started=started)
+        # Coalescing: an identical request already in flight answers this one too, as a cache hit
+        # would have had it come a moment later (no reservation, no payment, no paid ledger row).
+        out, shared = gw.inflight.share(slot, lambda: self._answer(
+            request, asked, upstream, key=key, slot=slot, text_tools=text_tools, started=started))
+        return self._hit(out, key, model_id, started) if shared else out
+
+    def _hit(self, hit: ChatResponse, key: str, model_id: str, started: float) -> ChatResponse:
+        """An answer this call did not pay for (the cache's, or an identical call's in flight)."""
+        gw = self.gateway
+        latency = (time.perf_counter() - started) * 1000
+        gw.store.record_hit(self._entry(key, model_id, cache_hit=True, latency_ms=latency,
+                                        tokens_in=hit.usage.tokens_in, tokens_out=hit.usage.tokens_out),
+                            ledger_row=gw.ledger_hits)
+        return hit.model_copy(update={"usage": hit.usage.model_copy(update={"usd": 0.0}), "cache_hit": True,
+                                      "latency_ms": latency, "request_digest": key})
+
+    def _answer(self, request: ChatRequest, asked: ChatRequest, upstream: ChatModel, *, key: str, slot: str,
+                text_tools: bool, started: float) -> ChatResponse:
+        """The cache's answer, or one upstream call under a reservation (the module docstring's order)."""
+        gw = self.gateway
+        model_id = upstream.model_id
         if gw.cache_mode in ("once", "none"):
             hit = gw.cache.get(slot)
             if hit is not None:
-                latency = (time.perf_counter() - started) * 1000
-                gw.store.record_hit(self._entry(key, model_id, cache_hit=True, latency_ms=latency,
-                                                tokens_in=hit.usage.tokens_in, tokens_out=hit.usage.tokens_out),
-                                    ledger_row=gw.ledger_hits)
-                return hit.model_copy(update={"usage": hit.usage.model_copy(update={"usd": 0.0}), "cache_hit": True,
-                                              "latency_ms": latency, "request_digest": key})
+                return self._hit(hit, key, model_id, started)
             if gw.cache_mode == "none":
                 raise ModelCallError(
                     f"cache mode 'none': no recorded answer for {self.tier} ({self.purpose}) request {key[:12]}; "

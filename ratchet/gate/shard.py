@@ -1,0 +1,212 @@
+"""Shards: one check's pairs split over N machines, and the shards merged back into its verdict.
+
+Why a shard file and not the shard's verdict: a verdict is decided over all of an edit's pairs, and
+what the gate could not check (settings, submodules, unseen parts) is named once for the whole
+edit. A shard replays only its pairs but records everything else the whole check knows (the full
+selection, in order, and the unchecked notes, which every shard computes alike from the same two
+revisions), so `merge_shards` can decide the same pairs in the same order with the same functions
+and give back, byte for byte, the verdict one machine would have written.
+
+Partition: pair i of the selection (0-based, in task order) belongs to shard (i mod N) + 1. Every
+shard of a run computes the same selection from the same base and head, so the shards are
+disjoint, cover every pair, and differ in size by at most one pair.
+
+A shard alone is never a verdict: `partial_verdict` says so first in its summary, is at least
+WARN, and the CLI exits EXIT_PARTIAL (4) for it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+from ratchet.errors import InputError
+from ratchet.gate.decide import decide_edit, with_unchecked
+from ratchet.gate.models import PairOutcome, Unseen, Verdict
+from ratchet.jsonio import canonical_dumps, load_json_file
+
+SHARD_SCHEMA_VERSION = 1
+EXIT_PARTIAL = 4
+"""`ratchet check --shard`'s exit code once its shard file is written: not 0, so a shard alone never passes."""
+
+_SHARD = re.compile(r"^(\d+)/(\d+)$")
+
+
+class Shard(BaseModel):
+    """Which part of a run: shard `index` of `count` (1-based, as `--shard K/N` spells it)."""
+
+    index: int = Field(ge=1)
+    count: int = Field(ge=1)
+
+    @classmethod
+    def parse(cls, text: str, *, flag: str = "--shard") -> Shard:
+        """`K/N` with 1 <= K <= N; anything else is one InputError saying what to write."""
+        match = _SHARD.match(text.strip())
+        if match is None or not 1 <= int(match.group(1)) <= int(match.group(2)):
+            raise InputError(f"{flag} {text!r}: expected K/N with 1 <= K <= N, e.g. {flag} 2/3")
+        return cls(index=int(match.group(1)), count=int(match.group(2)))
+
+    @property
+    def label(self) -> str:
+        return f"{self.index}/{self.count}"
+
+    def owns(self, position: int) -> bool:
+        """Whether the pair at `position` (0-based) in the run's selection is this shard's."""
+        return position % self.count == self.index - 1
+
+
+@dataclass
+class ShardJob:
+    """A shard to run (`check_edit(shard=...)`) and, once it has run, what its shard file holds.
+
+    check_edit answers with the shard's partial verdict; the file's content comes back here.
+    """
+
+    shard: Shard
+    result: ShardResult | None = None
+
+
+def shard_task_ids(selected: Sequence[str], shard: Shard) -> list[str]:
+    """The task ids of `selected` (the whole run's selection, in order) that `shard` replays."""
+    return [task_id for position, task_id in enumerate(selected) if shard.owns(position)]
+
+
+class Unchecked(BaseModel):
+    """What the check names as not checked, for the whole edit (ratchet.gate.decide.with_unchecked)."""
+
+    settings_changed: list[str] = Field(default_factory=list)
+    submodules_changed: list[str] = Field(default_factory=list)
+    nothing_blessed_at: str | None = None
+    unowned: list[Unseen] = Field(default_factory=list, description="Changed files under the skills folder no skill owns.")
+
+
+class ShardRun(BaseModel):
+    """What every shard of one run shares; `merge_shards` refuses shards whose runs differ."""
+
+    base: str
+    head: str
+    gate_config: str | None
+    on_error: Literal["warn", "block"] = Field(description="The policy the pairs were decided under.")
+    on_error_flag: Literal["warn", "block"] | None = Field(
+        default=None, description="`--on-error` as given (None: an unchecked pair exits 3), for merge's exit code.")
+    block_confidence: float
+    shards: int = Field(ge=1)
+    selected: list[str] = Field(description="Task ids of the whole run's selection, in order.")
+    frame: Verdict = Field(description="The verdict with no pairs, nothing unchecked and no wall time: what every "
+                           "shard shares.")
+    replay_unseen: list[Unseen] = Field(default_factory=list, description="Unseen notes over all goldens.")
+    unchecked: Unchecked = Field(default_factory=Unchecked)
+
+
+class ShardResult(BaseModel):
+    """One shard's file: its pairs and the run they belong to (`ratchet check --shard-file`)."""
+
+    schema_version: int = SHARD_SCHEMA_VERSION
+    kind: Literal["ratchet-check-shard"] = "ratchet-check-shard"
+    shard: int = Field(ge=1, description="K of --shard K/N.")
+    run: ShardRun
+    pairs: list[PairOutcome] = Field(default_factory=list, description="This shard's pairs, in selection order.")
+    wall_ms: float = Field(default=0.0, description="How long this shard's check took (the run's frame has 0).")
+
+    def to_json(self) -> str:
+        return canonical_dumps(self.model_dump(mode="json"))
+
+
+def whole_verdict(run: ShardRun, pairs: Sequence[PairOutcome], *, wall_ms: float) -> Verdict:
+    """The verdict over `pairs`, decided and annotated in the order check_edit does it.
+
+    evaluate_edit decides the pairs and names the replay's unseen notes; check_edit then names its
+    settings, submodules, an unblessed base and unowned files (two with_unchecked calls, whose
+    summaries nest in that order). An edit that changes no skill was decided before any
+    selection (decide.no_change): its frame is already the verdict.
+    """
+    decided = run.frame.model_copy(update={"wall_ms": wall_ms})
+    if run.frame.skills_changed:
+        decision, summary = decide_edit(pairs, on_error=run.on_error, block_confidence=run.block_confidence)
+        decided = with_unchecked(decided.model_copy(update={
+            "pairs": list(pairs), "decision": decision, "summary": summary, "cost_usd": sum(p.cost_usd for p in pairs),
+        }), unseen=run.replay_unseen)
+    u = run.unchecked
+    return with_unchecked(decided, settings_changed=u.settings_changed, submodules_changed=u.submodules_changed,
+                          nothing_blessed_at=u.nothing_blessed_at, unseen=u.unowned)
+
+
+def partial_note(result: ShardResult) -> str:
+    """The line a shard's verdict opens with: what it covers, and that it is not the check's verdict."""
+    return (f"PARTIAL: shard {result.shard}/{result.run.shards}, {len(result.pairs)} of {len(result.run.selected)} "
+            f"affected golden(s), not the check's verdict: run ratchet merge on all {result.run.shards} shard files")
+
+
+def partial_verdict(result: ShardResult) -> Verdict:
+    """A shard's own verdict: its pairs only, said to be partial first, and never PASS."""
+    verdict = whole_verdict(result.run, result.pairs, wall_ms=result.wall_ms)
+    decision = "WARN" if verdict.decision == "PASS" else verdict.decision
+    return verdict.model_copy(update={"decision": decision, "summary": f"{partial_note(result)}; {verdict.summary}"})
+
+
+# -- merge -----------------------------------------------------------------------------------------
+
+
+def load_shard(path: Path) -> ShardResult:
+    """A shard file, or one InputError naming it."""
+    data = load_json_file(path, error=InputError)
+    if not isinstance(data, dict) or data.get("kind") != "ratchet-check-shard":
+        raise InputError("not a shard file of ratchet check --shard K/N --shard-file FILE", path=path)
+    if data.get("schema_version") != SHARD_SCHEMA_VERSION:
+        raise InputError(f"shard file schema_version {data.get('schema_version')!r}, this Ratchet reads "
+                         f"{SHARD_SCHEMA_VERSION}: re-run the shard with this version", path=path)
+    try:
+        return ShardResult.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise InputError(f"not a valid shard file: {where}: {first['msg']}", path=path) from None
+
+
+def merge_shards(paths: Sequence[Path]) -> tuple[Verdict, ShardRun]:
+    """The verdict the unsharded check writes, from all N shard files of one run (in any order).
+
+    Refused in one line (InputError, exit 2): shards of different runs (base, head, gate config,
+    policy or selection), a shard given twice, or a shard missing.
+    """
+    if not paths:
+        raise InputError("ratchet merge needs the shard files of one run, e.g. ratchet merge shard-*.json")
+    results = [(path, load_shard(path)) for path in paths]
+    first_path, first = results[0]
+    seen: dict[int, Path] = {}
+    for path, result in results:
+        if result.run != first.run:
+            raise InputError(f"shard {result.shard}/{result.run.shards} is of another run than {first_path} "
+                             f"({_difference(first.run, result.run)}): merge the shards of one check", path=path)
+        if result.shard > result.run.shards:
+            raise InputError(f"shard {result.shard} of {result.run.shards} does not exist", path=path)
+        if result.shard in seen:
+            raise InputError(f"shard {result.shard}/{result.run.shards} given twice (also {seen[result.shard]}): "
+                             "give each shard file once", path=path)
+        seen[result.shard] = path
+    missing = [k for k in range(1, first.run.shards + 1) if k not in seen]
+    if missing:
+        raise InputError(f"shard(s) {', '.join(f'{k}/{first.run.shards}' for k in missing)} missing: "
+                         "merge needs every shard of the run")
+    by_task = {pair.task_id: pair for _, result in results for pair in result.pairs}
+    if sorted(by_task) != sorted(first.run.selected) or len(by_task) != sum(len(r.pairs) for _, r in results):
+        raise InputError("the shards' pairs are not the run's selection: re-run the shards with one Ratchet version",
+                         path=first_path)
+    pairs = [by_task[task_id] for task_id in first.run.selected]
+    # The shards run side by side (a CI matrix): the check took as long as its slowest shard.
+    wall_ms = max(result.wall_ms for _, result in results)
+    return whole_verdict(first.run, pairs, wall_ms=wall_ms), first.run
+
+
+def _difference(a: ShardRun, b: ShardRun) -> str:
+    for name in ("base", "head", "gate_config", "on_error", "on_error_flag", "shards", "block_confidence"):
+        if getattr(a, name) != getattr(b, name):
+            return f"{name} {getattr(a, name)!r} vs {getattr(b, name)!r}"
+    if a.selected != b.selected:
+        return "a different selection of goldens"
+    return "different skills, goldens or unchecked notes"
