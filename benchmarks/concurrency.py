@@ -30,20 +30,20 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import yaml  # noqa: E402
-from fastapi import FastAPI, Request  # noqa: E402
-from fastapi.responses import JSONResponse  # noqa: E402
-from starlette.concurrency import run_in_threadpool  # noqa: E402
+import yaml
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
 
-from ratchet.bench.results import RESULTS_FILE, read_timings  # noqa: E402
-from ratchet.bench.run import RunOptions, run_config  # noqa: E402
-from ratchet.data import packaged_config  # noqa: E402
-from ratchet.llm import chat_api  # noqa: E402
-from ratchet.llm.types import ChatModel  # noqa: E402
-from ratchet.llm.wire import shown_answer  # noqa: E402
-from ratchet.sim.models import sim_model_for  # noqa: E402
-from ratchet.store import open_store  # noqa: E402
-from tests.helpers.fake_openai import ThreadedServer  # noqa: E402
+from ratchet.bench.results import RESULTS_FILE, read_timings
+from ratchet.bench.run import RunOptions, run_config
+from ratchet.data import packaged_config
+from ratchet.llm import chat_api
+from ratchet.llm.types import ChatModel
+from ratchet.llm.wire import shown_answer
+from ratchet.sim.models import sim_model_for
+from ratchet.store import open_store
+from tests.helpers.fake_openai import ThreadedServer
 
 ROOT = Path(__file__).resolve().parents[1]
 TIERS = ("agent", "nano", "super", "ultra")

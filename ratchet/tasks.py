@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ratchet.errors import TaskFileError
 from ratchet.ids import IdKind, check_id
-from ratchet.yamlio import item_lines, load_yaml_text
+from ratchet.yamlio import load_yaml_text_with_lines
 
 TASKS_SCHEMA_VERSION = 1
 
@@ -46,12 +46,11 @@ def task_seed(task_id: str) -> int:
 
 
 def parse_tasks(text: str, *, source: str) -> list[Task]:
-    raw = load_yaml_text(text, source=source, error=TaskFileError)
+    raw, lines = load_yaml_text_with_lines(text, list_key="tasks", source=source, error=TaskFileError)
     if not isinstance(raw, dict) or "tasks" not in raw:
         raise TaskFileError("expected a mapping with a 'tasks' list", path=source, line=1)
     if raw.get("schema_version", TASKS_SCHEMA_VERSION) != TASKS_SCHEMA_VERSION:
         raise TaskFileError(f"unsupported schema_version {raw.get('schema_version')!r}", path=source)
-    lines = item_lines(text, "tasks")
     try:
         parsed = TaskFile.model_validate(raw)
     except ValidationError as exc:

@@ -2,7 +2,9 @@
 
 `Replayer` is where a pair's replays come from: the agent model (recording them), or replays
 an earlier run stored (no agent call). It also answers for the unchanged skills on the
-current world, which drift needs, and keeps every replay it handed out.
+current world, which drift needs, and keeps every replay it handed out. It reads the world
+files once (WorldFiles) and gives each replay its own copy: parsing them again per replay was
+most of a repeated check.
 """
 
 from __future__ import annotations
@@ -15,12 +17,11 @@ from ratchet.clock import Clock, wall_clock
 from ratchet.config import Project
 from ratchet.errors import InputError
 from ratchet.gate.models import EditReplays, Selected
-from ratchet.harness.runner import WorldSource, run_through_harness
 from ratchet.llm.types import ChatModel
 from ratchet.skills import Skill
 from ratchet.tasks import Task
 from ratchet.trace import Trace
-from ratchet.world.state import load_world
+from ratchet.world.state import WorldFiles
 
 
 def replay_task(
@@ -34,24 +35,26 @@ def replay_task(
     overlays: tuple[Path, ...] = (),
     purpose: str = "replay",
     clock: Clock = wall_clock,
+    world_files: WorldFiles | None = None,
 ) -> Trace:
     """Replay one task with the golden's seed and clock over the world found in `tree`, through the
-    minimal runner or the configured harness."""
+    minimal runner or the configured harness. `world_files`: that world (tree and overlays)
+    already read, as a Replayer passes it; without it the files are read for this replay."""
     paths = project.config.paths
     harness = project.config.harness
+    files = world_files if world_files is not None else WorldFiles(tree / paths.world, overlays=overlays)
     if not harness.is_minimal:
+        # Imported here: the harness runner brings the loopback endpoint (FastAPI, uvicorn), a third of
+        # what importing ratchet.gate.check cost, and no minimal replay uses it.
+        from ratchet.harness.runner import WorldSource, run_through_harness
+
         source = WorldSource(world_dir=tree / paths.world, workspaces_dir=tree / paths.workspaces,
                              workspace=task.workspace, frozen_time=golden.frozen_time, overlays=overlays)
         return run_through_harness(task, skills, source, model, settings=harness, home=project.home,
                                    seed=golden.seed, models={"agent": model.model_id},
-                                   upstream=project.config.upstream, purpose=purpose)
-    world = load_world(
-        tree / paths.world,
-        workspaces_dir=tree / paths.workspaces,
-        workspace=task.workspace,
-        frozen_time=golden.frozen_time,
-        overlays=overlays,
-    )
+                                   upstream=project.config.upstream, purpose=purpose, world_files=files)
+    world = files.world(workspaces_dir=tree / paths.workspaces, workspace=task.workspace,
+                        frozen_time=golden.frozen_time)
     return run_task(
         task,
         skills,
@@ -95,12 +98,14 @@ class Replayer:
         self.overlays = overlays
         self.clock = clock
         self.recorded = EditReplays()
+        # Read on the first replay (stored replays need no world), once for every replay after it.
+        self.world_files = WorldFiles(tree / project.config.paths.world, overlays=overlays)
 
     def _run(self, item: Selected, skills: Mapping[str, Skill]) -> Trace:
         assert self.agent is not None
         return replay_task(
             item.task, item.golden, skills, self.agent, project=self.project, tree=self.tree, overlays=self.overlays,
-            clock=self.clock,
+            clock=self.clock, world_files=self.world_files,
         )
 
     def replay(self, item: Selected) -> Trace:

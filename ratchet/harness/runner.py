@@ -44,7 +44,7 @@ from ratchet.mcp.record import read_record, read_volatile
 from ratchet.skills import Skill
 from ratchet.tasks import Task
 from ratchet.trace import HarnessRef, Trace
-from ratchet.world.state import load_world
+from ratchet.world.state import WorldFiles
 from ratchet.world.tools import offered_tools
 
 NOT_READY_RETRIES = 1
@@ -122,13 +122,16 @@ def run_through_harness(
     upstream: str = "sim",
     purpose: str = "replay",
     tier: str = "agent",
+    world_files: WorldFiles | None = None,
 ) -> Trace:
     """Run one task once through the configured harness. Harness failures end the trace with
-    status "error"; only an unusable setup (no binary, no scratch folder) raises."""
+    status "error"; only an unusable setup (no binary, no scratch folder) raises. `world_files`:
+    the world `source` names, already read for the check (for the digest and offered tools)."""
     harness = adapter(settings.name)
     binary, version = resolve_binary(settings)
-    world = load_world(source.world_dir, workspaces_dir=source.workspaces_dir, workspace=source.workspace,
-                       frozen_time=source.frozen_time, overlays=source.overlays)
+    files = world_files if world_files is not None else WorldFiles(source.world_dir, overlays=source.overlays)
+    world = files.world(workspaces_dir=source.workspaces_dir, workspace=source.workspace,
+                        frozen_time=source.frozen_time)
     trace = Trace(
         task_id=task.id, prompt=task.prompt, expected_skill=task.skill,
         upstream="live" if upstream == "live" else "sim", simulated=upstream != "live",

@@ -17,6 +17,8 @@ from __future__ import annotations
 import copy
 import datetime as dt
 import fnmatch
+import functools
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,7 +27,7 @@ from ratchet.errors import InputError
 from ratchet.ids import IdKind, check_id, inside
 from ratchet.jsonio import digest as json_digest
 from ratchet.trace import StateChange, VolatileRead
-from ratchet.yamlio import load_yaml_file
+from ratchet.yamlio import load_yaml_text, read_yaml_file
 
 if TYPE_CHECKING:
     from ratchet.world.tools.declared import DeclaredTool
@@ -118,6 +120,17 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _fresh(value: Any) -> Any:
+    """copy.deepcopy for the plain trees world files become (a third of its time: no memo needed, none shared)."""
+    if isinstance(value, dict):
+        return {key: _fresh(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_fresh(item) for item in value]
+    if value is None or isinstance(value, (str, int, float)):
+        return value
+    return copy.deepcopy(value)
+
+
 def deep_merge(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
     """Mappings merge key by key; any other value in `top` replaces the one in `base`."""
     merged = dict(base)
@@ -130,9 +143,24 @@ def deep_merge(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
 
 
 def _read_world_file(path: Path) -> tuple[dict[str, Any], list[str]]:
-    raw = load_yaml_file(path, error=InputError)
+    """The file's sections (kept for other loads: merge them with deep_merge, which copies) and volatile patterns."""
+    content, volatile = _parsed_world_file(str(path), read_yaml_file(path, error=InputError))
+    return content, list(volatile)
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed_world_file(source: str, text: str) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """A world file's text parsed and checked, kept by its path and exact text.
+
+    Other readers of the same world in one process (the gate's offered tools, the bench's
+    configurations, a harness replay's digest) then skip the parse: the text is read and
+    compared every time, so a changed file is parsed again. It is never handed out to change:
+    WorldFiles merges it with deep_merge, which builds new mappings and copies every other value.
+    """
+    path = Path(source)
+    raw = load_yaml_text(text, source=source, error=InputError)
     if raw is None:
-        return {}, []
+        return {}, ()
     if not isinstance(raw, dict):
         raise InputError("a world file must be a YAML mapping", path=path, line=1)
     raw = _plain(raw)
@@ -141,7 +169,7 @@ def _read_world_file(path: Path) -> tuple[dict[str, Any], list[str]]:
         raise InputError("'volatile' must be a list of dotted key patterns", path=path)
     for name, section in raw.items():
         _check_section(name, section, path)
-    return raw, volatile
+    return raw, tuple(volatile)
 
 
 def _check_section(name: str, section: Any, path: Path) -> None:
@@ -207,36 +235,84 @@ def load_world(
     The world is optional: a team whose skills call no mocked tool has nothing to put in it, so
     a missing folder (or one with no YAML file, only a README) is an empty world, and the agent
     is offered only the tools that need no world data (tools/ `needs`). A path that is a file is
-    a mistake, not an empty world.
+    a mistake, not an empty world. Loading the same world for many replays: WorldFiles.
     """
-    if world_dir.exists() and not world_dir.is_dir():
-        raise InputError(
-            "this is a file, but the world is a folder of YAML files: "
-            "point paths.world in ratchet.yaml at a folder, or remove the file",
-            path=world_dir,
-        )
-    data: dict[str, Any] = {}
-    volatile: list[str] = []
-    sources: dict[str, tuple[str, ...]] = {}
-    world_files = sorted(world_dir.glob("*.yaml")) if world_dir.is_dir() else []
-    for path in [*world_files, *overlays]:
-        content, patterns = _read_world_file(path)
-        data = deep_merge(data, content)
-        volatile.extend(patterns)
-        for name in content:
-            sources[name] = (*sources.get(name, ()), str(path))
-    files: dict[str, str] = {}
-    if workspace is not None:
-        if workspaces_dir is None:
-            raise InputError(f"task needs workspace {workspace!r} but no workspaces folder is configured")
-        # tasks.yaml already refused such names; a Task built in code or a symlinked folder must not slip by.
-        check_id(IdKind.WORKSPACE, workspace, path=workspaces_dir)
-        folder = inside(workspaces_dir, workspace)
-        if not folder.is_dir():
-            raise InputError(f"workspace {workspace!r} not found", path=folder)
-        files = _read_workspace(folder)
-    # Imported here, not at the top: the tools package imports this module.
-    from ratchet.world.tools.declared import load_declared_tools
+    return WorldFiles(world_dir, overlays=overlays).world(
+        workspaces_dir=workspaces_dir, workspace=workspace, frozen_time=frozen_time)
 
-    declared = load_declared_tools(world_dir)
-    return World(data, volatile=volatile, files=files, frozen_time=frozen_time, sources=sources, declared_tools=declared)
+
+class WorldFiles:
+    """A world folder and its overlays read once, handing out a fresh World per replay.
+
+    Parsing is most of what a world costs (it was 59% of a judged check, parsed again for
+    every replay), and every replay of a check reads the same files: a check parses them once,
+    on the first world() asked for, and each replay gets its own deep copy to change. Workspaces
+    and the team's declared tools are read on first use and kept too. The files are not read
+    again: a WorldFiles is for the files of one check (an exported tree), not for a folder that
+    changes under it.
+    """
+
+    def __init__(self, world_dir: Path, *, overlays: Sequence[Path] = ()) -> None:
+        self.world_dir = world_dir
+        self.overlays = tuple(overlays)
+        self._merged: tuple[dict[str, Any], tuple[str, ...], dict[str, tuple[str, ...]]] | None = None
+        self._workspaces: dict[tuple[Path | None, str], dict[str, str]] = {}
+        self._declared: tuple[DeclaredTool, ...] | None = None
+        self._lock = threading.RLock()  # pairs replay side by side (ratchet.pool): still one read of each file
+
+    def world(self, *, workspaces_dir: Path | None, workspace: str | None, frozen_time: str) -> World:
+        """A World of its own (data deep-copied) with the task's workspace and the frozen clock.
+
+        The first call reads the files, so a bad one is refused where load_world refused it (and
+        after whatever the caller checks first, such as a harness binary).
+        """
+        with self._lock:
+            data, volatile, sources = self._merge()
+            files = self._workspace(workspaces_dir, workspace) if workspace is not None else {}
+            declared = self._declared_tools()
+        return World(_fresh(data), volatile=volatile, files=files, frozen_time=frozen_time,
+                     sources=sources, declared_tools=declared)
+
+    def _merge(self) -> tuple[dict[str, Any], tuple[str, ...], dict[str, tuple[str, ...]]]:
+        if self._merged is not None:
+            return self._merged
+        world_dir = self.world_dir
+        if world_dir.exists() and not world_dir.is_dir():
+            raise InputError(
+                "this is a file, but the world is a folder of YAML files: "
+                "point paths.world in ratchet.yaml at a folder, or remove the file",
+                path=world_dir,
+            )
+        data: dict[str, Any] = {}
+        volatile: list[str] = []
+        sources: dict[str, tuple[str, ...]] = {}
+        world_files = sorted(world_dir.glob("*.yaml")) if world_dir.is_dir() else []
+        for path in [*world_files, *self.overlays]:
+            content, patterns = _read_world_file(path)
+            data = deep_merge(data, content)
+            volatile.extend(patterns)
+            for name in content:
+                sources[name] = (*sources.get(name, ()), str(path))
+        self._merged = data, tuple(volatile), sources
+        return self._merged
+
+    def _workspace(self, workspaces_dir: Path | None, workspace: str) -> dict[str, str]:
+        key = (workspaces_dir, workspace)
+        if key not in self._workspaces:
+            if workspaces_dir is None:
+                raise InputError(f"task needs workspace {workspace!r} but no workspaces folder is configured")
+            # tasks.yaml already refused such names; a Task built in code or a symlinked folder must not slip by.
+            check_id(IdKind.WORKSPACE, workspace, path=workspaces_dir)
+            folder = inside(workspaces_dir, workspace)
+            if not folder.is_dir():
+                raise InputError(f"workspace {workspace!r} not found", path=folder)
+            self._workspaces[key] = _read_workspace(folder)
+        return self._workspaces[key]  # World copies the mapping; its values are strings
+
+    def _declared_tools(self) -> tuple[DeclaredTool, ...]:
+        if self._declared is None:
+            # Imported here, not at the top: the tools package imports this module.
+            from ratchet.world.tools.declared import load_declared_tools
+
+            self._declared = tuple(load_declared_tools(self.world_dir))
+        return self._declared

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import jsonschema
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -125,6 +124,8 @@ class DeclaredTool(Tool):
         return ToolSpec(name=self.name, description=f"[{self.effect}] {self.description}", parameters=self.definition.input_schema)
 
     def check_arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        import jsonschema  # here, not at the top: a world without declared tools never pays its import
+
         error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(self.definition.input_schema).iter_errors(arguments))
         if error is not None:
             where = f"at {'.'.join(str(p) for p in error.absolute_path)}: " if error.absolute_path else ""
@@ -189,6 +190,8 @@ def _check_definition(definition: DeclaredToolDef, path: Path, lines: _Lines, at
     if definition.name in ALL_TOOLS:
         raise InputError(f"tool {definition.name}: the name is a shipped tool's; pick another name", path=path, line=lines.at(at))
     schema = definition.input_schema
+    import jsonschema  # here, not at the top: a world without declared tools never pays its import
+
     try:
         jsonschema.Draft202012Validator.check_schema(schema)
     except jsonschema.SchemaError as exc:
