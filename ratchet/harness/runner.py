@@ -18,6 +18,7 @@ import atexit
 import sys
 import threading
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -159,17 +160,16 @@ def run_through_harness(
     return trace.with_totals()
 
 
+@dataclass(frozen=True)
 class _Run:
-    """One start of the harness, read back (the scratch folder is gone by now)."""
+    """One start of the harness, read back (the scratch folder is gone by now). Never leaves this module."""
 
-    def __init__(self, outcome: ProcessOutcome, finished: Finished, exchanges: list[Exchange], mapped: Mapped,
-                 refused: list[str], not_ready: int) -> None:
-        self.outcome = outcome
-        self.finished = finished
-        self.exchanges = exchanges
-        self.mapped = mapped
-        self.refused = refused
-        self.not_ready = not_ready
+    outcome: ProcessOutcome
+    finished: Finished
+    exchanges: list[Exchange]
+    mapped: Mapped
+    refused: list[str]
+    not_ready: int
 
 
 def _attempt(harness: Harness, task: Task, skills: Mapping[str, Skill], source: WorldSource, model: ChatModel, *,
@@ -179,7 +179,7 @@ def _attempt(harness: Harness, task: Task, skills: Mapping[str, Skill], source: 
         replay = ReplayInput(prompt=task.prompt, dirs=dirs, endpoint_url="", token="",
                              mcp_argv=source.mcp_argv(dirs.record, dirs.volatile),
                              frozen_time=source.frozen_time, settings=settings)
-        install_workspace(dirs, source.workspaces_dir or Path("/nonexistent"), source.workspace)
+        install_workspace(dirs, source.workspaces_dir, source.workspace)
         install_skills(skills, harness.skills_dir(replay))
         endpoint = shared_endpoint()
         spec = SessionSpec(tier=tier, models=[tier], rewrites=harness.rewrites(replay),

@@ -74,9 +74,9 @@ def replay_dirs(home: Path) -> Iterator[ReplayDirs]:
             kill_leftovers(root)
 
 
-def install_workspace(dirs: ReplayDirs, workspaces_dir: Path, workspace: str | None) -> None:
+def install_workspace(dirs: ReplayDirs, workspaces_dir: Path | None, workspace: str | None) -> None:
     """Copy the task's workspace files (the files_* tools' view of them) into the harness's cwd."""
-    if workspace is None:
+    if workspace is None or workspaces_dir is None:
         return
     source = workspaces_dir / workspace
     if source.is_dir():
