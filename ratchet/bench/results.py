@@ -4,6 +4,7 @@
     <out>/timings.json                      Timings: measured wall time and store run ids (not byte-compared)
     <out>/replays/<config>/<edit_id>.json   EditReplays: what re-judging configurations read
     <out>/report.md, <out>/cost_vs_recall.svg
+    <out>/shards/<K>-of-<N>/shard.json      BenchShard: one shard's part (`bench run --shard`), never the run's
 
 Everything in results.json is a function of the inputs and the seed: wall-clock
 latency, response-cache hits and the money the cache saved live in timings.json and the
@@ -13,6 +14,7 @@ ledger instead (docs/adr/0009-bench-runs.md).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -37,6 +39,8 @@ TIMINGS_FILE = "timings.json"
 REPLAYS_DIR = "replays"
 REPORT_FILE = "report.md"
 FIGURE_FILE = "cost_vs_recall.svg"
+SHARD_FILE = "shard.json"
+SHARD_KIND: Literal["ratchet-bench-shard"] = "ratchet-bench-shard"
 
 
 class TierUsage(BaseModel):
@@ -126,12 +130,26 @@ class Timings(BaseModel):
     )
 
 
+def refuse_shard(path: Path, raw: object) -> None:
+    """A shard's file (ratchet.bench.shard) read where a whole run's results are expected: one InputError.
+
+    Why here: every reader of a results directory (run, report, compare) comes through read_results,
+    so a shard can never be scored, reported or resumed as if it were the whole run.
+    """
+    if isinstance(raw, dict) and raw.get("kind") == SHARD_KIND:
+        note = raw.get("note") or "PARTIAL: a shard of a bench run; run ratchet bench merge on all its shards"
+        raise InputError(str(note), path=path)
+
+
 def read_results(out: Path) -> BenchResults:
-    """results.json of a results directory; an empty one when there is none yet."""
+    """results.json of a results directory; an empty one when there is none yet. A shard's folder is refused."""
+    if (out / SHARD_FILE).exists():
+        refuse_shard(out / SHARD_FILE, load_json_file(out / SHARD_FILE, error=InputError))
     path = out / RESULTS_FILE
     if not path.exists():
         return BenchResults()
     raw = load_json_file(path, error=InputError)
+    refuse_shard(path, raw)
     try:
         if raw.get("schema_version") != BENCH_SCHEMA_VERSION:
             raise InputError(f"unsupported schema_version {raw.get('schema_version')!r}", path=path)

@@ -5,7 +5,8 @@ is rewritten atomically after every edit), paired (seeded stratified sampling, s
 sampling.py), and frugal: the re-judging configurations read the cascade run's stored
 replays and make no agent call. The `noise` configuration (E6) replays goldens with the
 unchanged skills `replays_per_golden` times instead. See docs/adr/0009-bench-runs.md.
-Dataset loading lives in benchdata.py, the thread-pool loop in schedule.py.
+Dataset loading lives in benchdata.py, the thread-pool loop in schedule.py. With `shard`, the
+run scores only its shard's items, under <out>/shards/K-of-N/ (shard.py says why edits, not pairs).
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from ratchet.bench.benchdata import BenchData as BenchData
 from ratchet.bench.benchdata import load_bench_data as load_bench_data
 from ratchet.bench.models import Edit
 from ratchet.bench.results import (
+    RESULTS_FILE,
+    SHARD_FILE,
     BenchConfigRun,
     BenchResults,
     NoiseGolden,
@@ -48,6 +51,7 @@ from ratchet.bench.results import (
 )
 from ratchet.bench.sampling import derived_seed, stratified_sample
 from ratchet.bench.schedule import execute
+from ratchet.bench.shard import open_shard
 from ratchet.clock import frozen_clock
 from ratchet.config import Project
 from ratchet.errors import BudgetError, ConfigError, InputError
@@ -58,6 +62,7 @@ from ratchet.gate.models import EditReplays, Selected
 from ratchet.gate.pair import gate_pair
 from ratchet.gate.replay import Replayer
 from ratchet.gate.select import affected_goldens
+from ratchet.gate.shard import Shard
 from ratchet.llm.budget import PER_CALL_BUDGETS, Estimate, check_affordable, estimate
 from ratchet.llm.gateway import Gateway
 from ratchet.llm.types import ChatModel
@@ -94,6 +99,7 @@ class RunOptions:
     concurrency: int = 2
     yes: bool = False
     command: str = ""
+    shard: Shard | None = None
     on_progress: Callable[[int, int, str], None] | None = None
     confirm: Callable[[str], bool] | None = None
     echo: Callable[[str], None] = field(default=lambda _line: None)
@@ -109,6 +115,11 @@ class RunSummary:
     estimate: Estimate | None
     run_id: str
     out: Path
+    written: Path
+    """The file holding the results: <out>/results.json, or a shard's shard.json."""
+    sample: int
+    """Items in the whole run's sample (`total` is this invocation's part: the shard's, when sharded)."""
+    shard: Shard | None = None
 
 
 def _check_out_dir(out: Path, simulated: bool, results: BenchResults) -> None:
@@ -172,8 +183,9 @@ class _Runner:
     """One configuration's work, shared by the worker threads."""
 
     def __init__(self, data: BenchData, config: GateConfig, opts: RunOptions, gateway: Gateway, home: Path,
-                 pool: WorkPool) -> None:
+                 pool: WorkPool, dest: Path) -> None:
         self.data = data
+        self.dest = dest  # where replays go: opts.out, or the shard's folder
         self.config = config
         self.opts = opts
         self.gateway = gateway
@@ -216,7 +228,7 @@ class _Runner:
         stored = None
         agent: ChatModel | None = None
         if self.mode == "rejudge":
-            stored = read_replays(replays_path(self.opts.out, RECORDING_CONFIG, edit_id))
+            stored = read_replays(replays_path(self.dest, RECORDING_CONFIG, edit_id))
         else:
             agent = self.gateway.model("agent", "replay")
         overlays = _overlay_file(self.home, edit)
@@ -245,11 +257,11 @@ class _Runner:
         verdict = stable_verdict(evaluation.verdict, replays, project.config)
         replays_rel: str | None = None
         if self.mode == "record":
-            path = replays_path(self.opts.out, self.config.name, edit_id)
+            path = replays_path(self.dest, self.config.name, edit_id)
             write_replays(path, replays)
-            replays_rel = path.relative_to(self.opts.out).as_posix()
+            replays_rel = path.relative_to(self.dest).as_posix()
         elif self.mode == "rejudge":
-            replays_rel = replays_path(self.opts.out, RECORDING_CONFIG, edit_id).relative_to(self.opts.out).as_posix()
+            replays_rel = replays_path(self.dest, RECORDING_CONFIG, edit_id).relative_to(self.dest).as_posix()
         scored = ScoredEdit(
             edit_id=edit_id,
             type=edit.type,
@@ -292,6 +304,13 @@ class _Runner:
         return noise, round((time.perf_counter() - started) * 1000, 3)
 
 
+def candidate_ids(data: BenchData, config: GateConfig) -> list[str]:
+    """Every item a configuration could run, whatever --limit and --types say: what shards partition."""
+    if run_mode(config) == "noise":
+        return sorted(data.goldens)
+    return sorted(eid for eid in data.edits if eid in data.labels)
+
+
 def sample_ids(data: BenchData, config: GateConfig, limit: int | None, types: tuple[str, ...], seed: int) -> list[str]:
     """The edits (or, for E6, goldens) this configuration runs: the same seed gives the same subset everywhere."""
     if run_mode(config) == "noise":
@@ -323,13 +342,15 @@ def plan_calls(data: BenchData, config: GateConfig, ids: list[str]) -> dict[str,
     return calls
 
 
-def _refuse_without_cascade(results: BenchResults, opts: RunOptions, config: GateConfig, ids: list[str]) -> None:
+def _refuse_without_cascade(results: BenchResults, opts: RunOptions, config: GateConfig, ids: list[str],
+                            dest: Path) -> None:
     cascade = results.runs.get(RECORDING_CONFIG)
-    hint = (f"run `ratchet bench run --config {RECORDING_CONFIG} --out {opts.out}` first, "
+    shard = f" --shard {opts.shard.label}" if opts.shard is not None else ""
+    hint = (f"run `ratchet bench run --config {RECORDING_CONFIG} --out {opts.out}{shard}` first, "
             "with the same --limit, --seed and --types")
     if cascade is None:
         raise InputError(f"{config.name} re-judges the {RECORDING_CONFIG} run's replays, but {opts.out} has no {RECORDING_CONFIG} run: {hint}")
-    missing = [i for i in ids if i not in cascade.edits or not replays_path(opts.out, RECORDING_CONFIG, i).exists()]
+    missing = [i for i in ids if i not in cascade.edits or not replays_path(dest, RECORDING_CONFIG, i).exists()]
     if missing:
         raise InputError(
             f"{len(missing)} edit(s) have no {RECORDING_CONFIG} replays in {opts.out} (first {missing[0]}): {hint}"
@@ -353,18 +374,18 @@ def run_config(opts: RunOptions) -> RunSummary:
     project: Project = data.project
     _check_tiers(config, project, opts.config_path)
     simulated = project.config.upstream == "sim"
-    results = read_results(opts.out)
-    merge_journal(opts.out, results)
+    mode = run_mode(config)
+    sample = sample_ids(data, config, opts.limit, opts.types, opts.seed)
+    dest, results, ids, write = _open_results(opts, data, config, sample)
+    merge_journal(dest, results)
     _check_out_dir(opts.out, simulated, results)
     if results.dataset_digest and results.dataset_digest != data.digest:
         raise InputError(
             f"{opts.out} holds results for dataset {results.dataset_digest[:12]}, not {data.digest[:12]}: "
             "use a new --out directory"
         )
-    mode = run_mode(config)
-    ids = sample_ids(data, config, opts.limit, opts.types, opts.seed)
     if mode == "rejudge":
-        _refuse_without_cascade(results, opts, config, ids)
+        _refuse_without_cascade(results, opts, config, ids, dest)
     existing = results.runs.get(config.name)
     done = set(existing.noise if mode == "noise" else existing.edits) if existing is not None else set()
     pending = [i for i in ids if i not in done]
@@ -385,7 +406,7 @@ def run_config(opts: RunOptions) -> RunSummary:
         run_id = f"bench-{config.name}-{uuid.uuid4().hex[:12]}"
         gateway = Gateway(project, store, run_id=run_id, upstream_models=overrides)
         with gateway, WorkPool(opts.concurrency, name="ratchet-bench") as pool:
-            runner = _Runner(data, config, opts, gateway, home, pool)
+            runner = _Runner(data, config, opts, gateway, home, pool, dest)
             models = {tier: gateway.upstream(tier).model_id for tier in
                       (["agent"] if mode != "rejudge" else []) + [s.tier for s in config.tiers]}
             if mode == "rejudge":
@@ -400,17 +421,31 @@ def run_config(opts: RunOptions) -> RunSummary:
             results.dataset_digest = data.digest
             results.dataset = data.info
             results.runs[config.name] = run
-            timings = read_timings(opts.out)
+            timings = read_timings(dest)
             timings.run_ids.setdefault(config.name, []).append(run_id)
             if plan is not None:
                 timings.estimates_usd[config.name] = round(plan.total_usd, 6)
-            write_results(opts.out, results)
-            write_timings(opts.out, timings)
+            write(dest, results)
+            write_timings(dest, timings)
             work = runner.score_golden if mode == "noise" else runner.score_edit
-            execute(work, run, results, timings, pending, out=opts.out, pool=pool,
+            execute(work, run, results, timings, pending, out=dest, pool=pool, write=write,
                     on_progress=opts.on_progress, total=len(ids))
+    written = dest / (SHARD_FILE if opts.shard is not None else RESULTS_FILE)
     return RunSummary(config=config.name, mode=mode, total=len(ids), skipped=len(ids) - len(pending),
-                      ran=len(pending), estimate=plan, run_id=run_id, out=opts.out)
+                      ran=len(pending), estimate=plan, run_id=run_id, out=opts.out, written=written,
+                      sample=len(sample), shard=opts.shard)
+
+
+def _open_results(opts: RunOptions, data: BenchData, config: GateConfig,
+                  sample: list[str]) -> tuple[Path, BenchResults, list[str], Callable[[Path, BenchResults], None]]:
+    """Where this run writes, what is there already, the ids it scores, and how it saves results.
+
+    Unsharded: opts.out and its results.json, the whole sample. A shard: its folder under opts.out,
+    its shard.json, and the sample's ids it owns (ratchet.bench.shard.open_shard).
+    """
+    if opts.shard is None:
+        return opts.out, read_results(opts.out), sample, write_results
+    return open_shard(opts.out, opts.shard, config.name, candidate_ids(data, config), sample)
 
 
 def rejudge_ledger_replays(home: Path, run_ids: Mapping[str, list[str]], config: str) -> int:

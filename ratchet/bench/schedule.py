@@ -34,8 +34,12 @@ Scored = tuple[ScoredEdit | NoiseGolden, float]
 
 def execute(work: Callable[[str], Scored], run: BenchConfigRun, results: BenchResults, timings: Timings,
             pending: list[str], *, out: Path, pool: WorkPool,
-            on_progress: Callable[[int, int, str], None] | None, total: int) -> None:
-    """Score `pending` with `work` into `run`, writing results and timings under `out`; re-raise the first failure."""
+            on_progress: Callable[[int, int, str], None] | None, total: int,
+            write: Callable[[Path, BenchResults], None] = write_results) -> None:
+    """Score `pending` with `work` into `run`, writing results and timings under `out`; re-raise the first failure.
+
+    `write` saves the results: results.json, or a shard's shard.json (ratchet.bench.shard).
+    """
     lock = threading.Lock()
     finished = total - len(pending)
 
@@ -52,7 +56,7 @@ def execute(work: Callable[[str], Scored], run: BenchConfigRun, results: BenchRe
             journal_item(out, run.config, item)
             finished += 1
             if finished % RESULTS_EVERY == 0:
-                write_results(out, results)
+                write(out, results)
                 write_timings(out, timings)
             if on_progress is not None:
                 on_progress(finished, total, item_id)
@@ -79,7 +83,7 @@ def execute(work: Callable[[str], Scored], run: BenchConfigRun, results: BenchRe
                 continue
             record(item_id, item, wall_ms)
     with lock:
-        write_results(out, results)
+        write(out, results)
         write_timings(out, timings)
         clear_journal(out, run.config)
     if failure is not None:

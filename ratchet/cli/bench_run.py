@@ -1,4 +1,4 @@
-"""`ratchet bench run | report | compare | smoke | selftest`: thin commands over ratchet.bench."""
+"""`ratchet bench run | merge | report | compare | smoke | selftest`: thin commands over ratchet.bench."""
 
 from __future__ import annotations
 
@@ -11,7 +11,11 @@ import typer
 
 def _command_line(config: str, out: Path, limit: int | None, types: str, seed: int, live_tavily: bool,
                   concurrency: int) -> str:
-    """The canonical command line of a run (what results.json and the report quote)."""
+    """The canonical command line of a run (what results.json and the report quote).
+
+    Never --shard: every shard of a run records the unsharded command, so the merged results.json
+    is the one an unsharded run writes.
+    """
     parts = ["ratchet", "bench", "run", "--config", Path(config).as_posix(), "--out", out.as_posix()]
     if limit is not None:
         parts += ["--limit", str(limit)]
@@ -39,15 +43,25 @@ def run_command(
     yes: bool = typer.Option(False, "--yes", help="Spend on live models without asking."),
     root: Path = typer.Option(Path("."), "--root", help="The dataset's project root."),
     work: Path | None = typer.Option(None, "--work", help="Bench work area (store, caches; default var/bench)."),
+    shard: str | None = typer.Option(
+        None, "--shard", metavar="K/N",
+        help="Score only shard K of N of the items, into <out>/shards/K-of-N/ (partial: combine with bench merge).",
+    ),
 ) -> None:
-    """Run one configuration over the labeled edits (resumable; paired; replay reuse)."""
+    """Run one configuration over the labeled edits (resumable; paired; replay reuse).
+
+    With --shard K/N every shard is given the same --out; `ratchet bench merge` then writes the
+    results directory the unsharded run writes, byte for byte.
+    """
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from ratchet.bench.run import SMOKE_DIR, RunOptions, run_config
     from ratchet.config import load_project
     from ratchet.gate.gate_config import gate_config_path
+    from ratchet.gate.shard import Shard
 
+    part = Shard.parse(shard) if shard is not None else None
     config_path = gate_config_path(config, project_root=root)
     simulated = load_project(root, home=work).config.upstream == "sim"
     if out is None:
@@ -65,14 +79,34 @@ def run_command(
 
         summary = run_config(RunOptions(
             config_path=config_path, out=out, root=root, home=work, limit=limit, types=kinds, seed=seed,
-            live_tavily=live_tavily, concurrency=concurrency, yes=yes,
+            live_tavily=live_tavily, concurrency=concurrency, yes=yes, shard=part,
             command=_command_line(config, out, limit, types, seed, live_tavily, concurrency),
             on_progress=on_progress, confirm=lambda q: typer.confirm(q, default=False), echo=typer.echo,
         ))
-    typer.echo(
-        f"{summary.config} ({summary.mode}): {summary.ran} run, {summary.skipped} already in "
-        f"{summary.out / 'results.json'}; {summary.total} in the sample"
-    )
+    if summary.shard is None:
+        typer.echo(f"{summary.config} ({summary.mode}): {summary.ran} run, {summary.skipped} already in "
+                   f"{summary.written}; {summary.total} in the sample")
+        return
+    typer.echo(f"{summary.config} ({summary.mode}) PARTIAL shard {summary.shard.label}: {summary.ran} run, "
+               f"{summary.skipped} already in {summary.written}; {summary.total} of {summary.sample} in the sample; "
+               f"ratchet bench merge all {summary.shard.count} shards into {summary.out}")
+
+
+def merge_command(
+    shard_dirs: list[Path] = typer.Argument(..., metavar="SHARD_DIR...",
+                                            help="Every <out>/shards/K-of-N/ folder of one sharded run, in any order."),
+    out: Path = typer.Option(..., "--out", help="The run's results directory (the --out its shards were given)."),
+) -> None:
+    """Combine the shards of `bench run --shard K/N` into the results directory one unsharded run writes.
+
+    results.json, summary.json, report.md and the figure are the unsharded run's, byte for byte.
+    Exit 2 (one line) for shards of different runs, a shard missing, given twice or unfinished.
+    """
+    from ratchet.bench.shard import merge_bench_shards
+
+    merged = merge_bench_shards(shard_dirs, out)
+    typer.echo(f"merged {merged.shards} shards ({', '.join(merged.configs)}) into {out / 'results.json'} "
+               f"and {merged.report}")
 
 
 def report_command(out: Path = typer.Argument(..., help="Results directory holding results.json.")) -> None:
@@ -120,8 +154,9 @@ def selftest_command(
 
 
 def register(bench_app: typer.Typer) -> None:
-    """Add run, report, compare, smoke and selftest to the `ratchet bench` sub-app."""
+    """Add run, merge, report, compare, smoke and selftest to the `ratchet bench` sub-app."""
     bench_app.command("run")(run_command)
+    bench_app.command("merge")(merge_command)
     bench_app.command("report")(report_command)
     bench_app.command("compare")(compare_command)
     bench_app.command("smoke")(smoke_command)
