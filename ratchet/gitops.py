@@ -15,9 +15,12 @@ surrounding environment happens to point at.
 from __future__ import annotations
 
 import os
+import re
 import stat
 import tempfile
-from collections.abc import Collection, Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
@@ -141,9 +144,43 @@ def _has_commits(repo: git.Repo) -> bool:
     return bool(out.strip())
 
 
+# -- memos of what cannot change --------------------------------------------------------------
+#
+# A check asks the same questions many times (what commit is this sha, what is in its tree); each
+# answer is one git process. Only answers fixed by content are kept: the empty tree of a
+# repository's object format, the commit a full object id peels to, and a commit's file listing.
+# A name (a branch, HEAD) and the index are asked afresh every time, so a moved ref is never stale.
+# Keys carry the git dir's inode, so a repository re-created at the same path starts empty.
+
+_EMPTY_TREE_SHA256 = "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321"
+"""The empty tree of a SHA-256 repository: the only other id resolve_rev passes through."""
+_FULL_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+_COMMITS_KEPT = 4096
+_LISTINGS_KEPT = 4  # commits whose listings stay in memory (a check reads two)
+_memo_lock = threading.Lock()
+_empty_trees: dict[tuple[str, int], str] = {}
+_commits: dict[tuple[str, int, str], str] = {}
+_listings: OrderedDict[tuple[str, int, str], tuple[_Entry, ...]] = OrderedDict()
+
+
+def _repo_key(repo: git.Repo) -> tuple[str, int]:
+    git_dir = _abspath(str(repo.git_dir))
+    try:
+        return git_dir, os.stat(git_dir).st_ino
+    except OSError:
+        return git_dir, -1
+
+
 def empty_tree(repo: git.Repo) -> str:
     """The id of the empty tree in this repository's object format (SHA-1 or SHA-256)."""
-    return _git(repo, "hash-object", "-t", "tree", "--stdin", stdin=b"").decode().strip()
+    key = _repo_key(repo)
+    with _memo_lock:
+        known = _empty_trees.get(key)
+    if known is None:
+        known = _git(repo, "hash-object", "-t", "tree", "--stdin", stdin=b"").decode().strip()
+        with _memo_lock:
+            _empty_trees[key] = known
+    return known
 
 
 def resolve_rev(repo: git.Repo, rev: str) -> str:
@@ -153,8 +190,14 @@ def resolve_rev(repo: git.Repo, rev: str) -> str:
     passed through unchanged: it is the base hooks use when nothing came before (the first commit,
     a first push), and every reader here accepts it.
     """
-    if rev in (EMPTY_TREE, empty_tree(repo)):
+    if rev == EMPTY_TREE or (rev == _EMPTY_TREE_SHA256 and rev == empty_tree(repo)):
         return rev
+    key = (*_repo_key(repo), rev)
+    if _FULL_ID.fullmatch(rev) is not None:  # a commit id names nothing that can move: its answer is kept
+        with _memo_lock:
+            known = _commits.get(key)
+        if known is not None:
+            return known
     if not rev or rev.startswith("-") or rev == INDEX:
         raise GitStateError(f"unknown revision '{rev}'")
     out = _git(repo, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}", ok_codes=(0, 1))
@@ -162,6 +205,11 @@ def resolve_rev(repo: git.Repo, rev: str) -> str:
     if not sha:
         hint = " (the repository has no commits yet)" if not _has_commits(repo) else ""
         raise GitStateError(f"unknown revision '{rev}'{hint}")
+    if _FULL_ID.fullmatch(sha) is not None:
+        with _memo_lock:
+            if len(_commits) > _COMMITS_KEPT:
+                _commits.clear()  # a long bench run resolves many commits; a check needs two
+            _commits[(*key[:2], sha)] = sha  # the commit's own id (a tag's id is peeled afresh each time)
     return sha
 
 
@@ -316,17 +364,34 @@ def _tree_entries(repo: git.Repo, rev: str, prefix: str | None) -> list[_Entry]:
         if unmerged:
             raise GitStateError(f"the index has unmerged paths ({sorted(unmerged)[0]} ...); resolve the conflict first")
     else:
-        sha = resolve_rev(repo, rev)
-        out = _git(repo, "ls-tree", "-r", "-z", "--full-tree", sha, "--", *pathspec)
-        for record in _z_fields(out):
-            meta, path = record.split("\t", 1)
-            mode, _kind, obj = meta.split(" ")
-            entries.append(_Entry(mode, obj, path))
+        entries = list(_commit_listing(repo, resolve_rev(repo, rev)))
     if prefix:
         # pathspecs match prefixes of names too ("skills/a" matches "skills/ab"): keep whole folders
         want = prefix.strip("/")
         entries = [e for e in entries if e.path == want or e.path.startswith(want + "/")]
     return entries
+
+
+def _commit_listing(repo: git.Repo, sha: str) -> tuple[_Entry, ...]:
+    """Every blob and gitlink of commit `sha`: one `ls-tree` per commit, kept (see the memos above)."""
+    key = (*_repo_key(repo), sha)
+    with _memo_lock:
+        known = _listings.get(key)
+        if known is not None:
+            _listings.move_to_end(key)
+            return known
+    out = _git(repo, "ls-tree", "-r", "-z", "--full-tree", sha, "--")
+    entries = []
+    for record in _z_fields(out):
+        meta, path = record.split("\t", 1)
+        mode, _kind, obj = meta.split(" ")
+        entries.append(_Entry(mode, obj, path))
+    listing = tuple(entries)
+    with _memo_lock:
+        _listings[key] = listing
+        while len(_listings) > _LISTINGS_KEPT:
+            _listings.popitem(last=False)
+    return listing
 
 
 def _read_blobs(repo: git.Repo, shas: Sequence[str]) -> dict[str, bytes]:
@@ -367,6 +432,20 @@ def read_file_at(repo: git.Repo, rev: str, path: str, *, error: type[InputError]
         raise error(f"not UTF-8 text (byte {exc.start}): save the file as UTF-8", path=where, line=line) from None
 
 
+def files_at(repo: git.Repo, rev: str, folder: str) -> dict[str, bytes] | None:
+    """Repo path -> bytes of every file below `folder` at `rev` (or INDEX), read in one batch, none written.
+
+    What export_tree would write there (a symlink is its target), for a reader that needs the bytes,
+    not the files. None when the folder holds a submodule: its export is a folder, not a file.
+    """
+    want = str(PurePosixPath(folder.strip("/")))
+    entries = [e for e in _tree_entries(repo, rev, want) if e.path.startswith(want + "/")]
+    if any(e.mode == GITLINK for e in entries):
+        return None
+    blobs = _read_blobs(repo, [e.sha for e in entries])
+    return {e.path: blobs[e.sha] for e in entries}
+
+
 def path_exists_at(repo: git.Repo, rev: str, path: str) -> bool:
     """Whether `path` (a file, or a folder with anything in it) is in the tree at `rev` (or INDEX)."""
     return bool(_tree_entries(repo, rev, str(PurePosixPath(path.strip("/")))))
@@ -379,21 +458,44 @@ def _safe_target(dest: Path, path: str) -> Path:
     return dest.joinpath(*parts)
 
 
-def export_tree(repo: git.Repo, rev: str, dest: Path, *, prefix: str | None = None) -> None:
+def _is_under(path: str, folders: Iterable[str]) -> bool:
+    return any(path == folder or path.startswith(folder + "/") for folder in folders)
+
+
+def export_tree(repo: git.Repo, rev: str, dest: Path, *, prefix: str | None = None,
+                skip: Collection[str] = ()) -> None:
     """Write every file of the tree at `rev` (or INDEX), optionally only under `prefix`, into dest.
 
-    Paths keep their place relative to the repository root. Symlinks become files holding
-    their target; submodules become empty folders.
+    Paths keep their place relative to the repository root; folders in `skip` (repo paths) are
+    left out, for a state whose reader never opens them (check's head never reads its goldens).
+    Symlinks become files holding their target; submodules become empty folders. Each file is
+    one open, write and close, each folder one makedirs: an export of 10,000 goldens is mostly that.
     """
     entries = _tree_entries(repo, rev, prefix)
-    blobs = _read_blobs(repo, [e.sha for e in entries if e.mode != "160000"])
+    skipped = [str(PurePosixPath(folder.strip("/"))) for folder in skip]
+    skipped = [folder for folder in skipped if folder != "."]
+    if skipped:
+        entries = [e for e in entries if not _is_under(e.path, skipped)]
+    blobs = _read_blobs(repo, [e.sha for e in entries if e.mode != GITLINK])
     dest.mkdir(parents=True, exist_ok=True)
+    made = {str(dest)}
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
     for entry in entries:
-        target = _safe_target(dest, entry.path)
-        if entry.mode == "160000":
-            target.mkdir(parents=True, exist_ok=True)
+        target = str(_safe_target(dest, entry.path))
+        if entry.mode == GITLINK:
+            os.makedirs(target, exist_ok=True)
+            made.add(target)
             continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(blobs[entry.sha])
-        if entry.mode == "100755":
-            target.chmod(target.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+        parent = os.path.dirname(target)
+        if parent not in made:
+            os.makedirs(parent, exist_ok=True)
+            made.add(parent)
+        fd = os.open(target, flags, 0o666)
+        try:
+            data = memoryview(blobs[entry.sha])
+            while data:
+                data = data[os.write(fd, data):]
+            if entry.mode == "100755":
+                os.fchmod(fd, os.fstat(fd).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+        finally:
+            os.close(fd)

@@ -91,6 +91,11 @@ def read_utf8(path: Path, *, error: type[InputError]) -> str:
         data = path.read_bytes()
     except OSError as exc:
         raise error(f"cannot read: {exc.strerror}", path=path) from None
+    return decode_utf8(data, path=path, error=error)
+
+
+def decode_utf8(data: bytes, *, path: Path, error: type[InputError]) -> str:
+    """`data` (the bytes of `path`, read from disk or from git) as text; non-UTF-8 is one `error` with the line."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -12,7 +12,7 @@ import secrets
 import shutil
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
@@ -121,8 +121,10 @@ def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
 
 
 @contextmanager
-def scratch_checkout(repo: git.Repo, rev: str, home: Path) -> Iterator[Path]:
+def scratch_checkout(repo: git.Repo, rev: str, home: Path, *, skip: Collection[str] = ()) -> Iterator[Path]:
     """Export `rev` (or INDEX) into a fresh folder under home/scratch; remove it on exit.
+
+    Folders in `skip` (repo paths) are not exported: the caller promises never to read them.
 
     The folder's lock is held for its whole life, so no other check's pruning can remove it.
     SIGTERM is turned into KeyboardInterrupt for the duration so a killed run cleans up too.
@@ -139,7 +141,7 @@ def scratch_checkout(repo: git.Repo, rev: str, home: Path) -> Iterator[Path]:
         folder, fd = _hold_new_scratch(root)
         try:
             folder.mkdir()
-            export_tree(repo, rev, folder)
+            export_tree(repo, rev, folder, skip=skip)
             yield folder
         finally:
             _release_scratch(folder, fd)

@@ -6,13 +6,20 @@ A golden is a trace that a human blessed; it lives in goldens/<skill>/<task>.jso
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, StrictInt, ValidationError, field_validator
 
 from ratchet.errors import GoldenError, validation_summary
-from ratchet.jsonio import atomic_write_text, canonical_dumps, load_json_text, read_utf8
+from ratchet.jsonio import (
+    atomic_write_text,
+    canonical_dumps,
+    decode_utf8,
+    load_json_text,
+    read_utf8,
+)
 from ratchet.llm.types import USD, Usage
 from ratchet.settings import utc_instant
 
@@ -186,8 +193,11 @@ def load_goldens(goldens_dir: Path) -> dict[str, Trace]:
     return {trace.task_id: trace for trace in load_golden_files(goldens_dir).values()}
 
 
-def load_golden_files(goldens_dir: Path) -> dict[Path, Trace]:
+def load_golden_files(goldens_dir: Path, contents: Mapping[Path, bytes] | None = None) -> dict[Path, Trace]:
     """All goldens under a folder, by the file each was read from (for messages that name it).
+
+    `contents` (the bytes of every file under the folder, by path: check reads its base's goldens from
+    git without writing them out) stands in for the folder on disk, under the same rules.
 
     Every .json under the folder must sit at <skill>/<task>.json: one anywhere else (directly in
     the folder, or a level deeper) would be silently never replayed, so it is a GoldenError. A
@@ -195,15 +205,17 @@ def load_golden_files(goldens_dir: Path) -> dict[Path, Trace]:
     be an error; bless refuses it).
     """
     goldens: dict[Path, Trace] = {}
-    if not goldens_dir.is_dir():
+    if contents is None and not goldens_dir.is_dir():
         return goldens
     seen: set[str] = set()
-    for path in sorted(goldens_dir.rglob("*.json")):
+    found = goldens_dir.rglob("*.json") if contents is None else (p for p in contents if p.name.endswith(".json"))
+    for path in sorted(found):
         if len(path.relative_to(goldens_dir).parts) != 2:
             raise GoldenError(
                 f"a golden must be {goldens_dir.name}/<skill>/<task>.json; move it there or delete it", path=path
             )
-        trace = read_trace(path)
+        trace = read_trace(path) if contents is None else parse_trace(
+            decode_utf8(contents[path], path=path, error=GoldenError), source=str(path))
         if trace.status != "ok":
             raise GoldenError(f"a golden must be a run with status ok, not {trace.status!r}: re-record the task "
                               "and bless a run that succeeded", path=path)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import os
+import posixpath
 import re
 import uuid
 from collections.abc import Iterator, Sequence
@@ -50,6 +51,8 @@ from ratchet.gitops import (
     INDEX,
     ChangedPath,
     changed_paths,
+    export_tree,
+    files_at,
     open_repo,
     path_exists_at,
     read_file_at,
@@ -114,7 +117,9 @@ def check_edit(
         folders = skill_folders_at(repo, [base_sha, head_rev], paths.skills)
         changed = skills_touched(changes, paths.skills, folders)
         policy = OnError(on_error).value
-        base_tree = stack.enter_context(scratch_checkout(repo, base_sha, project.home))
+        golden_bytes = _goldens_from_git(repo, base_sha, paths) if blessed else None
+        base_skip = () if golden_bytes is None else (posixpath.normpath(paths.goldens),)
+        base_tree = stack.enter_context(scratch_checkout(repo, base_sha, project.home, skip=base_skip))
         exported[base_tree] = _label(base_sha)
         config_file: Path | None = None
         if isinstance(config, str):
@@ -122,6 +127,8 @@ def check_edit(
             gate = load_gate_config(config_file, project_root=base_tree)
         else:
             gate = config
+        if base_skip and _reads_inside(gate, base_tree, base_skip[0]):
+            export_tree(repo, base_sha, base_tree, prefix=base_skip[0])  # the gate keeps fixtures or its prompt there
         settings = _settings_changed(changes, gate, base_tree)
         submodules = submodules_under(changes, paths.skills)
         unblessed = None if blessed else _label(base_sha)
@@ -134,9 +141,9 @@ def check_edit(
                 return _shard_of_no_change(shard, verdict, gate, Unchecked(
                     settings_changed=settings, submodules_changed=submodules, unowned=unowned))
             return with_unchecked(verdict, settings_changed=settings, submodules_changed=submodules, unseen=unowned)
-        head_tree = stack.enter_context(scratch_checkout(repo, head_rev, project.home))
+        head_tree = stack.enter_context(scratch_checkout(repo, head_rev, project.home, skip=_unread_at_head(paths)))
         exported[head_tree] = _label(head_rev)
-        tasks, goldens = _blessed_state(base_tree, project) if blessed else ([], {})
+        tasks, goldens = _blessed_state(base_tree, project, golden_bytes) if blessed else ([], {})
         store = stack.enter_context(closing(open_store(project.home)))
         gateway = stack.enter_context(Gateway(
             project, store, run_id=f"check-{uuid.uuid4().hex[:12]}", cache_mode=cache_mode, budget_usd=budget_usd,
@@ -260,11 +267,59 @@ def _base_is_blessed(repo: git.Repo, rev: str, project: Project, source: str | N
     return True
 
 
-def _blessed_state(base_tree: Path, project: Project) -> tuple[list[Task], dict[str, Trace]]:
-    """The tasks and goldens the team approved: both from the base (docs/adr/0007)."""
+def _unread_at_head(paths: Paths) -> tuple[str, ...]:
+    """Folders of the head state no reader opens: its goldens (what was blessed is the base's, docs/adr/0007),
+    unless the goldens folder holds or sits inside a path the replay reads (skills, tasks, world, workspaces).
+
+    At 10,000 goldens, not exporting them halves a check's export and its cleanup.
+    """
+    goldens = posixpath.normpath(paths.goldens)
+    read = [posixpath.normpath(getattr(paths, name)) for name in ("skills", "tasks", "world", "workspaces")]
+    if goldens in (".", "") or any(_nested(goldens, other) or _nested(other, goldens) for other in read):
+        return ()
+    return (goldens,)
+
+
+def _nested(inner: str, outer: str) -> bool:
+    return outer == "." or inner == outer or inner.startswith(outer + "/")
+
+
+def _goldens_from_git(repo: git.Repo, rev: str, paths: Paths) -> dict[str, bytes] | None:
+    """The base's goldens as bytes by repo path, read from git so they are never written out (at 10,000
+    goldens, writing and removing them was most of a check); None when they must be exported after all.
+
+    None when the goldens folder holds or sits inside anything else the base is read for (skills, tasks,
+    world, workspaces, configs/), holds a submodule, or has a folder named *.json: there the files on
+    disk and the bytes could answer differently.
+    """
+    if not _unread_at_head(paths) or _nested(PROJECT_CONFIGS_DIR, posixpath.normpath(paths.goldens)):
+        return None
+    folder = posixpath.normpath(paths.goldens)
+    files = files_at(repo, rev, folder)
+    depth = len(PurePosixPath(folder).parts)
+    if files is None or any(part.endswith(".json") for path in files for part in PurePosixPath(path).parts[depth:-1]):
+        return None
+    return files
+
+
+def _reads_inside(gate: GateConfig, base_tree: Path, folder: str) -> bool:
+    """Whether the gate reads its drift fixtures or judge prompt from inside `folder` of the base."""
+    inside = (base_tree / folder).resolve()
+    wanted = [base_tree / gate.drift.fixtures] + ([gate.prompt_path()] if gate.judge_prompt is not None else [])
+    return any(Path(os.path.normpath(path.resolve())).is_relative_to(inside) or inside.is_relative_to(path.resolve())
+               for path in wanted)
+
+
+def _blessed_state(base_tree: Path, project: Project,
+                   golden_bytes: dict[str, bytes] | None) -> tuple[list[Task], dict[str, Trace]]:
+    """The tasks and goldens the team approved: both from the base (docs/adr/0007); the goldens from
+    `golden_bytes` (_goldens_from_git) when given, named by where their export would be."""
     paths = project.config.paths
     tasks = load_tasks(base_tree / paths.tasks)
-    files = load_golden_files(base_tree / paths.goldens)
+    goldens_dir, depth = base_tree / paths.goldens, len(PurePosixPath(posixpath.normpath(paths.goldens)).parts)
+    contents = None if golden_bytes is None else {
+        goldens_dir.joinpath(*PurePosixPath(path).parts[depth:]): data for path, data in golden_bytes.items()}
+    files = load_golden_files(goldens_dir, contents)
     known = {task.id for task in tasks}
     for file, golden in files.items():
         if golden.task_id not in known:
