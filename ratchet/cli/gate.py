@@ -118,6 +118,8 @@ def register(app: typer.Typer) -> None:
                                          "only counted per run; see docs/ledger.md)."),
         repo: Path = typer.Option(Path("."), "--repo", help="Path inside the git repository."),
         work: Path | None = typer.Option(None, "--work", help="Ratchet's work area (default RATCHET_HOME)."),
+        concurrency: int = typer.Option(1, "--concurrency", min=1, max=64, help="Pairs replayed and judged at once "
+                                        "(threads; the verdict is the same as at 1)."),
         harness: HarnessChoice | None = typer.Option(None, "--harness", help="Replay through this harness instead of "
                                                "ratchet.yaml's `harness:` (minimal, claude-code, codex, command)."),
         shard: str | None = typer.Option(None, "--shard", metavar="K/N", help="Replay only shard K of N of the "
@@ -145,6 +147,7 @@ def register(app: typer.Typer) -> None:
             repo, base=base, head=head, staged=staged, home=work, on_error=policy, cache_mode=cache,
             budget_usd=budget, config="level0_only" if level0_only else config, live_tavily=live_tavily,
             harness=harness.harness_name if harness is not None else None, ledger_hits=ledger_hits, shard=job,
+            concurrency=concurrency,
         )
         if job is not None and job.result is not None and shard_file is not None:
             write_shard(job.result.model_copy(update={"run": job.result.run.model_copy(update={

@@ -65,6 +65,7 @@ from ratchet.gitops import (
 from ratchet.harness.settings import HarnessName
 from ratchet.llm.cache import CacheMode
 from ratchet.llm.gateway import Gateway
+from ratchet.pool import WorkPool
 from ratchet.scratch import scratch_checkout
 from ratchet.skill_sets import load_skills
 from ratchet.store import open_store
@@ -90,6 +91,7 @@ def check_edit(
     harness: HarnessName | None = None,
     ledger_hits: bool = False,
     shard: ShardJob | None = None,
+    concurrency: int = 1,
 ) -> Verdict:
     """Gate the edit between `base` and `head` (a revision) or the index (`staged`).
 
@@ -99,7 +101,8 @@ def check_edit(
     `harness` replaces the base's `harness:` name (`--harness`); `ledger_hits` writes a ledger row
     per cache hit (`--ledger-hits`), which otherwise only the run's hit count records.
     With `shard`, only that shard's pairs are replayed (ratchet.gate.shard): the answer is the
-    shard's partial verdict, and `shard.result` what its shard file holds.
+    shard's partial verdict, and `shard.result` what its shard file holds. `concurrency` > 1 runs
+    the pairs on that many threads (ratchet.pool; same pairs, same order, same verdict).
     """
     started = clock()
     repo = open_repo(path)
@@ -180,6 +183,7 @@ def check_edit(
             clock=clock,
             started=started,
             changed_files=_files_by_skill(changes, paths.skills, folders),
+            pool=stack.enter_context(WorkPool(concurrency)) if concurrency > 1 else None,
         )
         if shard is not None:
             replay_unseen = unseen_notes(
