@@ -11,7 +11,6 @@ loads a skill makes each pair an error or a routing finding, never a PASS, and n
 from __future__ import annotations
 
 import shlex
-import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,20 +21,18 @@ import pytest
 import yaml
 
 from ratchet.config import load_project
-from ratchet.data import demo_files
 from ratchet.demo import EDITS, apply_edit
 from ratchet.gate.check import check_edit
 from ratchet.gate.gate_config import resolve_gate_config
 from ratchet.gate.models import Verdict
 from ratchet.harness.sandbox import processes_under
-from ratchet.recording import bless, record_tasks
 from ratchet.trace import read_trace
+from tests.helpers.harness_demo import build_recorded_demo, commit_all
 
 AGENT = Path(__file__).resolve().parents[1] / "data" / "harness_agent" / "agent.py"
 KEEP = ("github-triage-01", "github-triage-02", "github-triage-04", "fx-expense-converter-01",
         "fx-expense-converter-02", "canary-01")
 EDIT = {edit.branch: edit for edit in EDITS}
-AUTHOR = git.Actor("Ratchet Test", "test@example.com")
 # `--token={token}`, one word: a token may start with "-" (token_urlsafe), which argparse takes for a flag
 # when it is a word of its own; `--` before the prompt for the same reason.
 COMMAND = (f"{shlex.quote(sys.executable)} {shlex.quote(str(AGENT))} --workspace {{workspace}} --mcp {{mcp_config}} "
@@ -50,11 +47,6 @@ def _harness(extra: str = "", timeout_s: float | None = None) -> dict[str, Any]:
     return harness
 
 
-def _commit(repo: git.Repo, message: str) -> str:
-    repo.git.add("-A")
-    return repo.index.commit(message, author=AUTHOR, committer=AUTHOR).hexsha
-
-
 def _write_config(root: Path, harness: dict[str, Any]) -> None:
     path = root / "ratchet.yaml"
     config = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -63,27 +55,9 @@ def _write_config(root: Path, harness: dict[str, Any]) -> None:
 
 
 def _build(root: Path) -> str:
-    with demo_files() as source:
-        shutil.copytree(source, root, copy_function=shutil.copyfile)
-    (root / ".gitignore").write_text(".ratchet/\n", encoding="utf-8")
-    tasks_file = root / "tasks.yaml"
-    data = yaml.safe_load(tasks_file.read_text(encoding="utf-8"))
-    data["tasks"] = [task for task in data["tasks"] if task["id"] in KEEP]
-    tasks_file.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
-    _write_config(root, _harness())
-    repo = git.Repo.init(root, initial_branch="main")
-    _commit(repo, "skills")
-    project = load_project(root, home=root / ".ratchet")
-    assert project.config.harness.name == "command"
-    recorded = record_tasks(project, strict=True)
-    assert recorded.errors == [] and sorted(recorded.written) == sorted(KEEP)
-    first = {path.name: path.read_bytes() for path in project.pending_dir.glob("*.json")}
-    again = record_tasks(project, strict=True)
-    assert again.errors == []
-    assert {path.name: path.read_bytes() for path in project.pending_dir.glob("*.json")} == first, \
-        "two recordings through the same agent differ"
-    bless(project)
-    return _commit(repo, "bless")
+    sha = build_recorded_demo(root, KEEP, prepare=lambda tree: _write_config(tree, _harness()))
+    assert load_project(root, home=root / ".ratchet").config.harness.name == "command"
+    return sha
 
 
 @pytest.fixture(scope="module")
@@ -169,11 +143,11 @@ def _bad_pair(demo: tuple[Path, str], name: str, harness: dict[str, Any]) -> tup
     repo.git.checkout("-q", "-b", f"bad/{name}", "main")
     try:
         _write_config(root, harness)
-        base = _commit(repo, f"harness: {name}")
+        base = commit_all(repo, f"harness: {name}")
         edit = EDIT["edit/cosmetic"]
         path = root / "skills" / edit.skill / "SKILL.md"
         path.write_text(edit.apply(path.read_text(encoding="utf-8")), encoding="utf-8")
-        head = _commit(repo, edit.message)
+        head = commit_all(repo, edit.message)
     finally:
         repo.git.checkout("-q", "main")
     return base, head

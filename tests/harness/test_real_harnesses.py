@@ -7,32 +7,26 @@ Skipped when the binaries are not installed, except under CI, where their absenc
 from __future__ import annotations
 
 import os
-import shutil
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-import git
 import pytest
-import yaml
 
-from ratchet.config import load_project
-from ratchet.data import demo_files
 from ratchet.demo import EDITS, apply_edit
 from ratchet.gate.check import check_edit
 from ratchet.gate.gate_config import resolve_gate_config
 from ratchet.gate.models import Verdict
 from ratchet.harness.sandbox import processes_under
 from ratchet.harness.settings import HarnessName
-from ratchet.recording import bless, record_tasks
 from ratchet.trace import read_trace
+from tests.helpers.harness_demo import build_recorded_demo
 
 KEEP = ("github-triage-01", "github-triage-02", "github-triage-04", "fx-expense-converter-01",
         "fx-expense-converter-02", "canary-01")
 SENTINEL = "sk-ratchet-sentinel-4f1d9a"
 ENV_OF = {"claude-code": "RATCHET_CLAUDE_BIN", "codex": "RATCHET_CODEX_BIN"}
 EDIT = {edit.branch: edit for edit in EDITS}
-AUTHOR = git.Actor("Ratchet Test", "test@example.com")
 
 
 def _binary_or_skip(harness: HarnessName) -> None:
@@ -88,33 +82,6 @@ class _Watcher:
                     continue
 
 
-def _commit(repo: git.Repo, message: str) -> str:
-    repo.git.add("-A")
-    return repo.index.commit(message, author=AUTHOR, committer=AUTHOR).hexsha
-
-
-def _build(root: Path, harness: HarnessName) -> str:
-    with demo_files() as source:
-        shutil.copytree(source, root, copy_function=shutil.copyfile)
-    (root / ".gitignore").write_text(".ratchet/\n", encoding="utf-8")
-    tasks_file = root / "tasks.yaml"
-    data = yaml.safe_load(tasks_file.read_text(encoding="utf-8"))
-    data["tasks"] = [task for task in data["tasks"] if task["id"] in KEEP]
-    tasks_file.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
-    repo = git.Repo.init(root, initial_branch="main")
-    _commit(repo, "skills")
-    project = load_project(root, home=root / ".ratchet").with_harness(harness)
-    recorded = record_tasks(project, strict=True)
-    assert recorded.errors == [] and sorted(recorded.written) == sorted(KEEP)
-    first = {path.name: path.read_bytes() for path in project.pending_dir.glob("*.json")}
-    again = record_tasks(project, strict=True)
-    assert again.errors == []
-    assert {path.name: path.read_bytes() for path in project.pending_dir.glob("*.json")} == first, \
-        "two recordings through the same binary differ"
-    bless(project)
-    return _commit(repo, "bless")
-
-
 @pytest.fixture(scope="module", params=["claude-code", "codex"])
 def harness_demo(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[HarnessName, Path, str]]:
     harness: HarnessName = request.param
@@ -124,7 +91,7 @@ def harness_demo(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
     os.environ.update(OPENAI_API_KEY=SENTINEL, ANTHROPIC_API_KEY=SENTINEL, RATCHET_HOME=str(root / ".ratchet"))
     try:
         with _Watcher(root / ".ratchet" / "scratch") as watcher:
-            base = _build(root, harness)
+            base = build_recorded_demo(root, KEEP, harness=harness)
         assert watcher.seen_processes > 0, "the watcher never saw the harness run"
         assert watcher.leaks == [], f"the sentinel key reached {watcher.leaks[:3]}"
         for edit in EDITS:
