@@ -136,6 +136,11 @@ class RatchetConfig(BaseModel):
         description="With routing: model, check also replays the tasks of this many skills whose "
         "descriptions are nearest the edited skill's.",
     )
+    sim_noise: float = Field(
+        default=0.0, ge=0.0, le=1.0,
+        description="Upstream sim only: the chance a simulated replay varies (reworded framing or an added "
+        "closing line), so noise records and repeated replays can be tried offline. Live agents bring their own.",
+    )
     harness: HarnessSettings = Field(
         default_factory=HarnessSettings,
         description="The agent that runs a task: minimal (Ratchet's runner), claude-code, codex or command "

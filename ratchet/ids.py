@@ -10,6 +10,7 @@ symlink, and defence in depth costs one `resolve()`.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from enum import StrEnum
 from pathlib import Path
@@ -84,3 +85,9 @@ def inside(root: Path, *parts: str) -> Path:
             f"{'/'.join(parts)!r} leads outside {root} (to {resolved}): use a plain name inside it", path=root
         )
     return joined
+
+
+def derived_seed(*parts: object) -> int:
+    """An integer seed from ids (e.g. task id and run number): never the clock, never `random`'s state."""
+    text = "\0".join(str(p) for p in parts)
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "big")

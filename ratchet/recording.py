@@ -18,6 +18,7 @@ from ratchet.ids import IdKind, check_id, inside
 from ratchet.llm.cache import CacheMode
 from ratchet.llm.gateway import Gateway
 from ratchet.llm.types import USD
+from ratchet.noise_record import noise_path
 from ratchet.routing import RoutingReport, model_routed, project_routing
 from ratchet.sim.follow import follow_report
 from ratchet.skill_sets import load_skills
@@ -290,6 +291,8 @@ def bless_pending(project: Project, task_ids: Sequence[str] = ()) -> BlessResult
             continue
         for stale in promotion.stale:
             stale.unlink()
+        for old in (*promotion.stale, promotion.target):  # a noise record describes the golden it replaced
+            noise_path(old).unlink(missing_ok=True)
         write_trace(promotion.target, promotion.trace)
         promotion.source.unlink()
         blessed.append(promotion.target)

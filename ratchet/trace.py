@@ -25,6 +25,8 @@ from ratchet.settings import utc_instant
 
 TRACE_SCHEMA_VERSION = 1
 NO_SKILL_DIR = "_none"
+NOISE_SUFFIX = ".noise.json"
+"""A golden's noise record sits beside it as <task>.noise.json (ratchet.noise_record); it is not a golden."""
 
 Effect = Literal["read", "write", "send", "spend", "destroy"]
 SIDE_EFFECTS: frozenset[str] = frozenset({"write", "send", "spend", "destroy"})
@@ -209,7 +211,7 @@ def load_golden_files(goldens_dir: Path, contents: Mapping[Path, bytes] | None =
         return goldens
     seen: set[str] = set()
     found = goldens_dir.rglob("*.json") if contents is None else (p for p in contents if p.name.endswith(".json"))
-    for path in sorted(found):
+    for path in sorted(p for p in found if not p.name.endswith(NOISE_SUFFIX)):
         if len(path.relative_to(goldens_dir).parts) != 2:
             raise GoldenError(
                 f"a golden must be {goldens_dir.name}/<skill>/<task>.json; move it there or delete it", path=path

@@ -120,7 +120,9 @@ def all_ultra_cost(edits: Sequence[ScoredEdit], prices: Mapping[str, Sequence[fl
     for edit in edits:
         total = edit.usage["agent"].usd if "agent" in edit.usage else 0.0
         for pair in edit.verdict.pairs:
-            asked = [o for o in pair.opinions if o.tier == "ultra"] or pair.opinions[:1]
+            # Once per replay judged: a swapped-order ask (swap_check) is the second call of the same judgement.
+            opinions = [o for o in pair.opinions if not o.swapped]
+            asked = [o for o in opinions if o.tier == "ultra"] or opinions[:1]
             total += sum(o.tokens_in * unit[0] + o.tokens_out * unit[1] for o in asked)
         values.append(total)
     return _stat(values)
@@ -152,7 +154,7 @@ def judge_kappa(edits: Sequence[ScoredEdit]) -> dict[str, float | None]:
                 if expected is None:
                     continue
                 for opinion in pair.opinions:
-                    if opinion.tier == tier and opinion.verdict is not None:
+                    if opinion.tier == tier and opinion.verdict is not None and not opinion.swapped:
                         truth.append(_human(expected))
                         said.append("ok" if opinion.verdict in PASSING else opinion.verdict)
         if not truth or len(set(truth) | set(said)) < 2:
@@ -165,6 +167,46 @@ def judge_kappa(edits: Sequence[ScoredEdit]) -> dict[str, float | None]:
 def noise_floor(goldens: Iterable[NoiseGolden]) -> float | None:
     """E6: share of unchanged-skill replays judged pass (identical, or judged a pass)."""
     return _share([o.outcome in PASSING for g in goldens for o in g.outcomes])
+
+
+class NoiseStats(BaseModel):
+    """A run with noise records: what repeats cost and, for A/A checks, how often the gate cried wolf."""
+
+    sim_noise: float
+    bless_repeats: int
+    goldens: int = Field(description="Goldens with a noise record.")
+    goldens_varying: int = Field(description="Goldens whose own replays differed from them at least once.")
+    flip_rate: Stat = Field(description="Per golden: repeats that differed / repeats.")
+    pairs: int = Field(description="Pairs gated (A/A checks for the noise configuration).")
+    repeated: int = Field(description="Pairs replayed more than once.")
+    replays_per_pair: float | None
+    cost_per_pair: float | None = Field(description="Mean catalog cost of a pair, every replay and judge included.")
+    aa_checks: int = 0
+    aa_false_block: float | None = Field(default=None, description="A/A checks that BLOCK (every one is false).")
+    aa_warn: float | None = None
+
+
+def noise_stats(run: BenchConfigRun) -> NoiseStats | None:
+    """What the noise did in this run; None for a quiet run without noise records."""
+    if not run.bless_repeats and not run.sim_noise:
+        return None
+    flips = [differed / repeats for differed, repeats in run.flips.values() if repeats]
+    pairs = [p for e in run.edits.values() for p in e.verdict.pairs] + [o for g in run.noise.values() for o in g.outcomes]
+    replays = [p.repeats.replays if p.repeats is not None else 1 for p in pairs]
+    decisions = [d for g in run.noise.values() for d in g.decisions]
+    edit_costs = [sum(u.usd for u in e.usage.values()) / len(e.verdict.pairs) for e in run.edits.values()
+                  if e.verdict.pairs]
+    golden_costs = [sum(u.usd for u in g.usage.values()) / len(g.outcomes) for g in run.noise.values() if g.outcomes]
+    costs = edit_costs + golden_costs
+    return NoiseStats(
+        sim_noise=run.sim_noise, bless_repeats=run.bless_repeats, goldens=len(run.flips),
+        goldens_varying=sum(1 for differed, _ in run.flips.values() if differed),
+        flip_rate=_stat(flips), pairs=len(pairs), repeated=sum(1 for r in replays if r > 1),
+        replays_per_pair=round(sum(replays) / len(replays), 6) if replays else None,
+        cost_per_pair=round(sum(costs) / len(costs), 9) if costs else None,
+        aa_checks=len(decisions), aa_false_block=_share([d == "BLOCK" for d in decisions]),
+        aa_warn=_share([d == "WARN" for d in decisions]),
+    )
 
 
 def prompt_cache_share(edits: Sequence[ScoredEdit]) -> dict[str, float | None]:
@@ -185,7 +227,7 @@ class PairLevel(BaseModel):
     """Pair outcomes against the labeled pair outcomes."""
 
     labeled_regressions: int = 0
-    caught: int = Field(default=0, description="Labeled regression pairs judged regression (or unsure/error: flagged).")
+    caught: int = Field(default=0, description="Labeled regression pairs judged regression (or unsure/inconclusive/error: flagged).")
     labeled_clean: int = 0
     false_alarms: int = Field(default=0, description="Labeled same/pass/drift pairs judged regression.")
     recall: float | None = None
@@ -202,7 +244,7 @@ def pair_level(edits: Sequence[ScoredEdit]) -> PairLevel:
             if expected is None:
                 continue
             if expected == "regression":
-                caught.append(pair.outcome in ("regression", "unsure", "error"))
+                caught.append(pair.outcome in ("regression", "unsure", "inconclusive", "error"))
             else:
                 alarms.append(pair.outcome == "regression")
     return PairLevel(labeled_regressions=len(caught), caught=sum(caught), labeled_clean=len(alarms),
@@ -249,6 +291,7 @@ class ConfigMetrics(BaseModel):
     pair_level: PairLevel
     decisions: dict[str, dict[str, int]]
     noise_floor: float | None
+    noise: NoiseStats | None = None
 
 
 def summarize(run: BenchConfigRun, prices: Mapping[str, Sequence[float]], fns: MetricFns = DEFAULT_FNS) -> ConfigMetrics:
@@ -269,4 +312,5 @@ def summarize(run: BenchConfigRun, prices: Mapping[str, Sequence[float]], fns: M
         pair_level=pair_level(edits),
         decisions=decisions_by_type(edits),
         noise_floor=noise_floor(run.noise.values()),
+        noise=noise_stats(run),
     )

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ratchet import SIMULATED_BANNER
 from ratchet.bench.figure import write_figure
+from ratchet.bench.judge_rates import judge_rates, rates_table
 from ratchet.bench.metrics import DEFAULT_FNS, ConfigMetrics, MetricFns, Stat, latency, summarize
 from ratchet.bench.models import REGRESSION_TYPES
 from ratchet.bench.results import (
@@ -25,6 +26,7 @@ from ratchet.bench.results import (
     write_summary,
 )
 from ratchet.errors import InputError
+from ratchet.gate.gate_config import DEFAULT_CONFIG, resolve_gate_config
 from ratchet.jsonio import atomic_write_text
 
 CONFIG_ORDER = ("cascade", "nano_only", "super_only", "ultra_only", "drift_off", "level0_off", "noise")
@@ -137,6 +139,28 @@ def _table2(doc: _Doc, results: BenchResults, metrics: dict[str, ConfigMetrics],
         doc.add(f"- {name}: overall {_pct(share['overall'])} ({tiers})")
 
 
+def _noise_section(doc: _Doc, metrics: dict[str, ConfigMetrics]) -> None:
+    """Runs gated with noise records: flip rates, A/A false BLOCKs, and what the repeats cost."""
+    doc.section("Noise records, repeats and A/A checks", _fn("noise_stats"))
+    noisy = {name: m.noise for name, m in metrics.items() if m.noise is not None}
+    if not noisy:
+        doc.add("Not run: no configuration here was gated with noise records (`bench run --noise p`, or "
+                "`--bless-repeats N`).")
+        return
+    doc.add("| config | sim noise | bless repeats | goldens varying | flip rate mean | pairs | repeated | "
+            "replays per pair | cost per pair | A/A checks | A/A false BLOCK | A/A WARN |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for name, n in noisy.items():
+        doc.add(f"| {name} | {n.sim_noise:g} | {n.bless_repeats} | {n.goldens_varying} of {n.goldens} | "
+                f"{_pct(n.flip_rate.mean)} | {n.pairs} | {n.repeated} | {_num(n.replays_per_pair)} | "
+                f"{_usd(n.cost_per_pair)} | {n.aa_checks or 'n/a'} | {_pct(n.aa_false_block)} | {_pct(n.aa_warn)} |")
+    doc.add("", "Each golden's noise record is measured first (bless repeats of its unchanged skill). A pair that "
+            "differs only where its golden is known to vary, or whose judges are unsure on a golden known to vary, "
+            "is replayed again and blocks only when Fisher's exact test says it regresses more often than the "
+            "golden flips; otherwise it is inconclusive (WARN). A/A checks gate unchanged skills: every BLOCK "
+            "there is a false one. Compare recall with a noise-free run: `ratchet bench compare A B`.")
+
+
 def _versus(doc: _Doc, metrics: dict[str, ConfigMetrics], a: str, b: str,
             rows: Sequence[tuple[str, Callable[[ConfigMetrics], str]]]) -> None:
     if a not in metrics or b not in metrics:
@@ -163,6 +187,22 @@ def _worked_examples(doc: _Doc, results: BenchResults) -> None:
         for pair in v.pairs:
             doc.add(f"- `{pair.task_id}` ({pair.selected_because}): **{pair.outcome}** by {pair.decided_by}: {pair.reason}")
         doc.add("", f"Summary: {v.summary}", "")
+
+
+def _judge_trust(doc: _Doc, results: BenchResults) -> None:
+    rates = judge_rates(results, resolve_gate_config(DEFAULT_CONFIG))
+    doc.section("Judges: how far each tier can be trusted", "`ratchet.bench.judge_rates.judge_rates`")
+    if not rates.tiers:
+        doc.add("No labeled pair reached a judge in these results.")
+        return
+    doc.add(*rates_table(rates))
+    doc.add("", "Per tier, from its single-tier run (else the cascade's) and the E6 unchanged-skill replays: TPR is "
+            "the share of pairs labeled regression judged regression, FPR the share of pairs labeled same, pass or "
+            "drift (or replayed unchanged) judged regression, with 95% Wilson intervals. A tier is flagged when its "
+            f"TPR lower bound is below {rates.tpr_floor:.2f} or its FPR upper bound above {rates.fpr_ceiling:.2f} "
+            f"(`{rates.gate_config}` gate config: judge_tpr_floor, judge_fpr_ceiling).")
+    if rates.warnings:
+        doc.add("", *(f"- warning: {w}" for w in rates.warnings))
 
 
 def render_report(results: BenchResults, timings: Timings, fns: MetricFns = DEFAULT_FNS) -> tuple[str, list[ConfigMetrics]]:
@@ -213,6 +253,8 @@ def render_report(results: BenchResults, timings: Timings, fns: MetricFns = DEFA
                 f"replays with the unchanged skill: {_pct(noise)} judged pass.",
                 "", "Outcomes: " + ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items())))
 
+    _noise_section(doc, metrics)
+
     doc.section("Pair level, false warns and latency", f"{_fn('pair_level')}, {_fn('false_warn_rate')} and {_fn('latency')}")
     doc.add("| config | labeled regression pairs caught | pair recall | false alarms / clean pairs | false warns N0 | latency mean | latency p95 |",
             "|---|---|---|---|---|---|---|")
@@ -234,6 +276,8 @@ def render_report(results: BenchResults, timings: Timings, fns: MetricFns = DEFA
         doc.add(f"| {name} | " + " | ".join(_num(m.judge_kappa[t]) for t in ("nano", "super", "ultra")) + " |")
     doc.add("", "Cohen's kappa of each tier's opinions (regression / ok / unsure) against the human pair labels "
             "(a reviewer's correction wins); n/a where a tier gave no opinion or kappa is undefined.")
+
+    _judge_trust(doc, results)
 
     doc.section("Worked examples", f"{_fn('decisions_by_type')} (the diff, the pair evidence and the summary, one edit per type)")
     _worked_examples(doc, results)

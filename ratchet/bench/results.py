@@ -74,6 +74,9 @@ class NoiseGolden(BaseModel):
     task_id: str
     skill: str | None
     outcomes: list[PairOutcome]
+    decisions: list[Decision] = Field(
+        default_factory=list, exclude_if=lambda value: not value,
+        description="Per outcome: what a check deciding on that pair alone would answer (every BLOCK is false).")
     usage: dict[str, TierUsage] = Field(default_factory=dict)
 
 
@@ -91,6 +94,13 @@ class BenchConfigRun(BaseModel):
     types: list[str] = Field(default_factory=list)
     mode: str = Field(default="record", description="record | rejudge | noise")
     replays_from: str | None = Field(default=None, description="The configuration whose replays were re-judged.")
+    sim_noise: float = Field(default=0.0, exclude_if=lambda value: value == 0,
+                             description="The simulator's noise chance in this run (ratchet.bench.noisy).")
+    bless_repeats: int = Field(default=0, exclude_if=lambda value: value == 0,
+                               description="Repeats per golden that measured the noise records it gated with.")
+    flips: dict[str, list[int]] = Field(
+        default_factory=dict, exclude_if=lambda value: not value,
+        description="task id -> [repeats that differed from the golden, repeats] from its noise record.")
     edits: dict[str, ScoredEdit] = Field(default_factory=dict)
     noise: dict[str, NoiseGolden] = Field(default_factory=dict)
 
@@ -181,8 +191,9 @@ def worked_example_ids(results: BenchResults) -> tuple[str | None, list[str]]:
 
 
 def _compact_opinion(opinion: Opinion) -> Opinion:
-    return Opinion(tier=opinion.tier, prompt_version="", verdict=opinion.verdict, tokens_in=opinion.tokens_in,
-                   tokens_out=opinion.tokens_out)
+    # confidence stays: judge rates and calibration (ratchet.bench.labeled) read it from the summary.
+    return Opinion(tier=opinion.tier, prompt_version="", verdict=opinion.verdict, confidence=opinion.confidence,
+                   tokens_in=opinion.tokens_in, tokens_out=opinion.tokens_out, run=opinion.run)
 
 
 def _compact_pair(pair: PairOutcome, *, evidence: bool) -> PairOutcome:
@@ -190,7 +201,8 @@ def _compact_pair(pair: PairOutcome, *, evidence: bool) -> PairOutcome:
     return PairOutcome(
         task_id=pair.task_id, golden_skill=None, selected_because=pair.selected_because, outcome=pair.outcome,
         decided_by=pair.decided_by if evidence else "", reason=pair.reason if evidence else "",
-        opinions=[_compact_opinion(o) for o in pair.opinions],
+        # The swapped-order asks are left out: every reader skips them, and their tokens are in the usage.
+        opinions=[_compact_opinion(o) for o in pair.opinions if not o.swapped], repeats=pair.repeats,
     )
 
 
@@ -218,7 +230,8 @@ def compact_results(results: BenchResults) -> BenchResults:
         edits = {edit_id: _compact_edit(edit, example=name == example_config and edit_id in examples)
                  for edit_id, edit in run.edits.items()}
         noise = {task_id: NoiseGolden(task_id=golden.task_id, skill=None, outcomes=[
-            _compact_pair(o, evidence=False) for o in golden.outcomes]) for task_id, golden in run.noise.items()}
+            _compact_pair(o, evidence=False) for o in golden.outcomes], decisions=golden.decisions, usage=golden.usage)
+            for task_id, golden in run.noise.items()}
         runs[name] = run.model_copy(update={"edits": edits, "noise": noise})
     return results.model_copy(update={"runs": runs})
 
@@ -384,9 +397,11 @@ def stable_pair(pair: PairOutcome, replays: EditReplays, config: RatchetConfig) 
         for o in pair.opinions
     ]
     usages = [o.usage for o in opinions]
-    replay = replays.replays.get(pair.task_id)
-    if replay is not None:
-        usages.append(replay.usage)
+    runs = pair.repeats.replays if pair.repeats is not None else 1
+    for key in [pair.task_id, *(f"{pair.task_id}#{run}" for run in range(1, runs))]:  # a repeated pair paid for each
+        replay = replays.replays.get(key)
+        if replay is not None:
+            usages.append(replay.usage)
     base = replays.base_replays.get(pair.task_id)
     if base is not None and pair.drift is not None and pair.drift.base_replay_ran:
         usages.append(base.usage)

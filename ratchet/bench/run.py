@@ -21,7 +21,6 @@ from collections.abc import Callable, Mapping
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
 import yaml
 
@@ -29,6 +28,10 @@ from ratchet.bench.benchdata import DATED_DIR
 from ratchet.bench.benchdata import BenchData as BenchData
 from ratchet.bench.benchdata import load_bench_data as load_bench_data
 from ratchet.bench.models import Edit
+from ratchet.bench.noisy import measure_records, noise_settings
+from ratchet.bench.plan import REJUDGE_CONFIGS as REJUDGE_CONFIGS
+from ratchet.bench.plan import Mode, candidate_ids, head_skills_for, plan_calls, run_mode
+from ratchet.bench.plan import sample_ids as sample_ids
 from ratchet.bench.results import (
     RESULTS_FILE,
     SHARD_FILE,
@@ -49,39 +52,29 @@ from ratchet.bench.results import (
     write_results,
     write_timings,
 )
-from ratchet.bench.sampling import derived_seed, stratified_sample
+from ratchet.bench.sampling import derived_seed
 from ratchet.bench.schedule import execute
 from ratchet.bench.shard import open_shard
 from ratchet.clock import frozen_clock
 from ratchet.config import Project
 from ratchet.errors import BudgetError, ConfigError, InputError
+from ratchet.gate.decide import decide_edit
 from ratchet.gate.drift import FactSearch, FixtureSearch, make_search
 from ratchet.gate.evaluate import evaluate_edit, offered_tool_names
 from ratchet.gate.gate_config import GateConfig, load_gate_config
-from ratchet.gate.models import EditReplays, Selected
-from ratchet.gate.pair import gate_pair
+from ratchet.gate.models import Decision, EditReplays, Selected
+from ratchet.gate.repeats import gate_repeated
 from ratchet.gate.replay import Replayer
-from ratchet.gate.select import affected_goldens
 from ratchet.gate.shard import Shard
 from ratchet.llm.budget import PER_CALL_BUDGETS, Estimate, check_affordable, estimate
 from ratchet.llm.gateway import Gateway
 from ratchet.llm.types import ChatModel
+from ratchet.noise_record import NoiseRecord
 from ratchet.pool import WorkPool
-from ratchet.skills import Skill, parse_skill_text
 from ratchet.store import open_store
 
-Mode = Literal["record", "rejudge", "noise"]
 RECORDING_CONFIG = "cascade"
-REJUDGE_CONFIGS: frozenset[str] = frozenset({"nano_only", "super_only", "ultra_only", "drift_off", "level0_off"})
 SMOKE_DIR = Path("bench") / "results" / "smoke-sim"
-SIM_NOISE = 0.3  # the simulator's rewording chance in E6; a live model brings its own
-
-
-def run_mode(config: GateConfig) -> Mode:
-    """What a configuration does with replays: record its own, re-judge cascade's, or measure noise."""
-    if config.replays_per_golden > 1:
-        return "noise"
-    return "rejudge" if config.name in REJUDGE_CONFIGS else "record"
 
 
 @dataclass
@@ -100,6 +93,10 @@ class RunOptions:
     yes: bool = False
     command: str = ""
     shard: Shard | None = None
+    noise: float | None = None
+    """The simulator's noise chance (None: the configuration's sim_noise); see ratchet.bench.noisy."""
+    bless_repeats: int | None = None
+    """Repeats per golden measuring its noise record (None: 30 when the noise is on, else 0)."""
     on_progress: Callable[[int, int, str], None] | None = None
     confirm: Callable[[str], bool] | None = None
     echo: Callable[[str], None] = field(default=lambda _line: None)
@@ -132,13 +129,6 @@ def _check_out_dir(out: Path, simulated: bool, results: BenchResults) -> None:
     if mixed:
         kind = "simulated" if not simulated else "live"
         raise InputError(f"{out} holds {kind} runs ({', '.join(sorted(mixed))}); give live and simulated runs separate --out directories")
-
-
-def head_skills_for(data: BenchData, edit: Edit) -> dict[str, Skill]:
-    """The dataset's skills with one SKILL.md replaced by the edit's."""
-    folder = data.project.path("skills") / edit.skill
-    skill = parse_skill_text(edit.skill_md, folder=folder, source=f"edit {edit.id}")
-    return {**data.base_skills, edit.skill: skill}
 
 
 def edit_diff(data: BenchData, edit: Edit) -> str:
@@ -183,7 +173,7 @@ class _Runner:
     """One configuration's work, shared by the worker threads."""
 
     def __init__(self, data: BenchData, config: GateConfig, opts: RunOptions, gateway: Gateway, home: Path,
-                 pool: WorkPool, dest: Path) -> None:
+                 pool: WorkPool, dest: Path, mode: Mode, records: Mapping[str, NoiseRecord]) -> None:
         self.data = data
         self.dest = dest  # where replays go: opts.out, or the shard's folder
         self.config = config
@@ -191,7 +181,8 @@ class _Runner:
         self.gateway = gateway
         self.home = home
         self.pool = pool
-        self.mode = run_mode(config)
+        self.mode = mode
+        self.records = records
         # Start-up work done once per run, not once per edit: the offered tools over the world
         # without an overlay (most edits), and the search fixtures each edit's search starts from.
         self._offered: frozenset[str] | None = None
@@ -252,6 +243,7 @@ class _Runner:
             clock=frozen_clock,  # results.json is byte-stable; timings.json has the wall time
             pool=self.pool,
             offered=self.offered(overlays),
+            noise=self.records,
         )
         replays = stable_replays(evaluation.replays, project.config)
         verdict = stable_verdict(evaluation.verdict, replays, project.config)
@@ -281,7 +273,8 @@ class _Runner:
 
         Each run's golden is reseeded per (task, run), so a live model is asked afresh and the
         simulator's noise knob rolls anew; the seed is not something Level 0 or a judge compares.
-        Drift is off here (no search), so no base replay is asked for.
+        Drift is off here (no search), so no base replay is asked for. With noise records each run is an
+        A/A check through the repeats stage: what the gate would decide about an unchanged skill.
         """
         data, project = self.data, self.data.project
         golden = data.goldens[task_id]
@@ -291,55 +284,23 @@ class _Runner:
                             agent=self.gateway.model("agent", "replay"), clock=frozen_clock)
         judges = self._judges()
         outcomes = []
+        decisions: list[Decision] = []
         replays = EditReplays()
         for run in range(self.config.replays_per_golden):
             reseeded = golden.model_copy(update={"seed": derived_seed("noise", task_id, run)})
-            pair = gate_pair(Selected(task=task, golden=reseeded, because="routed"), replayer, config=self.config,
-                             judges=judges, search=None, pair_id=f"{task_id}#{run}", clock=frozen_clock)
-            one = stable_replays(EditReplays(replays={task_id: replayer.recorded.replays[task_id]}), project.config)
+            replayer.recorded.replays.clear()
+            pair = gate_repeated(Selected(task=task, golden=reseeded, because="routed"), replayer,
+                                 record=self.records.get(task_id), config=self.config, judges=judges, search=None,
+                                 pair_id=f"{task_id}#{run}", clock=frozen_clock)
+            one = stable_replays(EditReplays(replays=dict(replayer.recorded.replays)), project.config)
+            decisions.append(decide_edit([pair], block_confidence=self.config.block_confidence)[0])
             outcomes.append(stable_pair(pair, one, project.config))
-            replays.replays[f"{task_id}#{run}"] = one.replays[task_id]
+            for key, trace in one.replays.items():  # a repeat <task>#<k> of A/A check <run> is kept as <task>#<run>.<k>
+                replays.replays[f"{task_id}#{run}" + (f".{key.partition('#')[2]}" if key != task_id else "")] = trace
         usage = usage_of(replays, outcomes, project.config)
-        noise = NoiseGolden(task_id=task_id, skill=golden.fired_skill, outcomes=outcomes, usage=usage)
+        noise = NoiseGolden(task_id=task_id, skill=golden.fired_skill, outcomes=outcomes, usage=usage,
+                            decisions=decisions)
         return noise, round((time.perf_counter() - started) * 1000, 3)
-
-
-def candidate_ids(data: BenchData, config: GateConfig) -> list[str]:
-    """Every item a configuration could run, whatever --limit and --types say: what shards partition."""
-    if run_mode(config) == "noise":
-        return sorted(data.goldens)
-    return sorted(eid for eid in data.edits if eid in data.labels)
-
-
-def sample_ids(data: BenchData, config: GateConfig, limit: int | None, types: tuple[str, ...], seed: int) -> list[str]:
-    """The edits (or, for E6, goldens) this configuration runs: the same seed gives the same subset everywhere."""
-    if run_mode(config) == "noise":
-        items = [(tid, g.fired_skill or "_none") for tid, g in data.goldens.items()]
-        return stratified_sample(items, limit, seed)
-    wanted = set(types)
-    unknown = wanted - {"R1", "R2", "R3", "R4", "R5", "R6", "N0", "D1"}
-    if unknown:
-        raise InputError(f"unknown edit type(s) in --types: {', '.join(sorted(unknown))} (R1-R6, N0, D1)")
-    items = [(eid, e.type) for eid, e in data.edits.items() if eid in data.labels and (not wanted or e.type in wanted)]
-    return stratified_sample(items, limit, seed)
-
-
-def plan_calls(data: BenchData, config: GateConfig, ids: list[str]) -> dict[str, int]:
-    """An upper bound on calls by kind: every affected pair replayed and judged by every tier."""
-    mode = run_mode(config)
-    if mode == "noise":
-        pairs = len(ids) * config.replays_per_golden
-        replays = pairs
-    else:
-        pairs = 0
-        for edit_id in ids:
-            edit = data.edits[edit_id]
-            pairs += len(affected_goldens(data.tasks, data.goldens, [edit.skill], head_skills_for(data, edit)))
-        replays = 0 if mode == "rejudge" else pairs
-    calls = {"replay": replays} if replays else {}
-    for step in config.tiers:
-        calls[f"judge-{step.tier}"] = pairs
-    return calls
 
 
 def _refuse_without_cascade(results: BenchResults, opts: RunOptions, config: GateConfig, ids: list[str],
@@ -374,7 +335,8 @@ def run_config(opts: RunOptions) -> RunSummary:
     project: Project = data.project
     _check_tiers(config, project, opts.config_path)
     simulated = project.config.upstream == "sim"
-    mode = run_mode(config)
+    noise = noise_settings(config, noise=opts.noise, bless_repeats=opts.bless_repeats, simulated=simulated)
+    mode = run_mode(config, repeats=noise.measures)
     sample = sample_ids(data, config, opts.limit, opts.types, opts.seed)
     dest, results, ids, write = _open_results(opts, data, config, sample)
     merge_journal(dest, results)
@@ -391,7 +353,7 @@ def run_config(opts: RunOptions) -> RunSummary:
     pending = [i for i in ids if i not in done]
     home = project.home
     with closing(open_store(home)) as store:
-        plan = estimate(project.config, plan_calls(data, config, pending), store=store) if pending else None
+        plan = estimate(project.config, plan_calls(data, config, pending, noise), store=store) if pending else None
         if plan is not None:
             opts.echo(plan.render() + ("  (simulated: no money is spent)" if simulated else ""))
             if not simulated:
@@ -399,14 +361,18 @@ def run_config(opts: RunOptions) -> RunSummary:
                 if not opts.yes and not (opts.confirm is not None and opts.confirm(f"Spend up to ${plan.total_usd:.4f}?")):
                     raise BudgetError("live run not confirmed: pass --yes (or answer yes) to spend")
         overrides: dict[str, ChatModel] = {}
-        if simulated and mode == "noise":
+        if simulated and noise.sim_noise > 0:
             from ratchet.sim.models import sim_model_for
 
-            overrides["agent"] = sim_model_for("agent", noise=SIM_NOISE)
+            overrides["agent"] = sim_model_for("agent", noise=noise.sim_noise)
         run_id = f"bench-{config.name}-{uuid.uuid4().hex[:12]}"
         gateway = Gateway(project, store, run_id=run_id, upstream_models=overrides)
         with gateway, WorkPool(opts.concurrency, name="ratchet-bench") as pool:
-            runner = _Runner(data, config, opts, gateway, home, pool, dest)
+            measured = measure_records(data, noise, gateway.model("agent", "bless"), pool) if pending else None
+            if measured is not None and measured.refused:
+                raise InputError(f"{len(measured.refused)} golden(s) could not be measured for noise, first {measured.refused[0]}")
+            records = measured.records if measured is not None else {}
+            runner = _Runner(data, config, opts, gateway, home, pool, dest, mode, records)
             models = {tier: gateway.upstream(tier).model_id for tier in
                       (["agent"] if mode != "rejudge" else []) + [s.tier for s in config.tiers]}
             if mode == "rejudge":
@@ -417,6 +383,8 @@ def run_config(opts: RunOptions) -> RunSummary:
                 "command": opts.command, "models": dict(sorted(models.items())), "seed": opts.seed,
                 "limit": opts.limit, "types": sorted(opts.types), "mode": mode,
                 "replays_from": RECORDING_CONFIG if mode == "rejudge" else None,
+                "sim_noise": noise.sim_noise, "bless_repeats": noise.bless_repeats,
+                "flips": {tid: [r.differed, r.repeats] for tid, r in sorted(records.items())} or run.flips,
             })
             results.dataset_digest = data.digest
             results.dataset = data.info

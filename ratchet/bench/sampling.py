@@ -11,16 +11,14 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
+from ratchet.ids import derived_seed as derived_seed
+
 
 def seeded_hash(seed: int, key: str) -> str:
     """A stable pseudo-random rank for `key` under `seed`."""
     return hashlib.sha256(f"ratchet-bench\0{seed}\0{key}".encode()).hexdigest()
 
 
-def derived_seed(*parts: object) -> int:
-    """An integer seed from ids (e.g. task id and run number)."""
-    text = "\0".join(str(p) for p in parts)
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "big")
 
 
 def stratified_sample(items: Iterable[tuple[str, str]], limit: int | None, seed: int) -> list[str]:

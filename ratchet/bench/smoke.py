@@ -1,4 +1,5 @@
-"""`ratchet bench smoke`: the simulator end to end. Build, every configuration, the report; offline, no keys.
+"""`ratchet bench smoke`: the simulator end to end. Build, every configuration, the report and the
+judges' calibration (calibration.md); offline, no keys.
 
 It always runs on the simulator (whatever RATCHET_UPSTREAM says) and always writes to
 bench/results/smoke-sim/, which it empties first so the directory is one coherent set.
@@ -66,5 +67,10 @@ def run_smoke(
         echo(f"{name} ({summary.mode}): {summary.ran} in {time.perf_counter() - t0:.1f}s")
         result.configs.append(name)
     write_report(out)
+    if set(configs) >= {"nano_only", "super_only", "ultra_only"}:
+        from ratchet.bench.calibrate import calibrate_results
+
+        # Trust or Escalate on the smoke's labels (no model call): calibration.md says what the machinery picks.
+        calibrate_results(out, config="cascade", alpha=0.1, delta=0.1, seed=0, project_root=root)
     result.wall_s = round(time.perf_counter() - started, 2)
     return result

@@ -12,6 +12,7 @@ import typer
 
 from ratchet import __version__
 from ratchet.cli import bench, ci, demo, gate, golden, hook, init, mcp, proxy, review, validate
+from ratchet.cli import judges as judges_cli
 from ratchet.cli import merge as merge_cli
 from ratchet.cli import store as store_cli
 from ratchet.errors import RatchetError
@@ -52,6 +53,7 @@ proxy.register(app)
 mcp.register(app)
 bench.register(app)
 store_cli.register(app)
+judges_cli.register(app)
 
 
 def _friendly(callback: Callable[..., Any]) -> Callable[..., Any]:

@@ -167,5 +167,25 @@ def _walk(paths: object, who: str) -> None:
     typer.echo(f"accepted {accepted}, overridden {overridden}, skipped {skipped}")
 
 
+@bench_app.command("calibrate")
+def calibrate_command(
+    results: Path = typer.Option(Path("bench/results/smoke-sim"), "--results", help="Results directory to read labeled opinions from."),
+    config: str = typer.Option("cascade", "--config", help="Base gate config (a name or a YAML path) whose tiers are calibrated."),
+    alpha: float = typer.Option(0.1, "--alpha", help="Accepted opinions may disagree with the label at most this often."),
+    delta: float = typer.Option(0.1, "--delta", help="... with probability at least 1 - delta."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the train / calibration / held-out split."),
+    write: Path | None = typer.Option(None, "--write", help="Also write the base config with calibrated thresholds here."),
+    root: Path = typer.Option(Path("."), "--root", help="Project root (its configs/ override the packaged ones)."),
+) -> None:
+    """Pick each judge tier's confidence threshold on labeled pairs (Trust or Escalate); report held-out coverage."""
+    from ratchet.bench.calibrate import calibrate_results, summary_lines
+
+    run = calibrate_results(results, config=config, alpha=alpha, delta=delta, seed=seed, write=write, project_root=root)
+    for line in summary_lines(run.calibration):
+        typer.echo(line)
+    for path in run.written:
+        typer.echo(f"wrote {path}")
+
+
 # run, report, compare, smoke and selftest live in ratchet/cli/bench_run.py.
 bench_run.register(bench_app)

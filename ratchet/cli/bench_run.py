@@ -10,7 +10,7 @@ import typer
 
 
 def _command_line(config: str, out: Path, limit: int | None, types: str, seed: int, live_tavily: bool,
-                  concurrency: int) -> str:
+                  concurrency: int, noise: float | None = None, bless_repeats: int | None = None) -> str:
     """The canonical command line of a run (what results.json and the report quote).
 
     Never --shard: every shard of a run records the unsharded command, so the merged results.json
@@ -26,6 +26,10 @@ def _command_line(config: str, out: Path, limit: int | None, types: str, seed: i
         parts.append("--live-tavily")
     if concurrency != 2:
         parts += ["--concurrency", str(concurrency)]
+    if noise is not None:
+        parts += ["--noise", f"{noise:g}"]
+    if bless_repeats is not None:
+        parts += ["--bless-repeats", str(bless_repeats)]
     return shlex.join(parts)
 
 
@@ -46,6 +50,16 @@ def run_command(
     shard: str | None = typer.Option(
         None, "--shard", metavar="K/N",
         help="Score only shard K of N of the items, into <out>/shards/K-of-N/ (partial: combine with bench merge).",
+    ),
+    noise: float | None = typer.Option(
+        None, "--noise", min=0.0, max=1.0, metavar="P",
+        help="Simulator only: the chance a replay varies (reworded framing or an added line); default: the "
+        "config's sim_noise (0 except `noise`).",
+    ),
+    bless_repeats: int | None = typer.Option(
+        None, "--bless-repeats", min=0, metavar="N",
+        help="Measure every golden's noise record with N replays first, and gate with it (default: 30 when the "
+        "noise is on, else 0).",
     ),
 ) -> None:
     """Run one configuration over the labeled edits (resumable; paired; replay reuse).
@@ -79,8 +93,9 @@ def run_command(
 
         summary = run_config(RunOptions(
             config_path=config_path, out=out, root=root, home=work, limit=limit, types=kinds, seed=seed,
-            live_tavily=live_tavily, concurrency=concurrency, yes=yes, shard=part,
-            command=_command_line(config, out, limit, types, seed, live_tavily, concurrency),
+            live_tavily=live_tavily, concurrency=concurrency, yes=yes, shard=part, noise=noise,
+            bless_repeats=bless_repeats,
+            command=_command_line(config, out, limit, types, seed, live_tavily, concurrency, noise, bless_repeats),
             on_progress=on_progress, confirm=lambda q: typer.confirm(q, default=False), echo=typer.echo,
         ))
     if summary.shard is None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from ratchet.config import load_project
+from ratchet.config import Project, load_project
 from ratchet.errors import InfraError, InputError, RoutingError, SkillError
 from ratchet.harness.settings import HarnessChoice
 
@@ -67,19 +67,57 @@ def register(app: typer.Typer) -> None:
         task_ids: list[str] = typer.Argument(None, help="Task ids to bless (default: every pending trace)."),
         project_dir: Path = typer.Option(Path("."), "--project", help="Project root (holds ratchet.yaml)."),
         work: Path | None = typer.Option(None, "--work", help="Ratchet's work area (default RATCHET_HOME)."),
+        repeats: int = typer.Option(0, "--repeats", min=0, help="Then replay each blessed golden this many times "
+                                    "under its unchanged skill and record what varied (see `ratchet noise`); 0: do not."),
     ) -> None:
         """Move pending traces into goldens/<skill>/<task>.json.
 
         A pending trace is refused, and left in pending/, when its run ended in error, its task
         is not in tasks.yaml, its file name is not its task id, or an id in it is not a plain name.
         The others are still blessed; each refusal is one `error:` line and the command exits 2.
+        Blessing a golden removes its old noise record; with --repeats N a new one is measured.
         """
         from ratchet.recording import bless_pending
+        from ratchet.trace import read_trace
 
         project = load_project(project_dir, home=work)
         result = bless_pending(project, task_ids or [])
         typer.echo(f"blessed {len(result.blessed)} golden(s) into {project.path('goldens')}")
         for line in result.refused:
             typer.echo(f"error: {line}", err=True)
+        if repeats and result.blessed:
+            _measure(project, [read_trace(path).task_id for path in result.blessed], repeats)
         if result.refused:
             raise InputError(f"{len(result.refused)} pending trace(s) refused; fix or re-record them, then bless again")
+
+    @app.command(name="noise")
+    def noise_cmd(
+        task_ids: list[str] = typer.Argument(None, help="Task ids whose goldens to measure (default: every golden)."),
+        repeats: int = typer.Option(20, "--repeats", min=2, help="Replays per golden."),
+        project_dir: Path = typer.Option(Path("."), "--project", help="Project root (holds ratchet.yaml)."),
+        work: Path | None = typer.Option(None, "--work", help="Ratchet's work area (default RATCHET_HOME)."),
+    ) -> None:
+        """Measure how blessed goldens vary: replay each N times under its unchanged skill.
+
+        Writes goldens/<skill>/<task>.noise.json beside each golden: how many repeats differed from it
+        (its flip rate) and which parts varied, how often. Commit it with the golden: `ratchet check` reads
+        the base's records, and a pair that differs only where its golden is known to vary is replayed
+        again and blocks only when an exact test says the edit regresses more often than the golden
+        flips (docs/adr/0017-statistics.md). A golden whose skill changed since it was recorded is refused.
+        At a per-replay variation rate q, N repeats miss it with chance (1 - q)^N.
+        """
+        _measure(load_project(project_dir, home=work), task_ids or [], repeats)
+
+
+def _measure(project: Project, task_ids: list[str], repeats: int) -> None:
+    from ratchet.noise_recording import record_noise
+
+    result = record_noise(project, task_ids, repeats=repeats)
+    for line in result.lines:
+        typer.echo(line)
+    simulated = " (SIMULATED: the simulator varies only with sim_noise set)" if project.config.upstream == "sim" else ""
+    typer.echo(f"wrote {len(result.written)} noise record(s), ${result.cost_usd:.6f}{simulated}")
+    for line in result.refused:
+        typer.echo(f"error: {line}", err=True)
+    if result.refused:
+        raise InputError(f"{len(result.refused)} golden(s) not measured; fix them, then run ratchet noise again")

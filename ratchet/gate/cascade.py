@@ -5,11 +5,18 @@ on come from GateConfig. The outcome is computed here from each opinion's verdic
 confidence; the judges' free text is evidence for a human, never an input to the decision.
 Only pairs that Level 0 and drift left open reach it (gate/pair.py holds that order), so no
 judge can overrule a hard fail. A config with no tiers is Level 0 only: what differs is `unsure`.
+
+A tier with swap_check is asked twice, the second time with the replay's output shown before
+the golden's. A judge that reads position instead of labels (position bias) then contradicts
+itself, and the tier says `unsure` rather than passing that bias on as a verdict. Both opinions
+are kept on the pair; escalation and the outcome read the tier's combined say (`TierSay`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
 
 from ratchet.clock import Clock, elapsed_ms, wall_clock
 from ratchet.errors import ConfigError, InfraError
@@ -38,9 +45,13 @@ def ask_judge(
     pair_id: str,
     step: TierStep,
     clock: Clock = wall_clock,
+    swapped: bool = False,
 ) -> Opinion:
-    """One tier's opinion. Unparseable twice, or a failed call: an error opinion, never dropped."""
-    opinion = Opinion(tier=step.tier, model=model.model_id, prompt_version=prompt.version)
+    """One tier's opinion. Unparseable twice, or a failed call: an error opinion, never dropped.
+
+    `swapped`: asked with the replay's output shown before the golden's (the opinion says so).
+    """
+    opinion = Opinion(tier=step.tier, model=model.model_id, prompt_version=prompt.version, swapped=swapped)
     usage = Usage()
     started = clock()
     problem = ""
@@ -49,6 +60,7 @@ def ask_judge(
             request = build_judge_request(
                 prompt, sections, pair_id=pair_id, tier=step.tier, attempt=attempt,
                 max_input_tokens=step.max_input_tokens, max_output_tokens=step.max_output_tokens,
+                swapped=swapped,
             )
             opinion.attempts = attempt
             try:
@@ -77,6 +89,78 @@ def ask_judge(
         opinion.latency_ms = elapsed_ms(clock, started)
 
 
+@dataclass(frozen=True)
+class TierSay:
+    """What one tier said about a pair: the opinion the cascade acts on, and the opinions behind it.
+
+    Without swap_check both are the one opinion. With it, `asked` holds both orders (golden
+    first, then replay first) and `opinion` combines them: the first order's opinion at the
+    lower confidence when they agree, `unsure` when they do not, an error when either failed.
+    """
+
+    opinion: Opinion
+    asked: tuple[Opinion, ...]
+    note: str = ""  # how the two orders combined, for the reason; empty without swap_check
+
+
+def _verdict_class(opinion: Opinion) -> Literal["ok", "regression"] | None:
+    """regression, or ok for same/pass; None for unsure or an error (neither can agree)."""
+    if opinion.verdict in ("same", "pass"):
+        return "ok"
+    return "regression" if opinion.verdict == "regression" else None
+
+
+def _order(opinion: Opinion) -> str:
+    return "replay first" if opinion.swapped else "golden first"
+
+
+def _order_text(opinion: Opinion) -> str:
+    if opinion.verdict is None:
+        return f"{_order(opinion)}: error ({opinion.error})"
+    return f"{_order(opinion)}: {opinion.verdict} at {opinion.confidence:.2f}"
+
+
+def combine_orders(first: Opinion, second: Opinion) -> TierSay:
+    """One tier's say from its golden-first and replay-first opinions (docstring of TierSay)."""
+    asked = (first, second)
+    failed = next((o for o in asked if o.verdict is None), None)
+    if failed is not None:
+        other = second if failed is first else first
+        error = failed.model_copy(update={"error": f"{_order(failed)}: {failed.error}", "swapped": False})
+        return TierSay(error, asked, note=_order_text(other))
+    low = min(first.confidence, second.confidence)
+    kind = _verdict_class(first)
+    if kind is not None and kind == _verdict_class(second):
+        return TierSay(first.model_copy(update={"confidence": low}), asked, note="both orders agree")
+    unsure = first.model_copy(update={"verdict": "unsure", "confidence": low})
+    if first.verdict == second.verdict == "unsure":
+        return TierSay(unsure, asked, note="unsure in both orders")
+    return TierSay(unsure, asked, note=f"orders disagree: {_order_text(first)}, {_order_text(second)}")
+
+
+def ask_tier(
+    model: ChatModel,
+    prompt: JudgePrompt,
+    sections: Mapping[str, str],
+    *,
+    pair_id: str,
+    step: TierStep,
+    clock: Clock = wall_clock,
+) -> TierSay:
+    """One tier's say: one opinion, or with swap_check one per order, combined.
+
+    A failed golden-first order is already the tier's error, so the second order is not paid for.
+    """
+    first = ask_judge(model, prompt, sections, pair_id=pair_id, step=step, clock=clock)
+    if not step.swap_check:
+        return TierSay(first, (first,))
+    if first.is_error:
+        error = first.model_copy(update={"error": f"golden first: {first.error}"})
+        return TierSay(error, (first,), note="replay first not asked")
+    second = ask_judge(model, prompt, sections, pair_id=pair_id, step=step, clock=clock, swapped=True)
+    return combine_orders(first, second)
+
+
 def escalates(opinion: Opinion, step: TierStep) -> bool:
     """Whether the next tier must look: an error, a verdict this tier escalates, or low confidence."""
     if opinion.verdict is None:
@@ -84,19 +168,21 @@ def escalates(opinion: Opinion, step: TierStep) -> bool:
     return opinion.verdict in step.escalate_on or opinion.confidence < step.threshold
 
 
-def _describe(opinion: Opinion) -> str:
-    if opinion.verdict is None:
-        return f"{opinion.tier} error ({opinion.error})"
-    return f"{opinion.tier}: {opinion.verdict} at {opinion.confidence:.2f}"
+def _describe(say: TierSay) -> str:
+    opinion = say.opinion
+    text = f"{opinion.tier} error ({opinion.error})" if opinion.verdict is None \
+        else f"{opinion.tier}: {opinion.verdict} at {opinion.confidence:.2f}"
+    return f"{text} ({say.note})" if say.note else text
 
 
-def outcome_of(opinions: Sequence[Opinion]) -> tuple[Outcome, str, float | None, str]:
-    """(outcome, deciding tier, confidence, reason) from the opinions in escalation order.
+def outcome_of(said: Sequence[TierSay]) -> tuple[Outcome, str, float | None, str]:
+    """(outcome, deciding tier, confidence, reason) from each tier's say, in escalation order.
 
-    The last opinion decides. If it is an error, an earlier regression still stands (an error
+    The last tier decides. If its say is an error, an earlier regression still stands (an error
     never weakens a regression); otherwise the pair is an error (fail closed).
     """
-    trail = "; ".join(_describe(o) for o in opinions)
+    trail = "; ".join(_describe(s) for s in said)
+    opinions = [s.opinion for s in said]
     last = opinions[-1]
     if last.verdict is None:
         earlier = [o for o in opinions if o.verdict == "regression"]
@@ -119,8 +205,11 @@ def run_cascade(
     pair_id: str,
     prompt: JudgePrompt | None = None,
     clock: Clock = wall_clock,
+    known_variation: str | None = None,
 ) -> JudgeResult:
-    """The tiers in order until one is sure enough; with no tiers, the pair is `unsure`."""
+    """The tiers in order until one is sure enough; with no tiers, the pair is `unsure`.
+
+    `known_variation`: what the golden's noise record says varies (shown to every tier)."""
     if not config.tiers:
         return JudgeResult(outcome="unsure", decided_by="level0", reason=needs_judging(list(findings)))
     missing = [s.tier for s in config.tiers if s.tier not in judges]
@@ -128,20 +217,20 @@ def run_cascade(
         raise ConfigError(f"gate config {config.name!r} needs judge tiers with no model: {', '.join(missing)}")
     prompt = prompt or load_judge_prompt(config.prompt_path())
     shown = findings if config.level0 else []
-    sections = judge_sections(task.prompt, golden, replay, shown)
+    sections = judge_sections(task.prompt, golden, replay, shown, known_variation)
     if not config.level0:
         sections["level0_findings"] = "(Level 0 is off in this configuration)"
-    opinions: list[Opinion] = []
+    said: list[TierSay] = []
     for index, step in enumerate(config.tiers):
-        opinion = ask_judge(judges[step.tier], prompt, sections, pair_id=pair_id, step=step, clock=clock)
-        opinions.append(opinion)
-        if index == len(config.tiers) - 1 or not escalates(opinion, step):
+        say = ask_tier(judges[step.tier], prompt, sections, pair_id=pair_id, step=step, clock=clock)
+        said.append(say)
+        if index == len(config.tiers) - 1 or not escalates(say.opinion, step):
             break
-    outcome, decided_by, confidence, reason = outcome_of(opinions)
+    outcome, decided_by, confidence, reason = outcome_of(said)
     return JudgeResult(
         outcome=outcome,
         decided_by=decided_by,
         reason=reason,
         confidence=confidence,
-        opinions=opinions,
+        opinions=[opinion for say in said for opinion in say.asked],
     )

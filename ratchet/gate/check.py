@@ -65,6 +65,7 @@ from ratchet.gitops import (
 from ratchet.harness.settings import HarnessName
 from ratchet.llm.cache import CacheMode
 from ratchet.llm.gateway import Gateway
+from ratchet.noise_record import NoiseRecord, load_noise_records, share_within_skills
 from ratchet.pool import WorkPool
 from ratchet.scratch import scratch_checkout
 from ratchet.skill_sets import load_skills
@@ -146,7 +147,7 @@ def check_edit(
             return with_unchecked(verdict, settings_changed=settings, submodules_changed=submodules, unseen=unowned)
         head_tree = stack.enter_context(scratch_checkout(repo, head_rev, project.home, skip=_unread_at_head(paths)))
         exported[head_tree] = _label(head_rev)
-        tasks, goldens = _blessed_state(base_tree, project, golden_bytes) if blessed else ([], {})
+        tasks, goldens, noise = _blessed_state(base_tree, project, golden_bytes) if blessed else ([], {}, {})
         store = stack.enter_context(closing(open_store(project.home)))
         gateway = stack.enter_context(Gateway(
             project, store, run_id=f"check-{uuid.uuid4().hex[:12]}", cache_mode=cache_mode, budget_usd=budget_usd,
@@ -184,6 +185,7 @@ def check_edit(
             started=started,
             changed_files=_files_by_skill(changes, paths.skills, folders),
             pool=stack.enter_context(WorkPool(concurrency)) if concurrency > 1 else None,
+            noise=noise,
         )
         if shard is not None:
             replay_unseen = unseen_notes(
@@ -315,9 +317,10 @@ def _reads_inside(gate: GateConfig, base_tree: Path, folder: str) -> bool:
 
 
 def _blessed_state(base_tree: Path, project: Project,
-                   golden_bytes: dict[str, bytes] | None) -> tuple[list[Task], dict[str, Trace]]:
-    """The tasks and goldens the team approved: both from the base (docs/adr/0007); the goldens from
-    `golden_bytes` (_goldens_from_git) when given, named by where their export would be."""
+                   golden_bytes: dict[str, bytes] | None) -> tuple[list[Task], dict[str, Trace], dict[str, NoiseRecord]]:
+    """The tasks, goldens and goldens' noise records the team approved: all from the base (docs/adr/0007;
+    an edit cannot declare its own replays noisy); the goldens from `golden_bytes` (_goldens_from_git)
+    when given, named by where their export would be."""
     paths = project.config.paths
     tasks = load_tasks(base_tree / paths.tasks)
     goldens_dir, depth = base_tree / paths.goldens, len(PurePosixPath(posixpath.normpath(paths.goldens)).parts)
@@ -329,7 +332,8 @@ def _blessed_state(base_tree: Path, project: Project,
         if golden.task_id not in known:
             # Named by its scratch path, which _errors_name_revisions turns into goldens/<skill>/<task>.json@rev.
             raise GoldenError(f"golden for task {golden.task_id!r}, which is not in {paths.tasks}", path=file)
-    return tasks, {golden.task_id: golden for golden in files.values()}
+    goldens = {golden.task_id: golden for golden in files.values()}
+    return tasks, goldens, share_within_skills(load_noise_records(files, contents), goldens)
 
 
 def _files_by_skill(changes: Sequence[ChangedPath], skills_dir: str, folders: set[str]) -> dict[str, list[str]]:

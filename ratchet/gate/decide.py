@@ -1,5 +1,8 @@
 """Decide: pair outcomes -> PASS / WARN / BLOCK per edit, with a one-line summary.
 
+A pair replayed again because its golden is known to vary (ratchet.gate.repeats) blocks only when
+the exact test says so; otherwise it is `inconclusive`, which warns with the numbers.
+
 Fail closed: a pair whose replay failed is `error`, never `pass`; an edit with an error pair
 is at least WARN, and BLOCK under on_error="block" (what `ratchet check` runs with unless told
 otherwise; with no --on-error flag the CLI also exits 3). What the gate could not check at all is
@@ -31,13 +34,17 @@ def decide_edit(
     doubtful = [p for p in pairs if p.outcome == "regression" and not blocks(p, block_confidence)]
     errors = [p for p in pairs if p.outcome == "error"]
     unsure = [p for p in pairs if p.outcome == "unsure"]
+    inconclusive = [p for p in pairs if p.outcome == "inconclusive"]
     drift = [p for p in pairs if p.outcome == "drift"]
     if regressions:
         return "BLOCK", f"{len(regressions)} regression(s), first {regressions[0].task_id}: {regressions[0].reason}"
     if errors and on_error == "block":
         return "BLOCK", f"{len(errors)} pair(s) could not be checked (on-error block), first {errors[0].task_id}: {errors[0].reason}"
-    if errors or unsure or doubtful:
+    if errors or unsure or doubtful or inconclusive:
         parts = []
+        if inconclusive:
+            parts.append(f"{len(inconclusive)} pair(s) inconclusive over repeated replays, first {inconclusive[0].task_id}: "
+                         f"{inconclusive[0].reason}")
         if doubtful:
             parts.append(f"{len(doubtful)} possible regression(s) below block confidence, first {doubtful[0].task_id}")
         if unsure:

@@ -1,6 +1,6 @@
 """Evaluate: the git-free core of the gate. Skill sets, tasks and goldens in; a Verdict and its replays out.
 
-select -> (gate_pair for each selected golden) -> decide, with what no replay could see (unseen)
+select -> (gate_pair for each selected golden, again while repeats can change it) -> decide, with what no replay could see (unseen)
 named once per edit and folded into the decision. `check_edit` reads two git states and
 calls this; the bench calls it with an edited SKILL.md and a world overlay, and stores the
 replays it returns so other configurations can re-judge them without a second round of agent
@@ -20,12 +20,13 @@ from ratchet.gate.decide import decide_edit, no_change, with_unchecked
 from ratchet.gate.drift import FactSearch
 from ratchet.gate.gate_config import GateConfig
 from ratchet.gate.models import EditReplays, PairOutcome, Selected, Verdict
-from ratchet.gate.pair import gate_pair
 from ratchet.gate.policy import OnError
+from ratchet.gate.repeats import gate_repeated
 from ratchet.gate.replay import Replayer
 from ratchet.gate.select import affected_goldens
 from ratchet.gate.unseen import unseen_notes
 from ratchet.llm.types import ChatModel
+from ratchet.noise_record import NoiseRecord
 from ratchet.pool import WorkPool
 from ratchet.skills import Skill
 from ratchet.tasks import Task
@@ -65,6 +66,7 @@ def evaluate_edit(
     changed_files: Mapping[str, Sequence[str]] | None = None,
     pool: WorkPool | None = None,
     offered: frozenset[str] | None = None,
+    noise: Mapping[str, NoiseRecord] | None = None,
 ) -> Evaluation:
     """Gate one edit: select, then each selected golden through the pair pipeline, then decide.
 
@@ -77,6 +79,8 @@ def evaluate_edit(
     `pool` runs the selected pairs side by side (ratchet.pool; the pairs and replays come back in
     selection order, as without it); `offered` is the tool names offered over the world with
     these overlays, when the caller already has them (the bench computes them once per overlay).
+    `noise` maps a task id to its golden's noise record: a pair that differs only where its golden is
+    known to vary is replayed again and blocks only on the exact test (ratchet.gate.repeats).
     """
     started = clock() if started is None else started
     policy = OnError(on_error).value
@@ -93,8 +97,8 @@ def evaluate_edit(
                                 base_skills=base_skills, neighbours=project.config.routing_neighbours)
 
     def one_pair(item: Selected) -> PairOutcome:
-        return gate_pair(item, replayer, config=config, judges=judges or {}, search=search, clock=clock,
-                         record_base=keep_base_replays)
+        return gate_repeated(item, replayer, record=(noise or {}).get(item.task.id), config=config,
+                             judges=judges or {}, search=search, clock=clock, record_base=keep_base_replays)
 
     pairs = pool.map_ordered(one_pair, selected) if pool is not None else [one_pair(item) for item in selected]
     if offered is None:
@@ -122,10 +126,17 @@ def evaluate_edit(
 
 
 def _in_order(recorded: EditReplays, selected: Sequence[Selected]) -> EditReplays:
-    """The replays in selection order, as a sequential loop records them, however the pool finished them."""
+    """The replays in selection order, as a sequential loop records them, however the pool finished them
+    (a pair's repeats, `<task>#<run>`, right after its first replay)."""
     order = [item.task.id for item in selected]
+    runs: dict[str, list[str]] = {}
+    for key in recorded.replays:
+        task_id, _, run = key.partition("#")
+        if run:
+            runs.setdefault(task_id, []).append(key)
+    keys = [k for tid in order for k in [tid, *sorted(runs.get(tid, []), key=lambda r: int(r.partition("#")[2]))]]
     return recorded.model_copy(update={
-        "replays": {tid: recorded.replays[tid] for tid in order if tid in recorded.replays},
+        "replays": {key: recorded.replays[key] for key in keys if key in recorded.replays},
         "base_replays": {tid: recorded.base_replays[tid] for tid in order if tid in recorded.base_replays},
     })
 

@@ -42,6 +42,11 @@ class TierStep(BaseModel):
     )
     max_input_tokens: int = Field(default=8000, ge=500, description="Per-call prompt budget.")
     max_output_tokens: int = Field(default=300, ge=50, description="Per-call answer budget.")
+    swap_check: bool = Field(
+        default=False,
+        description="Judge twice, the second time with the replay's output shown before the golden's; "
+        "a disagreement is unsure and escalates.",
+    )
 
 
 class DriftConfig(BaseModel):
@@ -70,7 +75,32 @@ class GateConfig(BaseModel):
     block_confidence: float = Field(
         default=0.7, ge=0.0, le=1.0, description="A judged regression at or above this blocks; below, it warns."
     )
+    judge_tpr_floor: float = Field(
+        default=0.6, ge=0.0, le=1.0,
+        description="`ratchet judges` flags a tier whose true-positive rate's 95% Wilson lower bound, on labeled "
+        "pairs, is below this.",
+    )
+    judge_fpr_ceiling: float = Field(
+        default=0.2, ge=0.0, le=1.0,
+        description="`ratchet judges` flags a tier whose false-positive rate's 95% Wilson upper bound, on labeled "
+        "pairs, is above this.",
+    )
     replays_per_golden: int = Field(default=1, ge=1, le=20)
+    max_replays: int = Field(
+        default=5, ge=1, le=50,
+        description="Most replays of one pair when it differs only where its golden is known to vary, or its judges "
+        "are unsure on a golden known to vary (ratchet.gate.repeats); 1: never repeat.",
+    )
+    repeat_alpha: float = Field(
+        default=0.05, gt=0.0, lt=1.0,
+        description="Significance of the exact test a repeated pair must pass to BLOCK (Fisher, one-sided, "
+        "against the golden's own flip rate).",
+    )
+    sim_noise: float = Field(
+        default=0.0, ge=0.0, le=1.0,
+        description="Bench runs on the simulator: the chance a replay varies (reworded framing or an added line); "
+        "`bench run --noise p` overrides it. A live agent brings its own noise; the gate never reads it.",
+    )
     judge_prompt: str | None = Field(
         default=None,
         description="Judge prompt file, relative to this config file's folder; None: the packaged judge.md.",

@@ -5,6 +5,10 @@ Every piece of judged content (task, outputs, findings, trace diff) sits between
 pair id, tier, attempt and the fenced content itself, so it is deterministic (same inputs,
 same prompt, a cache hit) yet the content cannot contain it: to forge the closing line the
 content would have to include the hash of itself. See docs/adr/0005-judge-cascade.md.
+
+A tier with swap_check is asked a second time with the replay's output shown before the
+golden's (`swapped=True`): same section names, same text, only the position moves, and the
+order is part of the nonce, so the two requests never share a nonce or a cache entry.
 """
 
 from __future__ import annotations
@@ -75,26 +79,53 @@ def trace_diff(golden: Sequence[ToolCall], replay: Sequence[ToolCall]) -> str:
 
 
 def findings_text(findings: Sequence[Finding]) -> str:
-    return "\n".join(f"[{f.severity}] {f.kind}: {f.detail}" for f in findings) or "(none)"
+    return "\n".join(f"[{f.severity}] {f.kind}: {f.detail}" + (" (known to vary)" if f.known_to_vary else "")
+                     for f in findings) or "(none)"
 
 
-def judge_sections(task_prompt: str, golden: Trace, replay: Trace, findings: Sequence[Finding]) -> dict[str, str]:
-    """The five fenced sections a judge sees, in order."""
-    return {
+def judge_sections(task_prompt: str, golden: Trace, replay: Trace, findings: Sequence[Finding],
+                   known_variation: str | None = None) -> dict[str, str]:
+    """The five fenced sections a judge sees, in order, and a sixth, `known_variation`, when the golden has
+    a noise record that saw it vary (ratchet.gate.variation.known_variation_text: it quotes golden lines)."""
+    sections = {
         "task": task_prompt,
         "golden_output": golden.final_output,
         "replay_output": replay.final_output,
         "level0_findings": findings_text(findings),
         "trace_diff": trace_diff(golden.tool_calls, replay.tool_calls) or "(tool calls identical)",
     }
+    if known_variation is not None:
+        sections["known_variation"] = known_variation
+    return sections
 
 
-def fence_nonce(pair_id: str, tier: str, attempt: int, sections: Mapping[str, str]) -> str:
-    """Deterministic per call, and never a substring of the content it fences."""
+def swapped_sections(sections: Mapping[str, str]) -> dict[str, str]:
+    """The same sections with replay_output and golden_output trading places; the rest keep theirs.
+
+    The names still say which output is which, so only a judge that reads position instead
+    of labels answers differently. The trace diff stays golden (-) -> replay (+): its lines are
+    labelled by sign, not by position, so it carries no order to swap.
+    """
+    names = list(sections)
+    if "golden_output" in names and "replay_output" in names:
+        g, r = names.index("golden_output"), names.index("replay_output")
+        names[g], names[r] = names[r], names[g]
+    return {name: sections[name] for name in names}
+
+
+def fence_nonce(
+    pair_id: str, tier: str, attempt: int, sections: Mapping[str, str], *, swapped: bool = False
+) -> str:
+    """Deterministic per call, and never a substring of the content it fences.
+
+    The content hash is over sorted names, blind to order, so the swapped order is named in
+    the seed (the golden-first seed is unchanged, and so are its nonces and cache entries).
+    """
     content = hashlib.sha256(canonical_dumps(dict(sections), indent=None).encode()).hexdigest()
+    order = "\0replay-first" if swapped else ""
     salt = 0
     while True:
-        seed = f"ratchet-judge-fence\0{pair_id}\0{tier}\0{attempt}\0{content}\0{salt}"
+        seed = f"ratchet-judge-fence\0{pair_id}\0{tier}\0{attempt}{order}\0{content}\0{salt}"
         nonce = hashlib.sha256(seed.encode()).hexdigest()[:NONCE_CHARS]
         if not any(nonce in text for text in sections.values()):
             return nonce
@@ -131,11 +162,18 @@ def build_judge_request(
     attempt: int,
     max_input_tokens: int,
     max_output_tokens: int,
+    swapped: bool = False,
 ) -> ChatRequest:
-    """The chat request for one judge call: system rubric, fenced data, rubric restated."""
+    """The chat request for one judge call: system rubric, fenced data, rubric restated.
+
+    `swapped`: the replay's output is shown before the golden's. The sections are fitted to the
+    budget before they are reordered, so both orders show exactly the same text.
+    """
     overhead = len(prompt.system) + len(prompt.reminder) + len(RETRY_NOTE) + 120 * (len(sections) + 2)
     fitted = _fit(sections, max_input_tokens * 4 - overhead - 400)
-    nonce = fence_nonce(pair_id, tier, attempt, fitted)
+    if swapped:
+        fitted = swapped_sections(fitted)
+    nonce = fence_nonce(pair_id, tier, attempt, fitted, swapped=swapped)
     data = "\n\n".join(fence(name, text, nonce) for name, text in fitted.items())
     user = f"{data}\n\n{prompt.reminder}"
     if attempt > 1:

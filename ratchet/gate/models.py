@@ -30,7 +30,7 @@ FindingKind = Literal[
     "replay_error",
 ]
 Severity = Literal["hard", "diff", "info"]
-Outcome = Literal["same", "pass", "drift", "regression", "unsure", "error"]
+Outcome = Literal["same", "pass", "drift", "regression", "unsure", "inconclusive", "error"]
 Decision = Literal["PASS", "WARN", "BLOCK"]
 JudgeVerdict = Literal["same", "pass", "regression", "unsure"]
 JUDGE_VERDICTS: tuple[str, ...] = ("same", "pass", "regression", "unsure")
@@ -45,6 +45,13 @@ class Selected(BaseModel):
     task: Task
     golden: Trace
     because: SelectedBecause
+    run: int = Field(default=0, ge=0, description="Which replay of this golden: 0 is the first, "
+                     "1.. are repeats (ratchet.gate.repeats), each with its own seed.")
+
+    @property
+    def replay_key(self) -> str:
+        """The key its replay is stored under: the task id, `<task>#<run>` for a repeat."""
+        return self.task.id if self.run == 0 else f"{self.task.id}#{self.run}"
 
 
 class Finding(BaseModel):
@@ -57,6 +64,8 @@ class Finding(BaseModel):
     effect: str | None = None
     golden_index: int | None = Field(default=None, description="Tool call index in the golden.")
     replay_index: int | None = Field(default=None, description="Tool call index in the replay.")
+    known_to_vary: bool = Field(default=False, exclude_if=lambda value: not value,
+                                description="The golden's noise record saw this part vary (ratchet.gate.variation).")
 
 
 class Opinion(BaseModel):
@@ -77,10 +86,21 @@ class Opinion(BaseModel):
     tokens_out: int = 0
     tokens_cached: int = Field(default=0, description="Prompt tokens the provider served from its prompt cache.")
     cache_hit: bool = False
+    swapped: bool = Field(
+        default=False, description="Asked with the replay's output shown before the golden's (a tier's swap_check)."
+    )
+    run: int = Field(default=0, ge=0, exclude_if=lambda value: value == 0,
+                     description="Which replay of the pair it judged: 0 the first, 1.. a repeat (ratchet.gate.repeats).")
 
     @property
     def is_error(self) -> bool:
         return self.verdict is None
+
+    @property
+    def asked_as(self) -> str:
+        """The tier as evidence shows it: `super`, `super (replay first)`, `ultra (replay 2)`."""
+        notes = (["replay first"] if self.swapped else []) + ([f"replay {self.run + 1}"] if self.run else [])
+        return f"{self.tier} ({', '.join(notes)})" if notes else self.tier
 
     @property
     def usage(self) -> Usage:
@@ -124,6 +144,29 @@ class JudgeResult(BaseModel):
         return Usage.total(opinion.usage for opinion in self.opinions)
 
 
+class RepeatEvidence(BaseModel):
+    """Why a pair that differed only where its golden is known to vary was replayed again, and what came of it.
+
+    The test is Fisher's exact test, one-sided, of `regressions` of `replays` against the golden's
+    own `flips` of `repeats`, curtailed at `max_replays` (ratchet.stats.binomial; docs/adr/0017).
+    """
+
+    trigger: Literal["known-variation", "unsure-judges"] = Field(
+        description="known-variation: every difference is in a part the noise record saw vary; "
+        "unsure-judges: the judges were not confident and the golden is known to vary.")
+    replays: int = Field(ge=1, description="Replays run for this pair, the first included.")
+    regressions: int = Field(ge=0, description="Repeats (the replays after the first) judged a regression: what "
+                             "the test counts. The first replay raised the question, so it is not counted.")
+    outcomes: list[Outcome] = Field(default_factory=list, description="Each replay's outcome, the first included.")
+    flips: int = Field(ge=0, description="The golden's own replays that differed from it (noise record).")
+    repeats: int = Field(ge=1, description="The golden's own replays the noise record counted.")
+    max_repeats: int = Field(ge=1, description="Repeats the test plans for: the config's max_replays - 1.")
+    needed: int | None = Field(description="Regressions of max_repeats that reject at alpha; None: none can.")
+    alpha: float
+    p_value: float = Field(description="The least significant way the max_repeats could end, given what ran.")
+    budget_stopped: bool = Field(default=False, description="The spend cap stopped the repeats early.")
+
+
 class PairOutcome(BaseModel):
     """One (golden, replay) pair: why it was selected, what Level 0 found, what it came to."""
 
@@ -144,6 +187,9 @@ class PairOutcome(BaseModel):
     opinions: list[Opinion] = Field(default_factory=list, description="Every tier's opinion, in escalation order.")
     drift: DriftEvidence | None = Field(default=None, description="What the drift check saw, when it ran.")
     hint: str | None = Field(default=None, description="What to do next, e.g. re-bless the golden after drift.")
+    repeats: RepeatEvidence | None = Field(
+        default=None, exclude_if=lambda value: value is None,
+        description="Set when the pair was replayed more than once (ratchet.gate.repeats); absent otherwise.")
 
 
 class Unseen(BaseModel):

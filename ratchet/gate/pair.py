@@ -26,7 +26,9 @@ from ratchet.gate.gate_config import GateConfig
 from ratchet.gate.judge_prompt import JudgePrompt
 from ratchet.gate.level0 import level0_findings, settled_by_level0
 from ratchet.gate.models import DriftEvidence, Finding, JudgeResult, PairOutcome, Selected
+from ratchet.gate.variation import known_variation_text, mark_known, variation_parts
 from ratchet.llm.types import ChatModel, Usage
+from ratchet.noise_record import NoiseRecord
 from ratchet.trace import Trace
 
 REBLESS_HINT = "the world moved, not the skill: re-bless this golden (ratchet golden bless)"
@@ -55,17 +57,22 @@ def gate_pair(
     clock: Clock = wall_clock,
     record_base: bool = False,
     prompt: JudgePrompt | None = None,
+    noise: NoiseRecord | None = None,
 ) -> PairOutcome:
     """Gate one selected golden; see the module docstring for the order.
 
     `record_base` replays the unchanged skill whenever a volatile fact moved, even if this
-    configuration will not ask for it, so a re-judging configuration finds it stored.
+    configuration will not ask for it, so a re-judging configuration finds it stored. `noise`, the
+    golden's noise record: when it saw the golden vary, the judges are told where (and whether this
+    replay differs only there); whether to replay again is ratchet.gate.repeats' question.
     """
     started = clock()
     pair_id = pair_id or item.task.id
     golden = item.golden
     replay = source.replay(item)
     findings = level0_findings(golden, replay)
+    if noise is not None and noise.known_to_vary:
+        findings = mark_known(findings, golden, replay, noise)
     if record_base and replay.status == "ok" and moved_facts(golden, replay):
         source.replay_base(item)
     settled = settled_by_level0(findings, hard_fails_decide=config.level0)
@@ -93,9 +100,11 @@ def gate_pair(
                 pair_id = f"{pair_id}:vs-base"
                 prefix = "judged against the unchanged skill on the current world: "
 
+    known = (known_variation_text(noise, variation_parts(golden, replay))
+             if noise is not None and noise.known_to_vary and settled is None else None)
     result = settled or run_cascade(
         reference, replay, reference_findings, task=item.task, config=config, judges=judges,
-        pair_id=pair_id, prompt=prompt, clock=clock,
+        pair_id=pair_id, prompt=prompt, clock=clock, known_variation=known,
     )
     if prefix:
         result = result.model_copy(update={"reason": prefix + result.reason})

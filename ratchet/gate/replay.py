@@ -109,9 +109,9 @@ class Replayer:
         )
 
     def replay(self, item: Selected) -> Trace:
-        """The task under the edited skills."""
+        """The task under the edited skills (a repeat, `item.run` > 0, is kept under `<task>#<run>`)."""
         stored = self.stored.replays if self.stored is not None else None
-        return self._fetch(item, self.head_skills, stored, self.recorded.replays,
+        return self._fetch(item, self.head_skills, stored, self.recorded.replays, key=item.replay_key,
                            missing="re-run the configuration that recorded them")
 
     def replay_base(self, item: Selected) -> Trace:
@@ -121,7 +121,8 @@ class Replayer:
             return known
         stored = self.stored.base_replays if self.stored is not None else None
         # A missing stored base replay: the drift stage says "could not replay the base skill", never a silent pass.
-        return self._fetch(item, self.base_skills, stored, self.recorded.base_replays, missing="base replay")
+        return self._fetch(item, self.base_skills, stored, self.recorded.base_replays, key=item.task.id,
+                           missing="base replay")
 
     def _fetch(
         self,
@@ -130,14 +131,14 @@ class Replayer:
         stored: Mapping[str, Trace] | None,
         recorded: dict[str, Trace],
         *,
+        key: str,
         missing: str,
     ) -> Trace:
-        task_id = item.task.id
         if stored is None:
             trace = self._run(item, skills)
-        elif task_id in stored:
-            trace = stored[task_id]
+        elif key in stored:
+            trace = stored[key]
         else:
-            raise InputError(f"no stored replay for task {task_id!r} ({missing})")
-        recorded[task_id] = trace
+            raise InputError(f"no stored replay for task {key!r} ({missing})")
+        recorded[key] = trace
         return trace

@@ -165,7 +165,7 @@ class Gateway:
         if self.simulated:
             from ratchet.sim.models import sim_model_for
 
-            return sim_model_for(tier)
+            return sim_model_for(tier, noise=self.project.config.sim_noise)
         from ratchet.llm.live import LiteLLMModel
 
         config = self.tier(tier)

@@ -18,7 +18,8 @@ from ratchet.gate.models import Finding, FindingKind, Outcome, PairOutcome, Seve
 K = TypeVar("K", bound=Hashable)
 
 _SEVERITY_ORDER: dict[Severity, int] = {"hard": 0, "diff": 1, "info": 2}
-_OUTCOME_ORDER: dict[Outcome, int] = {"error": 0, "regression": 1, "unsure": 2, "drift": 3, "pass": 4, "same": 5}
+_OUTCOME_ORDER: dict[Outcome, int] = {"error": 0, "regression": 1, "unsure": 2, "inconclusive": 3, "drift": 4, "pass": 5,
+                                      "same": 6}
 NO_FINDING = "no tool-call or output difference"
 """The label of pairs that differ from `same` without a Level 0 finding (e.g. a judge error)."""
 

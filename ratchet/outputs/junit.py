@@ -1,7 +1,7 @@
 """A verdict as JUnit XML, the report format every CI dashboard reads (mapping in docs/outputs.md).
 
 One <testsuite> per verdict, one <testcase> per pair (classname = the golden's skill, name = the task
-id): a regression is a <failure type="regression">, an unsure pair a <failure type="unsure">, a pair
+id): a regression is a <failure type="regression">, an unsure or inconclusive pair a <failure type="unsure|inconclusive">, a pair
 that could not be checked an <error>; same, pass and drift pass. Each warn-level note of what the
 gate did not check is a testcase with <failure type="unseen">, so "not checked" is red on the
 dashboard too. Nothing is ever <skipped>: a skipped test reads as fine, and unseen is not fine.
@@ -39,7 +39,7 @@ def pair_evidence(pair: PairOutcome) -> str:
     lines += [f"finding {f.kind} ({f.severity}): {f.detail}" for f in pair.findings]
     for opinion in pair.opinions:
         said = f"error: {opinion.error}" if opinion.error is not None else opinion.rationale
-        lines.append(f"judge {opinion.tier} ({opinion.model or '?'}): {opinion.verdict or 'error'} "
+        lines.append(f"judge {opinion.asked_as} ({opinion.model or '?'}): {opinion.verdict or 'error'} "
                      f"at {opinion.confidence:.2f}: {said}")
     if pair.drift is not None:
         moved = ", ".join(f"{fact.key}{' (confirmed)' if fact.confirmed else ''}" for fact in pair.drift.moved)
@@ -57,7 +57,7 @@ def _pair_case(suite: ET.Element, pair: PairOutcome) -> None:
         "classname": _xml_text(pair.golden_skill or NO_SKILL), "name": _xml_text(pair.task_id),
         "time": _seconds(pair.latency_ms),
     })
-    tag = {"regression": "failure", "unsure": "failure", "error": "error"}.get(pair.outcome)
+    tag = {"regression": "failure", "unsure": "failure", "inconclusive": "failure", "error": "error"}.get(pair.outcome)
     if tag is None:
         ET.SubElement(case, "system-out").text = _xml_text(f"{pair.outcome} ({pair.decided_by}): {pair.reason}\n")
         return
@@ -78,7 +78,7 @@ def not_checked(verdict: Verdict) -> list[tuple[str, str]]:
 def render_junit(verdict: Verdict) -> str:
     """The verdict as a JUnit XML document (UTF-8 declaration, two-space indent, one final newline)."""
     notes = not_checked(verdict)
-    failures = sum(p.outcome in ("regression", "unsure") for p in verdict.pairs) + len(notes)
+    failures = sum(p.outcome in ("regression", "unsure", "inconclusive") for p in verdict.pairs) + len(notes)
     errors = sum(p.outcome == "error" for p in verdict.pairs)
     tests = len(verdict.pairs) + len(notes)
     root = ET.Element("testsuites", {"name": "ratchet", "tests": str(tests), "failures": str(failures),

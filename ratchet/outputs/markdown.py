@@ -89,7 +89,7 @@ def _other_findings(pair: PairOutcome) -> list[str]:
 
 def _opinion_row(opinion: Opinion) -> str:
     said = md_inline(opinion.rationale) if opinion.error is None else f"error: {md_inline(opinion.error)}"
-    return (f"| {md_inline(opinion.tier)} | {md_inline(opinion.model) or '—'} | {opinion.verdict or 'error'} "
+    return (f"| {md_inline(opinion.asked_as)} | {md_inline(opinion.model) or '—'} | {opinion.verdict or 'error'} "
             f"| {opinion.confidence:.2f} | {said} |")
 
 

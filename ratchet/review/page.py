@@ -105,7 +105,7 @@ def _opinions(opinions: list[Opinion]) -> str:
     for o in opinions:
         answer = f"error: {o.error}" if o.error else f"{o.verdict} ({o.confidence:.2f})"
         changed = "; ".join(o.changed_elements)
-        rows.append(f'<tr class="opinion" data-tier="{_e(o.tier)}"><td>{_e(o.tier)}</td><td>{_e(o.model)}</td>'
+        rows.append(f'<tr class="opinion" data-tier="{_e(o.tier)}"><td>{_e(o.asked_as)}</td><td>{_e(o.model)}</td>'
                     f"<td>{_e(answer)}</td><td>{_e(o.rationale)}</td><td>{_e(changed)}</td>"
                     f"<td>${o.cost_usd:.6f}</td></tr>")
     return ("<h3>Judge opinions, in escalation order</h3><table class=\"opinions\"><tr><th>tier</th><th>model</th>"

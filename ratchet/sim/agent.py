@@ -30,6 +30,14 @@ _HEADING = "Result:"
 # Stock rewordings the noise knob picks from: same fields, same values, different framing.
 _NOISY_LEADS = ("Done: the {skill} skill ran to completion.", "Here is what the {skill} skill produced.")
 _NOISY_HEADINGS = ("Summary:", "Outcome:")
+# The other half of the noise: a closing line a model adds now and then. Unlike a reworded
+# framing, a careful reader counts it as a changed element (a line only in the replay), so it
+# looks like a regression to a judge on one replay: the noise record and repeats must see it.
+_ASIDES = (
+    "I checked each value against the tool results before answering.",
+    "Tell me if you want any part of this redone.",
+    "Everything above comes straight from the tools' answers.",
+)
 _CANARY = "No skill applies to this request, so I am answering it directly, without tools."
 NO_SKILL_NOTE = "(answered without a skill)"
 # Every framing line the agent may write around the substance: the judges read these as
@@ -39,13 +47,14 @@ FRAMING_HEADINGS = (_HEADING, *_NOISY_HEADINGS)
 
 
 class SimAgentModel:
-    """Offline stand-in for the agent tier. `noise` is the chance a final answer is reworded."""
+    """Offline stand-in for the agent tier. `noise` is the chance a final answer varies (see _reword)."""
 
     def __init__(self, *, noise: float = 0.0, model_id: str = SIM_AGENT_ID) -> None:
         if not 0.0 <= noise <= 1.0:
             raise ValueError("noise must be between 0 and 1")
         self.noise = noise
-        self._model_id = model_id
+        # A noisy simulator is another model: its answers must never share a cache entry with the quiet one's.
+        self._model_id = model_id if noise == 0 else f"{model_id}+noise{noise:g}"
 
     @property
     def model_id(self) -> str:
@@ -88,13 +97,17 @@ class SimAgentModel:
         return self._answer(request, self._reword(request, "\n".join(lines), skill_name))
 
     def _reword(self, request: ChatRequest, body: str, skill: str | None) -> str:
-        lead, heading = _LEAD, _HEADING
+        """The answer around `body`; with chance `noise`, either reworded framing or an added closing line."""
+        lead, heading, aside = _LEAD, _HEADING, ""
         rng = random.Random(f"sim-agent-noise:{request.seed}")
         if self.noise > 0 and rng.random() < self.noise:
-            lead, heading = rng.choice(_NOISY_LEADS), rng.choice(_NOISY_HEADINGS)
+            if rng.random() < 0.5:
+                lead, heading = rng.choice(_NOISY_LEADS), rng.choice(_NOISY_HEADINGS)
+            else:
+                aside = f"\n\n{rng.choice(_ASIDES)}"
         if skill is None:
-            return body if lead == _LEAD else f"{body}\n\n{NO_SKILL_NOTE}"
-        return f"{lead.format(skill=skill)}\n\n{heading}\n{body}"
+            return (body if lead == _LEAD else f"{body}\n\n{NO_SKILL_NOTE}") + aside
+        return f"{lead.format(skill=skill)}\n\n{heading}\n{body}{aside}"
 
     def _answer(self, request: ChatRequest, text: str) -> ChatResponse:
         return self._respond(request, Message(role="assistant", content=text), "stop")

@@ -49,3 +49,21 @@ def bench_project(built_template: tuple[Path, BuildResult], tmp_path: Path, monk
     monkeypatch.setenv("RATCHET_UPSTREAM", "sim")
     monkeypatch.chdir(root)
     return root
+
+
+@pytest.fixture(scope="session")
+def mini_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The mini dataset (tests.bench.fixtures_mini), built once per session; test modules may shadow it."""
+    from tests.bench.fixtures_mini import build_mini_dataset
+
+    return build_mini_dataset(tmp_path_factory.mktemp("mini") / "root")
+
+
+@pytest.fixture
+def mini(mini_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the mini dataset for one test, on the simulator."""
+    from tests.bench.fixtures_mini import mini_copy
+
+    monkeypatch.setenv("RATCHET_UPSTREAM", "sim")
+    monkeypatch.delenv("RATCHET_HOME", raising=False)
+    return mini_copy(mini_template, tmp_path / "root")

@@ -13,7 +13,9 @@ from pathlib import Path
 import yaml
 
 from ratchet.bench.models import Edit, Label, LabelsFile, Review, ReviewsFile, edit_hash
+from ratchet.bench.run import RunOptions, RunSummary, run_config
 from ratchet.config import load_project
+from ratchet.data import packaged_config
 from ratchet.demo import EDITS, _cosmetic
 from ratchet.gate.evaluate import evaluate_edit
 from ratchet.gate.gate_config import resolve_gate_config
@@ -141,3 +143,11 @@ def mini_copy(template: Path, dest: Path) -> Path:
     """A fresh copy of a built mini dataset (building takes seconds; copying milliseconds)."""
     shutil.copytree(template, dest, symlinks=True)
     return dest
+
+
+def run_packaged(root: Path, config: str, out: Path, **options: object) -> RunSummary:
+    """`bench run --config <packaged config>` on `root` into `out`, with RunOptions fields as keywords."""
+    opts = RunOptions(config_path=packaged_config(config), out=out, root=root, command=f"test {config}")
+    for key, value in options.items():
+        setattr(opts, key, value)
+    return run_config(opts)

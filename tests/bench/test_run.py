@@ -12,7 +12,6 @@ from typer.testing import CliRunner
 from ratchet.bench.results import read_results, read_timings
 from ratchet.bench.run import (
     RunOptions,
-    RunSummary,
     load_bench_data,
     rejudge_ledger_replays,
     run_config,
@@ -24,26 +23,9 @@ from ratchet.cli.bench_run import register
 from ratchet.data import packaged_config
 from ratchet.errors import ConfigError, InputError
 from ratchet.gate.gate_config import load_gate_config
-from tests.bench.fixtures_mini import build_mini_dataset, mini_copy
+from tests.bench.fixtures_mini import run_packaged
 
-
-@pytest.fixture(scope="session")
-def mini_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_mini_dataset(tmp_path_factory.mktemp("mini") / "root")
-
-
-@pytest.fixture
-def mini(mini_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("RATCHET_UPSTREAM", "sim")
-    monkeypatch.delenv("RATCHET_HOME", raising=False)
-    return mini_copy(mini_template, tmp_path / "root")
-
-
-def _run(root: Path, config: str, out: Path, **kw: object) -> RunSummary:
-    opts = RunOptions(config_path=packaged_config(config), out=out, root=root, command=f"test {config}")
-    for key, value in kw.items():
-        setattr(opts, key, value)
-    return run_config(opts)
+_run = run_packaged
 
 
 def test_cascade_then_rejudge_makes_no_replay_call(mini: Path) -> None:

@@ -32,6 +32,11 @@ def run(config: GateConfig | str, replay: Trace = CHANGED, **answers: list[str |
     return gate_fixed(GOLDEN, FixedReplays(replay), config=cfg, judges=judges), judges
 
 
+def both_orders(text: str) -> list[str]:
+    """The same answer for a swap-checked tier's golden-first and replay-first calls."""
+    return [text, text]
+
+
 def asked(judges: dict[str, ScriptedJudge]) -> list[str]:
     return [tier for tier, judge in judges.items() if judge.requests]
 
@@ -50,7 +55,7 @@ def test_hard_fail_is_regression_before_any_judge(name: str) -> None:
 
 
 def test_level0_off_lets_the_side_effect_reach_the_judges() -> None:
-    result, judges = run("level0_off", SIDE_EFFECT, nano=[answer("regression", 0.9)], super=[answer("regression", 0.85)])
+    result, judges = run("level0_off", SIDE_EFFECT, nano=[answer("regression", 0.9)], super=both_orders(answer("regression", 0.85)))
     assert (result.outcome, result.decided_by, asked(judges)) == ("regression", "super", ["nano", "super"])
     user = judges["nano"].requests[0].messages[1].content or ""
     nonce = fence_token(judges["nano"].requests[0].messages[0].content or "")
@@ -64,7 +69,7 @@ def test_nano_settles_a_confident_pass() -> None:
     result, judges = run("cascade", nano=[answer("pass", 0.9)])
     assert (result.outcome, result.decided_by, result.confidence, asked(judges)) == ("pass", "nano", 0.9, ["nano"])
     assert result.cost_usd == pytest.approx(0.001)
-    assert [o.prompt_version for o in result.opinions] == ["judge-v1"]
+    assert [o.prompt_version for o in result.opinions] == ["judge-v2"]
 
 
 def test_nano_same_is_a_pass() -> None:
@@ -73,36 +78,39 @@ def test_nano_same_is_a_pass() -> None:
 
 
 def test_low_nano_confidence_escalates_to_super() -> None:
-    result, judges = run("cascade", nano=[answer("pass", 0.5)], super=[answer("pass", 0.9)])
+    result, judges = run("cascade", nano=[answer("pass", 0.5)], super=both_orders(answer("pass", 0.9)))
     assert (result.outcome, result.decided_by, asked(judges)) == ("pass", "super", ["nano", "super"])
-    assert result.cost_usd == pytest.approx(0.002)
+    assert result.cost_usd == pytest.approx(0.003)  # nano once, super in both orders
 
 
 def test_nano_regression_always_escalates_and_super_settles_it() -> None:
-    result, judges = run("cascade", nano=[answer("regression", 0.99)], super=[answer("regression", 0.9)])
+    result, judges = run("cascade", nano=[answer("regression", 0.99)], super=both_orders(answer("regression", 0.9)))
     assert (result.outcome, result.decided_by, result.confidence, asked(judges)) == ("regression", "super", 0.9, ["nano", "super"])
 
 
 def test_super_unsure_goes_to_ultra() -> None:
-    result, judges = run("cascade", nano=[answer("regression", 0.9)], super=[answer("unsure", 0.9)], ultra=[answer("pass", 0.8)])
+    result, judges = run("cascade", nano=[answer("regression", 0.9)], super=both_orders(answer("unsure", 0.9)), ultra=both_orders(answer("pass", 0.8)))
     assert (result.outcome, result.decided_by, asked(judges)) == ("pass", "ultra", ["nano", "super", "ultra"])
-    assert [o.tier for o in result.opinions] == ["nano", "super", "ultra"]
+    assert [(o.tier, o.swapped) for o in result.opinions] == [
+        ("nano", False), ("super", False), ("super", True), ("ultra", False), ("ultra", True)]
 
 
 def test_super_below_threshold_goes_to_ultra() -> None:
-    result, _ = run("cascade", nano=[answer("pass", 0.4)], super=[answer("pass", 0.6)], ultra=[answer("regression", 0.95)])
+    result, _ = run("cascade", nano=[answer("pass", 0.4)], super=both_orders(answer("pass", 0.6)), ultra=both_orders(answer("regression", 0.95)))
     assert (result.outcome, result.decided_by) == ("regression", "ultra")
 
 
 def test_ultra_unsure_is_the_end_of_the_line() -> None:
-    result, _ = run("cascade", nano=[answer("unsure", 0.3)], super=[answer("unsure", 0.3)], ultra=[answer("unsure", 0.4)])
+    result, _ = run("cascade", nano=[answer("unsure", 0.3)], super=both_orders(answer("unsure", 0.3)), ultra=both_orders(answer("unsure", 0.4)))
     assert (result.outcome, result.decided_by) == ("unsure", "ultra")
 
 
 @pytest.mark.parametrize("tier", ["nano", "super", "ultra"])
 def test_single_tier_configs_never_escalate(tier: str) -> None:
-    result, judges = run(f"{tier}_only", **{tier: [answer("regression", 0.2)]})
+    calls = 1 if tier == "nano" else 2  # super and ultra judge in both orders
+    result, judges = run(f"{tier}_only", **{tier: [answer("regression", 0.2)] * calls})
     assert (result.outcome, result.decided_by, asked(judges)) == ("regression", tier, [tier])
+    assert len(judges[tier].requests) == len(result.opinions) == calls
 
 
 def test_unparseable_answer_is_retried_once() -> None:
@@ -114,8 +122,8 @@ def test_unparseable_answer_is_retried_once() -> None:
 
 
 def test_unparseable_twice_is_a_recorded_error_and_escalates() -> None:
-    result, _ = run("cascade", nano=["nope", "still nope"], super=[answer("pass", 0.95)])
-    assert [o.is_error for o in result.opinions] == [True, False]
+    result, _ = run("cascade", nano=["nope", "still nope"], super=both_orders(answer("pass", 0.95)))
+    assert [o.is_error for o in result.opinions] == [True, False, False]
     assert "unparseable after 2 attempts" in (result.opinions[0].error or "")
     assert (result.outcome, result.decided_by) == ("pass", "super")
 
@@ -146,7 +154,7 @@ def test_missing_judge_model_is_a_config_error() -> None:
 
 
 def test_requests_carry_the_tier_budgets() -> None:
-    _, judges = run("cascade", nano=[answer("pass", 0.1)], super=[answer("pass", 0.1)], ultra=[answer("pass", 0.9)])
+    _, judges = run("cascade", nano=[answer("pass", 0.1)], super=both_orders(answer("pass", 0.1)), ultra=both_orders(answer("pass", 0.9)))
     assert [j.requests[0].max_tokens for j in judges.values()] == [300, 1000, 2000]
 
 

@@ -76,7 +76,7 @@ def test_a_moved_fx_rate_is_drift_with_the_cascade() -> None:
 
 def test_the_same_edit_is_judged_with_drift_off() -> None:
     base = BaseReplay(MOVED)
-    result, _ = gate("drift_off", MOVED, base, nano=[answer("regression", 0.9)], super=[answer("regression", 0.9)])
+    result, _ = gate("drift_off", MOVED, base, nano=[answer("regression", 0.9)], super=[answer("regression", 0.9)] * 2)
     assert (result.outcome, result.decided_by) == ("regression", "super")
     assert base.calls == 0 and result.drift is None
 
@@ -92,7 +92,7 @@ def test_a_difference_the_move_does_not_explain_is_judged_against_the_base_repla
     base_trace = MOVED
     edited = make_trace("Converted: 109.12 USD", CALLS, volatile={KEY: 1.0912})  # dropped the rate line
     result, judges = gate("cascade", edited, BaseReplay(base_trace), nano=[answer("regression", 0.9)],
-                          super=[answer("regression", 0.92)])
+                          super=[answer("regression", 0.92)] * 2)  # super judges in both orders
     assert (result.outcome, result.decided_by) == ("regression", "super")
     assert result.reason.startswith("judged against the unchanged skill on the current world")
     request = judges["nano"].requests[0]

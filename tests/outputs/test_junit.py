@@ -85,3 +85,19 @@ def test_a_simulated_verdict_is_labeled_in_the_suite_properties() -> None:
 
     assert props(True)["label"] == SIMULATED_BANNER
     assert "label" not in props(False)
+
+
+def test_an_inconclusive_pair_is_a_failure_named_so_and_the_markdown_groups_it() -> None:
+    from ratchet.gate.models import RepeatEvidence
+    from ratchet.outputs.markdown import render_markdown
+    from tests.outputs.verdicts import pair
+
+    evidence = RepeatEvidence(trigger="known-variation", replays=4, regressions=1,
+                              outcomes=["regression", "same", "regression", "same"], flips=5, repeats=30,
+                              max_repeats=4, needed=3, alpha=0.05, p_value=0.41)
+    doubtful = pair("fx-40", "inconclusive", decided_by="repeats", reason="1 of 3 repeats judged regressions")
+    doubtful = doubtful.model_copy(update={"repeats": evidence})
+    verdict = mixed_verdict().model_copy(update={"pairs": [doubtful]})
+    [result] = cases(render_junit(verdict))["fx-40"].result
+    assert isinstance(result, Failure) and result.type == "inconclusive"
+    assert "1 of 3 repeats" in render_markdown(verdict)

@@ -123,17 +123,28 @@ def test_canary_gets_a_plain_deterministic_answer() -> None:
     assert trace.to_json() == run(TASKS["canary-02"]).to_json()
 
 
-def test_noise_rewords_without_changing_fields() -> None:
+def test_noise_rewords_or_adds_a_closing_line_without_changing_fields() -> None:
     task = TASKS["fx-expense-converter-09"]
     quiet = run(task)
-    noisy = run(task, model=SimAgentModel(noise=1.0))
-    assert noisy.final_output != quiet.final_output
-    assert final_fields(noisy) == final_fields(quiet)
     assert final_fields(quiet)[0] == "file: weekend.csv"
-    assert noisy.to_json() == run(task, model=SimAgentModel(noise=1.0)).to_json()
-    assert [c.model_dump() for c in noisy.tool_calls] == [c.model_dump() for c in quiet.tool_calls]
-    reworded = {run(task, model=SimAgentModel(noise=0.5), seed=seed).final_output != quiet.final_output for seed in range(12)}
-    assert reworded == {True, False}
+    kinds = set()
+    for seed in range(16):
+        noisy = run(task, model=SimAgentModel(noise=1.0), seed=seed)
+        assert noisy.final_output != run(task, seed=seed).final_output
+        assert [c.model_dump() for c in noisy.tool_calls] == [c.model_dump() for c in quiet.tool_calls]
+        body = final_fields(noisy)
+        assert body[: len(final_fields(quiet))] == final_fields(quiet)  # the same fields, then perhaps an aside
+        added = [line for line in noisy.final_output.splitlines() if line and line not in quiet.final_output]
+        kinds.add("aside" if added and added[-1] == noisy.final_output.splitlines()[-1] else "reworded")
+        assert noisy.to_json() == run(task, model=SimAgentModel(noise=1.0), seed=seed).to_json()
+    assert kinds == {"aside", "reworded"}
+    varied = {run(task, model=SimAgentModel(noise=0.5), seed=seed).final_output != quiet.final_output for seed in range(12)}
+    assert varied == {True, False}
+
+
+def test_a_noisy_simulator_is_another_model_id() -> None:
+    assert SimAgentModel().model_id == "sim/agent-1"
+    assert SimAgentModel(noise=0.2).model_id == "sim/agent-1+noise0.2"
 
 
 def test_sim_model_for_tiers() -> None:

@@ -1,0 +1,114 @@
+"""Noise: replay blessed goldens under their unchanged skills N times and record what varied.
+
+What `ratchet bless --repeats N` and `ratchet noise` run, and what a noisy bench run measures
+before it gates anything. Each repeat replays the golden's task with a seed from (task id,
+repeat number), through the same replay path a check uses (minimal runner or the configured
+harness), and is compared with the golden as Level 0 compares it: `differed` counts repeats
+with any difference, `varying` names the parts (ratchet.gate.variation). A golden whose skill
+changed since it was recorded is refused: its repeats would measure the change, not the noise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from ratchet.clock import Clock, wall_clock
+from ratchet.config import Project
+from ratchet.gate.level0 import level0_findings
+from ratchet.gate.replay import replay_task
+from ratchet.gate.variation import variation_parts
+from ratchet.ids import derived_seed
+from ratchet.llm.types import ChatModel
+from ratchet.noise_record import NoiseRecord, golden_hash
+from ratchet.pool import WorkPool
+from ratchet.skills import Skill
+from ratchet.tasks import Task
+from ratchet.trace import Trace
+from ratchet.world.state import WorldFiles
+
+MAX_REPEATS = 200
+
+
+class NoiseRun(BaseModel):
+    """Records measured, and the goldens that could not be measured (one line each)."""
+
+    records: dict[str, NoiseRecord] = Field(default_factory=dict)
+    refused: list[str] = Field(default_factory=list)
+    cost_usd: float = 0.0
+
+
+def noise_seed(task_id: str, repeat: int) -> int:
+    return derived_seed("noise-record", task_id, repeat)
+
+
+def stale_skill(golden: Trace, skills: Mapping[str, Skill]) -> str | None:
+    """Why `golden` cannot be measured under `skills` (its fired skill changed or is gone), or None."""
+    for ref in golden.skills_fired:
+        skill = skills.get(ref.name)
+        if skill is None:
+            return f"skill {ref.name!r} the golden fired is not in the skills folder"
+        if skill.content_hash != ref.content_hash:
+            return f"skill {ref.name!r} changed since the golden was recorded: re-record and bless it first"
+    return None
+
+
+def measure_golden(
+    task: Task, golden: Trace, skills: Mapping[str, Skill], agent: ChatModel, *, project: Project, tree: Path,
+    repeats: int, world_files: WorldFiles | None = None, clock: Clock = wall_clock,
+) -> tuple[NoiseRecord, float]:
+    """One golden's record over `repeats` replays, and what they cost."""
+    differed = errors = 0
+    varying: dict[str, int] = {}
+    runs: list[list[str]] = []
+    cost = 0.0
+    for repeat in range(repeats):
+        reseeded = golden.model_copy(update={"seed": noise_seed(task.id, repeat)})
+        replay = replay_task(task, reseeded, skills, agent, project=project, tree=tree, purpose="bless",
+                             clock=clock, world_files=world_files)
+        cost += replay.cost_usd
+        if replay.status != "ok":
+            errors += 1
+            continue
+        parts = variation_parts(golden, replay)
+        if parts or any(f.severity in ("hard", "diff") for f in level0_findings(golden, replay)):
+            differed += 1
+            parts = parts or ["output whitespace"]
+        for part in parts:
+            varying[part] = varying.get(part, 0) + 1
+        runs.append(parts)
+    record = NoiseRecord(task_id=task.id, golden_hash=golden_hash(golden), agent=agent.model_id,
+                         simulated=project.config.upstream == "sim", repeats=max(len(runs), 1), differed=differed,
+                         errors=errors, varying=dict(sorted(varying.items())), runs=runs)
+    return record, cost
+
+
+def measure_noise(
+    project: Project, *, tasks: Sequence[Task], goldens: Mapping[str, Trace], skills: Mapping[str, Skill],
+    agent: ChatModel, repeats: int, tree: Path, pool: WorkPool | None = None, clock: Clock = wall_clock,
+) -> NoiseRun:
+    """Records for every golden of `tasks` (in task order); a golden that cannot be measured is refused."""
+    run = NoiseRun()
+    files = WorldFiles(tree / project.config.paths.world)
+    measurable: list[Task] = []
+    for task in (task for task in tasks if task.id in goldens):
+        why = stale_skill(goldens[task.id], skills)
+        if why is None:
+            measurable.append(task)
+        else:
+            run.refused.append(f"{task.id}: {why}")
+
+    def one(task: Task) -> tuple[NoiseRecord, float]:
+        return measure_golden(task, goldens[task.id], skills, agent, project=project, tree=tree, repeats=repeats,
+                              world_files=files, clock=clock)
+
+    results = pool.map_ordered(one, measurable) if pool is not None else [one(task) for task in measurable]
+    for task, (record, cost) in zip(measurable, results, strict=True):
+        if record.errors == repeats:
+            run.refused.append(f"{task.id}: every one of {repeats} repeats failed; nothing was measured")
+            continue
+        run.records[task.id] = record
+        run.cost_usd += cost
+    return run
