@@ -349,6 +349,11 @@ def run_config(opts: RunOptions) -> RunSummary:
     if mode == "rejudge":
         _refuse_without_cascade(results, opts, config, ids, dest)
     existing = results.runs.get(config.name)
+    if existing is not None and (existing.edits or existing.noise) and \
+            (existing.sim_noise, existing.bless_repeats) != (noise.sim_noise, noise.bless_repeats):
+        raise InputError(f"{opts.out} holds a {config.name} run at noise {existing.sim_noise:g} with "
+                         f"{existing.bless_repeats} bless repeats, not {noise.sim_noise:g} with {noise.bless_repeats}: "
+                         "resume it with the same --noise and --bless-repeats, or use a new --out directory")
     done = set(existing.noise if mode == "noise" else existing.edits) if existing is not None else set()
     pending = [i for i in ids if i not in done]
     home = project.home

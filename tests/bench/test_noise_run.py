@@ -60,3 +60,11 @@ def test_the_knob_is_the_simulators() -> None:
     with pytest.raises(InputError, match="--bless-repeats"):
         noise_settings(config, noise=0.2, bless_repeats=1, simulated=True)
     assert noise_settings(config, noise=None, bless_repeats=5, simulated=False).bless_repeats == 5
+
+
+def test_a_run_is_resumed_only_at_the_noise_it_started_with(mini: Path) -> None:
+    out = mini / "bench" / "results" / "resume"
+    _run(mini, "noise", out, noise=0.5, bless_repeats=4, limit=2)
+    with pytest.raises(InputError, match="resume it with the same --noise"):
+        _run(mini, "noise", out, noise=0.2, bless_repeats=4)
+    assert _run(mini, "noise", out, noise=0.5, bless_repeats=4, limit=2).skipped == 2
