@@ -147,12 +147,12 @@ def _noise_section(doc: _Doc, metrics: dict[str, ConfigMetrics]) -> None:
         doc.add("Not run: no configuration here was gated with noise records (`bench run --noise p`, or "
                 "`--bless-repeats N`).")
         return
-    doc.add("| config | sim noise | bless repeats | goldens varying | flip rate mean | pairs | repeated | "
-            "replays per pair | cost per pair | A/A checks | A/A false BLOCK | A/A WARN |",
+    doc.add("| config | sim noise | bless repeats | goldens varying | flip rate per golden (mean / p95) | pairs | "
+            "repeated | replays per pair | cost per pair | A/A checks | A/A false BLOCK | A/A WARN |",
             "|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name, n in noisy.items():
         doc.add(f"| {name} | {n.sim_noise:g} | {n.bless_repeats} | {n.goldens_varying} of {n.goldens} | "
-                f"{_pct(n.flip_rate.mean)} | {n.pairs} | {n.repeated} | {_num(n.replays_per_pair)} | "
+                f"{_pct(n.flip_rate.mean)} / {_pct(n.flip_rate.p95)} | {n.pairs} | {n.repeated} | {_num(n.replays_per_pair)} | "
                 f"{_usd(n.cost_per_pair)} | {n.aa_checks or 'n/a'} | {_pct(n.aa_false_block)} | {_pct(n.aa_warn)} |")
     doc.add("", "Each golden's noise record is measured first (bless repeats of its unchanged skill). A pair that "
             "differs only where its golden is known to vary, or whose judges are unsure on a golden known to vary, "
