@@ -3,8 +3,9 @@
 Runs N store operations of one kind in a child process under `strace -f -c` and prints the
 fdatasync/fsync calls per operation, less those of a child that only opens and closes the
 store: `call` is a reservation plus its settle (what the gateway does around a live call, the
-cache entry's own fsync aside), `hit` a counted cache hit, `hit-row` a hit written as a ledger
-row (`--ledger-hits`). Needs strace. Run: .venv/bin/python benchmarks/ledger_fsyncs.py [N]
+cache entry's own sync aside: benchmarks/cache_fsyncs.py counts those), `hit` a counted cache hit,
+`hit-row` a hit written as a ledger row (`--ledger-hits`). Needs strace.
+Run: .venv/bin/python benchmarks/ledger_fsyncs.py [N]
 """
 
 from __future__ import annotations

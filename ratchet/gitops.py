@@ -1,6 +1,6 @@
 """Git access that never changes the user's repository.
 
-Everything here reads through plumbing (rev-parse, diff-tree, diff-index --cached, ls-tree,
+Everything here reads through plumbing (rev-parse, diff-index --cached, ls-tree,
 ls-files --stage, cat-file) with GIT_OPTIONAL_LOCKS=0, so the working tree, index, HEAD,
 refs, stash and worktree list stay byte-identical. The "scratch worktree" is an export of a
 tree into a folder under Ratchet's home, not `git worktree add` (docs/adr/0003-scratch-export.md):
@@ -20,7 +20,9 @@ import stat
 import tempfile
 import threading
 from collections import OrderedDict
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
@@ -205,12 +207,39 @@ def resolve_rev(repo: git.Repo, rev: str) -> str:
     if not sha:
         hint = " (the repository has no commits yet)" if not _has_commits(repo) else ""
         raise GitStateError(f"unknown revision '{rev}'{hint}")
+    _remember_commit(key[:2], sha)
+    return sha
+
+
+def _remember_commit(repo_key: tuple[str, int], sha: str) -> None:
     if _FULL_ID.fullmatch(sha) is not None:
         with _memo_lock:
             if len(_commits) > _COMMITS_KEPT:
                 _commits.clear()  # a long bench run resolves many commits; a check needs two
-            _commits[(*key[:2], sha)] = sha  # the commit's own id (a tag's id is peeled afresh each time)
-    return sha
+            _commits[(*repo_key, sha)] = sha  # the commit's own id (a tag's id is peeled afresh each time)
+
+
+def resolve_revs(repo: git.Repo, revs: Sequence[str]) -> list[str]:
+    """resolve_rev of each of `revs`, in order, asking one git process for all the names among them.
+
+    Anything that one `rev-parse` cannot answer plainly (a name that is unknown, a range, the
+    empty tree, INDEX) is resolved one by one, so it resolves, or fails, exactly as resolve_rev does.
+    """
+    names = [rev for rev in dict.fromkeys(revs) if _FULL_ID.fullmatch(rev) is None]
+    if len(names) < 2 or any(not rev or rev.startswith(("-", "^")) or rev in (INDEX, EMPTY_TREE) for rev in names):
+        return [resolve_rev(repo, rev) for rev in revs]
+    try:
+        out = _git(repo, "rev-parse", "--revs-only", "--end-of-options", *(f"{rev}^{{commit}}" for rev in names), "--")
+    except GitStateError:
+        return [resolve_rev(repo, rev) for rev in revs]
+    shas = out.decode().split()
+    if len(shas) != len(names) or any(_FULL_ID.fullmatch(sha) is None for sha in shas):
+        return [resolve_rev(repo, rev) for rev in revs]
+    key = _repo_key(repo)
+    for sha in shas:
+        _remember_commit(key, sha)
+    resolved = dict(zip(names, shas, strict=True))
+    return [resolved.get(rev) or resolve_rev(repo, rev) for rev in revs]
 
 
 # -- what changed --------------------------------------------------------------------------
@@ -218,6 +247,8 @@ def resolve_rev(repo: git.Repo, rev: str) -> str:
 
 GITLINK = "160000"
 """The tree mode of a submodule: a commit of another repository, whose content we cannot see."""
+_ABSENT = "000000"
+"""The mode git's raw diff gives the side that lacks the path."""
 
 
 class ChangedPath(NamedTuple):
@@ -246,7 +277,7 @@ def changed_paths(repo: git.Repo, base: str, head: str | None = None, *, staged:
         out = _git(repo, "diff-index", "--cached", "-z", "--no-renames", "--ignore-submodules=none", base_sha, "--")
     else:
         head_sha = resolve_rev(repo, head if head is not None else "HEAD")
-        out = _git(repo, "diff-tree", "-r", "-z", "--no-renames", "--ignore-submodules=none", base_sha, head_sha, "--")
+        return _listing_changes(_commit_listing(repo, base_sha), _commit_listing(repo, head_sha))
     fields = _z_fields(out)
     changes: dict[str, ChangedPath] = {}
     # raw -z records: ":<old mode> <new mode> <old sha> <new sha> <status>" NUL "<path>" NUL
@@ -254,6 +285,23 @@ def changed_paths(repo: git.Repo, base: str, head: str | None = None, *, staged:
         old_mode, new_mode = meta.lstrip(":").split(" ")[:2]
         changes[path] = ChangedPath(path, old_mode, new_mode)
     return [changes[path] for path in sorted(changes)]
+
+
+def _listing_changes(base: Sequence[_Entry], head: Sequence[_Entry]) -> list[ChangedPath]:
+    """What `diff-tree -r --no-renames --ignore-submodules=none` says of two commits, from their listings.
+
+    Both listings are what a check reads anyway (skill folders, exports), so the difference costs no
+    git process: a path whose mode or object differs, or that one side lacks ("000000"), sorted.
+    """
+    old, new = {e.path: e for e in base}, {e.path: e for e in head}
+    changes = []
+    for path in sorted(old.keys() | new.keys()):
+        before, after = old.get(path), new.get(path)
+        if before is not None and after is not None and (before.mode, before.sha) == (after.mode, after.sha):
+            continue
+        changes.append(ChangedPath(path, before.mode if before is not None else _ABSENT,
+                                   after.mode if after is not None else _ABSENT))
+    return changes
 
 
 def changed_files(repo: git.Repo, base: str, head: str | None = None, *, staged: bool = False) -> list[str]:
@@ -394,13 +442,46 @@ def _commit_listing(repo: git.Repo, sha: str) -> tuple[_Entry, ...]:
     return listing
 
 
+# -- reading blobs ---------------------------------------------------------------------------
+#
+# A check reads blobs four times (ratchet.yaml, the base's goldens, then each state's export), each
+# one `cat-file --batch`. Inside blobs_read_once, the blobs of both states were read by one process
+# and every read takes them from there: a blob's id names its bytes for ever, so none can be stale.
+
+_read_once: ContextVar[tuple[tuple[str, int], dict[str, bytes]] | None] = ContextVar("_read_once", default=None)
+
+
+@contextmanager
+def blobs_read_once(repo: git.Repo, revs: Sequence[str]) -> Iterator[None]:
+    """Read every blob of `revs` (commits or INDEX) in one git process; reads inside take them from it.
+
+    Best effort: where that read fails (an object missing, an unmerged index), nothing is held, and
+    each read inside fails, or not, exactly as it would have without this.
+    """
+    try:
+        entries = [e for rev in dict.fromkeys(revs) for e in _tree_entries(repo, rev, None) if e.mode != GITLINK]
+        blobs: dict[str, bytes] | None = _read_blobs(repo, [e.sha for e in entries])
+    except GitStateError:
+        blobs = None
+    if blobs is None:
+        yield
+        return
+    token = _read_once.set((_repo_key(repo), blobs))
+    try:
+        yield
+    finally:
+        _read_once.reset(token)
+
+
 def _read_blobs(repo: git.Repo, shas: Sequence[str]) -> dict[str, bytes]:
-    """Contents of many blobs with one `cat-file --batch`."""
-    unique = sorted(set(shas))
+    """Contents of many blobs with one `cat-file --batch` (none for those blobs_read_once holds)."""
+    held = _read_once.get()
+    known = held[1] if held is not None and held[0] == _repo_key(repo) else {}
+    blobs = {sha: known[sha] for sha in set(shas) if sha in known}
+    unique = sorted(set(shas) - blobs.keys())
     if not unique:
-        return {}
+        return blobs
     out = _git(repo, "cat-file", "--batch", stdin="".join(f"{s}\n" for s in unique).encode())
-    blobs: dict[str, bytes] = {}
     pos = 0
     for sha in unique:
         end = out.index(b"\n", pos)

@@ -18,12 +18,17 @@ from ratchet.bench.results import (
     FIGURE_FILE,
     REPORT_FILE,
     RESULTS_FILE,
+    SUMMARY_FILE,
     BenchResults,
     Timings,
+    has_journal,
+    merge_journal,
     read_report_source,
     read_timings,
     worked_example_ids,
+    write_results,
     write_summary,
+    write_timings,
 )
 from ratchet.errors import InputError
 from ratchet.gate.gate_config import DEFAULT_CONFIG, resolve_gate_config
@@ -293,12 +298,20 @@ def write_report(out: Path, fns: MetricFns = DEFAULT_FNS) -> Path:
     """Re-render report.md and cost_vs_recall.svg in `out` from its results.json, else its summary.json.
 
     From a results.json it also writes summary.json, the compact file to commit (docs/bench-summary.md).
+    A journal that a run left (killed, or still running) is merged first, and results.json is written
+    with it (results.json on demand: a run writes it only at its end), so nothing finished is left out.
     """
     full = (out / RESULTS_FILE).exists()
     results = read_report_source(out)
+    timings = read_timings(out)
+    # Over a summary.json alone the journal is rendered, not written: the summary is not the full file.
+    if has_journal(out) and merge_journal(out, results, timings) and (full or not (out / SUMMARY_FILE).exists()):
+        write_results(out, results)
+        write_timings(out, timings)
+        full = True
     if not results.runs:
         raise InputError(f"no results in {out}: run `ratchet bench run --config ... --out {out}` first")
-    text, metrics = render_report(results, read_timings(out), fns)
+    text, metrics = render_report(results, timings, fns)
     figure = [m for m in metrics if results.runs[m.config].mode != "noise"]
     write_figure(out / FIGURE_FILE, figure, simulated=results.simulated)
     path = out / REPORT_FILE

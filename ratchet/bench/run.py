@@ -1,7 +1,7 @@
 """`ratchet bench run`: one configuration over the labeled edits, into a results directory.
 
-Resumable (an edit already in results.json for the configuration is skipped; results.json
-is rewritten atomically after every edit), paired (seeded stratified sampling, see
+Resumable (an edit already in results.json or the run's journal is skipped; the journal is the
+durable record, and results.json is written atomically once, at the end), paired (seeded stratified sampling, see
 sampling.py), and frugal: the re-judging configurations read the cascade run's stored
 replays and make no agent call. The `noise` configuration (E6) replays goldens with the
 unchanged skills `replays_per_golden` times instead. See docs/adr/0009-bench-runs.md.
@@ -97,6 +97,8 @@ class RunOptions:
     """The simulator's noise chance (None: the configuration's sim_noise); see ratchet.bench.noisy."""
     bless_repeats: int | None = None
     """Repeats per golden measuring its noise record (None: 30 when the noise is on, else 0)."""
+    ledger_hits: bool = False
+    """Write a $0 ledger row per cache hit (Gateway(ledger_hits=)); else hits are only counted per run."""
     on_progress: Callable[[int, int, str], None] | None = None
     confirm: Callable[[str], bool] | None = None
     echo: Callable[[str], None] = field(default=lambda _line: None)
@@ -371,7 +373,7 @@ def run_config(opts: RunOptions) -> RunSummary:
 
             overrides["agent"] = sim_model_for("agent", noise=noise.sim_noise)
         run_id = f"bench-{config.name}-{uuid.uuid4().hex[:12]}"
-        gateway = Gateway(project, store, run_id=run_id, upstream_models=overrides)
+        gateway = Gateway(project, store, run_id=run_id, upstream_models=overrides, ledger_hits=opts.ledger_hits)
         with gateway, WorkPool(opts.concurrency, name="ratchet-bench") as pool:
             measured = measure_records(data, noise, gateway.model("agent", "bless"), pool) if pending else None
             if measured is not None and measured.refused:
@@ -398,8 +400,7 @@ def run_config(opts: RunOptions) -> RunSummary:
             timings.run_ids.setdefault(config.name, []).append(run_id)
             if plan is not None:
                 timings.estimates_usd[config.name] = round(plan.total_usd, 6)
-            write(dest, results)
-            write_timings(dest, timings)
+            write_timings(dest, timings)  # results.json is written once, at the end; the journal holds the run until then
             work = runner.score_golden if mode == "noise" else runner.score_edit
             execute(work, run, results, timings, pending, out=dest, pool=pool, write=write,
                     on_progress=opts.on_progress, total=len(ids))

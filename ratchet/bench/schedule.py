@@ -3,8 +3,12 @@
 Split out of run.py. Items (edits) go to the run's one WorkPool (ratchet.pool), the same pool
 each edit hands its pairs to, so the last edits of a run spread their pairs over the workers
 the finished edits left idle. At most `pool.size` items are in flight at once; an item
-submitted later queues behind the pairs of the items already running. Every finished item is journaled; results.json is rewritten every
-RESULTS_EVERY items and at the end, so a killed run resumes from the journal.
+submitted later queues behind the pairs of the items already running.
+
+The journal is the run's durable record: the run's header as it starts, then every finished item
+with its wall time, each a small file of its own. results.json (which holds every configuration
+and grows to megabytes) is written once, at the end; a killed run resumes from the journal
+(ratchet.bench.run merges it first), and `ratchet bench report` merges it on demand.
 """
 
 from __future__ import annotations
@@ -22,12 +26,12 @@ from ratchet.bench.results import (
     Timings,
     clear_journal,
     journal_item,
+    journal_run,
+    merge_journal,
     write_results,
     write_timings,
 )
 from ratchet.pool import WorkPool
-
-RESULTS_EVERY = 25
 
 Scored = tuple[ScoredEdit | NoiseGolden, float]
 
@@ -42,6 +46,9 @@ def execute(work: Callable[[str], Scored], run: BenchConfigRun, results: BenchRe
     """
     lock = threading.Lock()
     finished = total - len(pending)
+    journal_run(out, results, run)
+    # Wall times of the items a killed run journaled (run_config merged the items, not their timings).
+    merge_journal(out, results, timings)
 
     def record(item_id: str, item: ScoredEdit | NoiseGolden, wall_ms: float) -> None:
         nonlocal finished
@@ -51,13 +58,8 @@ def execute(work: Callable[[str], Scored], run: BenchConfigRun, results: BenchRe
             else:
                 run.edits[item_id] = item
             timings.wall_ms.setdefault(run.config, {})[item_id] = wall_ms
-            # Each item is journaled durably; results.json (which grows with every configuration)
-            # is rewritten every RESULTS_EVERY items and at the end, not after every item.
-            journal_item(out, run.config, item)
+            journal_item(out, run.config, item, wall_ms)
             finished += 1
-            if finished % RESULTS_EVERY == 0:
-                write(out, results)
-                write_timings(out, timings)
             if on_progress is not None:
                 on_progress(finished, total, item_id)
 

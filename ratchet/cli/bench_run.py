@@ -61,6 +61,8 @@ def run_command(
         help="Measure every golden's noise record with N replays first, and gate with it (default: 30 when the "
         "noise is on, else 0).",
     ),
+    ledger_hits: bool = typer.Option(False, "--ledger-hits", help="Write a $0 ledger row per cache hit (default: "
+                                     "only counted per run; see docs/ledger.md)."),
 ) -> None:
     """Run one configuration over the labeled edits (resumable; paired; replay reuse).
 
@@ -94,7 +96,7 @@ def run_command(
         summary = run_config(RunOptions(
             config_path=config_path, out=out, root=root, home=work, limit=limit, types=kinds, seed=seed,
             live_tavily=live_tavily, concurrency=concurrency, yes=yes, shard=part, noise=noise,
-            bless_repeats=bless_repeats,
+            bless_repeats=bless_repeats, ledger_hits=ledger_hits,
             command=_command_line(config, out, limit, types, seed, live_tavily, concurrency, noise, bless_repeats),
             on_progress=on_progress, confirm=lambda q: typer.confirm(q, default=False), echo=typer.echo,
         ))

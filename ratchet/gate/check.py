@@ -20,6 +20,7 @@ import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, closing, contextmanager
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 import git
 
@@ -50,6 +51,7 @@ from ratchet.gate.unseen import unseen_notes
 from ratchet.gitops import (
     INDEX,
     ChangedPath,
+    blobs_read_once,
     changed_paths,
     export_tree,
     files_at,
@@ -58,6 +60,7 @@ from ratchet.gitops import (
     read_file_at,
     repo_root,
     resolve_rev,
+    resolve_revs,
     skill_folders_at,
     skills_touched,
     submodules_under,
@@ -66,12 +69,14 @@ from ratchet.harness.settings import HarnessName
 from ratchet.llm.cache import CacheMode
 from ratchet.llm.gateway import Gateway
 from ratchet.noise_record import NoiseRecord, load_noise_records, share_within_skills
-from ratchet.pool import WorkPool
 from ratchet.scratch import scratch_checkout
 from ratchet.skill_sets import load_skills
 from ratchet.store import open_store
 from ratchet.tasks import Task, load_tasks
 from ratchet.trace import Trace, load_golden_files
+
+if TYPE_CHECKING:
+    from ratchet.pool import WorkPool
 
 __all__ = ["OnError", "check_edit"]
 
@@ -108,10 +113,11 @@ def check_edit(
     started = clock()
     repo = open_repo(path)
     root = repo_root(repo)
-    base_sha = resolve_rev(repo, base)
-    head_rev = INDEX if staged else resolve_rev(repo, head or "HEAD")
+    base_sha, head_rev = (resolve_rev(repo, base), INDEX) if staged else resolve_revs(repo, [base, head or "HEAD"])
     exported: dict[Path, str] = {}  # scratch folder -> the revision label its files are named by
     with _errors_name_revisions(exported), ExitStack() as stack:
+        # ratchet.yaml, the goldens and both exports: one git process reads what they all read.
+        stack.enter_context(blobs_read_once(repo, [base_sha, head_rev]))
         config_text = read_file_at(repo, base_sha, CONFIG_FILE, error=ConfigError)
         config_source = f"{CONFIG_FILE}@{_label(base_sha)}"
         project = project_from_text(root, config_text, source=config_source, home=home).with_harness(harness)
@@ -122,17 +128,24 @@ def check_edit(
         changed = skills_touched(changes, paths.skills, folders)
         policy = OnError(on_error).value
         golden_bytes = _goldens_from_git(repo, base_sha, paths) if blessed else None
-        base_skip = () if golden_bytes is None else (posixpath.normpath(paths.goldens),)
-        base_tree = stack.enter_context(scratch_checkout(repo, base_sha, project.home, skip=base_skip))
+        golden_skip = () if golden_bytes is None else (posixpath.normpath(paths.goldens),)
+        world_skip = _unread_at_base(paths)
+        base_tree = stack.enter_context(scratch_checkout(repo, base_sha, project.home, skip=(*golden_skip, *world_skip)))
         exported[base_tree] = _label(base_sha)
         config_file: Path | None = None
         if isinstance(config, str):
             config_file = gate_config_path(config, project_root=base_tree)
+            if world_skip and _is_inside(config_file, base_tree):
+                # The project's own config may keep its judge prompt anywhere in the project: all of it is exported.
+                for folder in world_skip:
+                    export_tree(repo, base_sha, base_tree, prefix=folder)
+                world_skip = ()
             gate = load_gate_config(config_file, project_root=base_tree)
         else:
             gate = config
-        if base_skip and _reads_inside(gate, base_tree, base_skip[0]):
-            export_tree(repo, base_sha, base_tree, prefix=base_skip[0])  # the gate keeps fixtures or its prompt there
+        for folder in (*golden_skip, *world_skip):
+            if _reads_inside(gate, base_tree, folder):
+                export_tree(repo, base_sha, base_tree, prefix=folder)  # the gate keeps fixtures or its prompt there
         settings = _settings_changed(changes, gate, base_tree)
         submodules = submodules_under(changes, paths.skills)
         unblessed = None if blessed else _label(base_sha)
@@ -184,7 +197,7 @@ def check_edit(
             clock=clock,
             started=started,
             changed_files=_files_by_skill(changes, paths.skills, folders),
-            pool=stack.enter_context(WorkPool(concurrency)) if concurrency > 1 else None,
+            pool=stack.enter_context(_pool(concurrency)) if concurrency > 1 else None,
             noise=noise,
         )
         if shard is not None:
@@ -199,6 +212,13 @@ def check_edit(
                                  nothing_blessed_at=unblessed, unowned=unowned))
     return with_unchecked(_relabel_verdict(evaluation.verdict, exported), settings_changed=settings,
                           submodules_changed=submodules, nothing_blessed_at=unblessed, unseen=unowned)
+
+
+def _pool(concurrency: int) -> WorkPool:
+    # Imported here: threads (concurrent.futures) are for --concurrency > 1, not every check.
+    from ratchet.pool import WorkPool
+
+    return WorkPool(concurrency)
 
 
 # -- a shard: its pairs and the whole run's frame (ratchet.gate.shard) ---------------------------------
@@ -284,6 +304,22 @@ def _unread_at_head(paths: Paths) -> tuple[str, ...]:
     if goldens in (".", "") or any(_nested(goldens, other) or _nested(other, goldens) for other in read):
         return ()
     return (goldens,)
+
+
+def _unread_at_base(paths: Paths) -> tuple[str, ...]:
+    """Folders of the base state no reader opens: its world and workspaces (every replay runs over the
+    head's), unless one holds or sits inside a path the base is read for (skills, tasks, goldens, configs/).
+
+    A gate that keeps its drift fixtures or judge prompt there has them exported after all (check_edit).
+    """
+    read = [posixpath.normpath(getattr(paths, name)) for name in ("skills", "tasks", "goldens")] + [PROJECT_CONFIGS_DIR]
+    unread = [posixpath.normpath(getattr(paths, name)) for name in ("world", "workspaces")]
+    return tuple(dict.fromkeys(folder for folder in unread if folder not in (".", "")
+                               and not any(_nested(folder, other) or _nested(other, folder) for other in read)))
+
+
+def _is_inside(path: Path, tree: Path) -> bool:
+    return Path(os.path.normpath(path.resolve())).is_relative_to(tree.resolve())
 
 
 def _nested(inner: str, outer: str) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
@@ -27,12 +28,14 @@ from ratchet.gate.select import affected_goldens
 from ratchet.gate.unseen import unseen_notes
 from ratchet.llm.types import ChatModel
 from ratchet.noise_record import NoiseRecord
-from ratchet.pool import WorkPool
 from ratchet.skills import Skill
 from ratchet.tasks import Task
 from ratchet.trace import Trace
-from ratchet.world.state import load_world
+from ratchet.world.state import WorldFiles
 from ratchet.world.tools import offered_tools
+
+if TYPE_CHECKING:  # a pool's threads (concurrent.futures) only for --concurrency > 1: ratchet.gate.check makes it
+    from ratchet.pool import WorkPool
 
 
 class Evaluation(BaseModel):
@@ -102,7 +105,7 @@ def evaluate_edit(
 
     pairs = pool.map_ordered(one_pair, selected) if pool is not None else [one_pair(item) for item in selected]
     if offered is None:
-        offered = offered_tool_names(project, tree, overlays) if simulated else frozenset()
+        offered = offered_tool_names(project, tree, overlays, world_files=replayer.world_files) if simulated else frozenset()
     unseen = unseen_notes(
         changed=changed, base_skills=base_skills, head_skills=head_skills, tasks=tasks, goldens=goldens,
         changed_files=changed_files or {}, tools=offered, simulated=simulated,
@@ -141,8 +144,12 @@ def _in_order(recorded: EditReplays, selected: Sequence[Selected]) -> EditReplay
     })
 
 
-def offered_tool_names(project: Project, tree: Path, overlays: tuple[Path, ...] = ()) -> frozenset[str]:
-    """The tool names the agent is offered over the project's world (what the simulator reads calls against)."""
-    world = load_world(tree / project.config.paths.world, workspaces_dir=None, workspace=None,
-                       frozen_time=project.config.clock, overlays=overlays)
+def offered_tool_names(project: Project, tree: Path, overlays: tuple[Path, ...] = (), *,
+                       world_files: WorldFiles | None = None) -> frozenset[str]:
+    """The tool names the agent is offered over the project's world (what the simulator reads calls against).
+
+    `world_files`: that world (tree and overlays) already read, as the replays' Replayer holds it.
+    """
+    files = world_files if world_files is not None else WorldFiles(tree / project.config.paths.world, overlays=overlays)
+    world = files.world(workspaces_dir=None, workspace=None, frozen_time=project.config.clock)
     return frozenset(tool.name for tool in offered_tools(world))

@@ -10,17 +10,32 @@ miss. A miss of that kind (or an entry that cannot be read) is counted in `rejec
 logged at WARNING on the `ratchet.llm.cache` logger, and the answer is asked again (or, under
 cache mode `none`, the call fails). Entries of an older schema are quiet misses. See
 docs/cache.md. `CacheMode` says when the gateway reads and writes the cache.
+
+Entries are synced in batches, not one by one. `put` renames a whole entry into place without an
+fsync: a process that dies (kill -9, a crash) leaves every entry it recorded whole, because the
+kernel still holds the written pages, and a rename is all or nothing. What a power cut can
+take is the batch not yet synced: `flush` makes every entry recorded so far durable with one
+syncfs(2) of the cache's filesystem (a file and directory fsync per entry where there is no
+syncfs), and only then counts them in `synced`. The gateway ends a batch at its close (one
+check), at `Gateway.flush`, and every FLUSH_EVERY entries or FLUSH_AFTER_S seconds, checked at
+each put, so a long-lived gateway (the proxy's, a bench run's) still syncs. A power cut can leave
+an unsynced entry torn: it fails its check like a tampered one and is asked again.
 """
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import hashlib
 import hmac
 import logging
 import os
 import secrets
+import sys
 import tempfile
 import threading
+import time
+from collections.abc import Callable
 from contextlib import suppress
 from enum import StrEnum
 from pathlib import Path
@@ -29,13 +44,17 @@ from typing import Any
 from pydantic import ValidationError
 
 from ratchet.errors import InputError
-from ratchet.jsonio import atomic_write_text, canonical_dumps, digest, load_json_file
+from ratchet.jsonio import canonical_dumps, digest, load_json_file
 from ratchet.llm.types import ChatRequest, ChatResponse
 
 CACHE_SCHEMA_VERSION = 2
 _REQUEST_DIGEST_VERSION = 1  # part of every request digest (goldens keep theirs): bump only to re-key everything
 KEY_FILE = ".key"
 _KEY_BYTES = 32
+FLUSH_EVERY = 64
+"""Entries recorded since the last sync after which a put ends the batch."""
+FLUSH_AFTER_S = 5.0
+"""Seconds after a batch's first entry after which a put ends the batch."""
 
 _log = logging.getLogger(__name__)
 
@@ -76,9 +95,14 @@ class ResponseCache:
         self.root = root
         self.rejected = 0
         """Entries refused this session: failed the integrity check or could not be read."""
+        self.synced = 0
+        """Entries this session recorded and then made durable (a flush that failed counts none)."""
         self._secret: bytes | None = None
         self._secret_loaded = False
         self._lock = threading.Lock()
+        self._pending: list[Path] = []
+        self._batch_started = 0.0
+        self._flush_lock = threading.Lock()
 
     def path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"
@@ -116,7 +140,8 @@ class ResponseCache:
             return None
 
     def put(self, key: str, response: ChatResponse) -> None:
-        """Record (sign and write atomically); an entry that cannot be written is logged, not raised."""
+        """Record (sign, write and rename into place), durable at the batch's end (`flush`); an entry
+        that cannot be written is logged, not raised."""
         secret = self._load_secret()
         if secret is None:
             return
@@ -124,11 +149,48 @@ class ResponseCache:
         content = digest(body)
         record = {"schema_version": CACHE_SCHEMA_VERSION, "key": key, "response": body,
                   "response_sha256": content, "mac": _mac(secret, key, content)}
+        path = self.path(key)
         try:
-            atomic_write_text(self.path(key), canonical_dumps(record))
+            _write_unsynced(path, canonical_dumps(record))
         except OSError as exc:
             _log.warning("cannot record cache entry %s (%s); the answer is used but not cached",
-                         self.path(key), exc.strerror or type(exc).__name__)
+                         path, exc.strerror or type(exc).__name__)
+            return
+        with self._lock:
+            if not self._pending:
+                self._batch_started = time.monotonic()
+            self._pending.append(path)
+            full = len(self._pending) >= FLUSH_EVERY or time.monotonic() - self._batch_started >= FLUSH_AFTER_S
+        if full:
+            self.flush()
+
+    @property
+    def pending(self) -> int:
+        """Entries recorded but not yet synced: whole after a crash of this process, not after a power cut."""
+        with self._lock:
+            return len(self._pending)
+
+    def flush(self) -> int:
+        """End the batch: every entry recorded so far is durable when this returns; how many it synced.
+
+        A sync that fails is logged and counts nothing: those entries are whole on disk but are not
+        reported durable (a later power cut may lose them, and they are then asked again).
+        """
+        with self._flush_lock:  # one sync at a time; entries recorded meanwhile wait for the next
+            with self._lock:
+                batch, self._pending = self._pending, []
+            if not batch:
+                return 0
+            try:
+                if not sync_filesystem(self.root):
+                    _fsync_each(batch)
+            except OSError as exc:
+                _log.warning("cannot sync %d cache entries under %s (%s); they may not survive a power cut",
+                             len(batch), self.root, exc.strerror or type(exc).__name__)
+                return 0
+            with self._lock:
+                self.synced += len(batch)
+            return len(batch)
 
     def __contains__(self, key: str) -> bool:
         return self.get(key) is not None
@@ -190,6 +252,67 @@ def _make_secret(path: Path) -> None:
             os.link(tmp, path)
     finally:
         Path(tmp).unlink(missing_ok=True)
+
+
+def _write_unsynced(path: Path, text: str) -> None:
+    """A temp file in the same folder renamed over `path`: readers and a crashed process see the whole
+    entry or none. No fsync: the batch's `flush` makes it durable."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        os.fchmod(fd, 0o644)  # mkstemp makes 0600 files; entries are as readable as the folder
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def sync_filesystem(path: Path) -> bool:
+    """syncfs(2) on the filesystem holding `path`: one call makes every file and rename on it durable.
+    False where there is none (not Linux, no libc symbol); an OSError when the sync itself fails."""
+    syncfs = _syncfs()
+    if syncfs is None:
+        return False
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        if syncfs(fd) != 0:
+            errno = ctypes.get_errno()
+            raise OSError(errno, os.strerror(errno))
+    finally:
+        os.close(fd)
+    return True
+
+
+@functools.cache
+def _syncfs() -> Callable[[int], int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        function: Callable[[int], int] = ctypes.CDLL(None, use_errno=True).syncfs
+    except (OSError, AttributeError):
+        return None
+    return function
+
+
+def _fsync_each(paths: list[Path]) -> None:
+    """The portable way: fsync every entry, then every folder that gained one (for the rename) and the
+    cache's root (which may have gained the folder)."""
+    for path in paths:
+        with suppress(FileNotFoundError):  # replaced since: its replacement is in this batch or a later one
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+    for folder in sorted({path.parent for path in paths} | {path.parent.parent for path in paths}):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            with suppress(OSError):  # some systems cannot fsync a directory; the entries are synced
+                os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def cache_root(home: Path) -> Path:

@@ -10,6 +10,9 @@ when asked (`ledger_hits`); neither is synced on its own (a lost hit loses no mo
 The cache is written before the ledger row: if the process dies between the two, the
 orphaned reservation is charged at its worst case on the next start and the answer is
 replayed from the cache, so nothing paid for is paid again and spend never goes down.
+Cache entries are synced once per batch (ResponseCache.flush): at close (the end of a check),
+at `flush`, and every FLUSH_EVERY entries; a power cut can lose the batch not yet synced, whose
+answers are then asked (and paid) again, while their reservations or rows keep spend from going down.
 """
 
 from __future__ import annotations
@@ -23,7 +26,6 @@ from pathlib import Path
 from ratchet.config import Price, Project, TierConfig
 from ratchet.errors import BudgetError, ConfigError, InfraError, ModelCallError
 from ratchet.jsonio import digest
-from ratchet.llm.budget import cap_from_env
 from ratchet.llm.cache import CacheMode, ResponseCache, cache_key, cache_root
 from ratchet.llm.inflight import InFlight
 from ratchet.llm.pricing import cost_of, price_for, worst_case_cost
@@ -69,6 +71,13 @@ def probe_base(api_base: str, *, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> str 
     return None
 
 
+def _cap_from_env() -> float:
+    # Imported here: the budget module (its estimate models) is for live runs; a simulated check never reads the cap.
+    from ratchet.llm.budget import cap_from_env
+
+    return cap_from_env()
+
+
 class Gateway:
     """One run's door to the models: capture, cache, cost, cap."""
 
@@ -100,7 +109,7 @@ class Gateway:
         self.budget_usd = budget_usd
         self.ledger_hits = ledger_hits
         # Simulated dollars never count against the real cap; a run budget applies to both.
-        self.global_cap = None if self.simulated else cap_from_env()
+        self.global_cap = None if self.simulated else _cap_from_env()
         self.retry = retry if retry is not None else project.config.retry
         self.timeout_s = timeout_s if timeout_s is not None else project.config.timeout_s
         self.cache = ResponseCache(cache_root(project.home))
@@ -180,8 +189,13 @@ class Gateway:
             price_for(self.project.config, config.model if config is not None else self.upstream(tier).model_id)
         return GatewayModel(self, tier, purpose, config)
 
+    def flush(self) -> int:
+        """End the cache batch: every answer recorded so far is on disk when this returns; how many."""
+        return self.cache.flush()
+
     def close(self) -> None:
-        """Close upstream HTTP clients (the store belongs to the caller)."""
+        """Sync the cache batch and close upstream HTTP clients (the store belongs to the caller)."""
+        self.cache.flush()
         with self._lock:
             for model in self._upstreams.values():
                 close = getattr(model, "close", None)
@@ -267,6 +281,11 @@ class GatewayModel:
                     f"cache mode 'none': no recorded answer for {self.tier} ({self.purpose}) request {key[:12]}; "
                     "re-run with cache mode 'once' to allow model calls"
                 )
+        prepare = getattr(upstream, "prepare", None)
+        if prepare is not None:  # a live model imports its client on the first miss: not the call's latency
+            warming = time.perf_counter()
+            prepare()
+            started += time.perf_counter() - warming
         price_model = self._price_model(model_id)
         price = self._price(price_model)
         worst = worst_case_cost(price, request) if price is not None else 0.0

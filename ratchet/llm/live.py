@@ -161,12 +161,27 @@ class LiteLLMModel:
     def __init__(self, tier: TierConfig, *, timeout_s: float) -> None:
         self.tier = tier
         self.timeout_s = timeout_s
-        # Import now, not inside the first call, so its seconds are not billed as latency.
-        self._litellm = _litellm()
+        self._module: Any = None  # litellm, once a call needs it (_client_module)
         self._lock = threading.Lock()
         self._box: list[Any] = [None]  # the client, closed by close() or when this model is collected
         self._client_key: str | None = None
         weakref.finalize(self, _close_box, self._box)
+
+    def _client_module(self) -> Any:
+        """litellm, imported by the first call that reaches the upstream, not with the model.
+
+        Why: importing it costs seconds, and a model is made for every tier a run names, so a repeated
+        check whose answers all come from the cache would pay them for nothing (issue 16). The gateway
+        calls `prepare` on a cache miss and keeps its seconds out of the call's latency.
+        """
+        with self._lock:
+            if self._module is None:
+                self._module = _litellm()
+            return self._module
+
+    def prepare(self) -> None:
+        """Import the client now (the gateway calls this on a miss, before it times the call)."""
+        self._client_module()
 
     def _openai_client(self, key: str | None) -> Any:
         """One OpenAI client per model, owned (and closed) by us: litellm's own client cache
@@ -197,9 +212,10 @@ class LiteLLMModel:
         if self.tier.api_key_env and key is None:
             raise UpstreamError(f"environment variable {self.tier.api_key_env} is not set (the key for "
                                 f"{self.tier.model})", retryable=False)
+        litellm = self._client_module()
         failure: UpstreamError | None = None
         try:
-            result = self._litellm.completion(
+            result = litellm.completion(
                 model=self.tier.model, api_base=self.tier.api_base, api_key=key or _NO_KEY,
                 timeout=self.timeout_s, num_retries=0, max_retries=0, client=self._openai_client(key),
                 **request_kwargs(request),

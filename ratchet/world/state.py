@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from ratchet.world.tools.declared import DeclaredTool
 
 VOLATILE_KEY = "volatile"
+DECLARED_TOOLS_FOLDER = "tools"
+"""The world folder's folder of declared tools (ratchet.world.tools.declared.TOOLS_FOLDER)."""
 
 SECTION_SHAPES: dict[str, type | dict[str, type]] = {  # a section not listed: a mapping or a list
     "people": list,
@@ -311,8 +313,11 @@ class WorldFiles:
 
     def _declared_tools(self) -> tuple[DeclaredTool, ...]:
         if self._declared is None:
-            # Imported here, not at the top: the tools package imports this module.
-            from ratchet.world.tools.declared import load_declared_tools
+            if not (self.world_dir / DECLARED_TOOLS_FOLDER).is_dir():
+                self._declared = ()  # load_declared_tools' answer, without importing its models (most worlds)
+            else:
+                # Imported here, not at the top: the tools package imports this module.
+                from ratchet.world.tools.declared import load_declared_tools
 
-            self._declared = tuple(load_declared_tools(self.world_dir))
+                self._declared = tuple(load_declared_tools(self.world_dir))
         return self._declared

@@ -36,11 +36,14 @@ def _env() -> dict[str, str]:
 
 
 def _edits_done(root: Path) -> int:
+    """Edits finished so far: in results.json (written at a run's end) or journaled (as each finishes)."""
+    done = {(config.name, path.stem) for config in (root / "o" / ".journal").glob("*")
+            for path in config.glob("*.json") if not path.name.startswith(".")}
     try:
         raw = json.loads((root / "o" / "results.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return 0
-    return sum(len(run["edits"]) for run in raw["runs"].values())
+        return len(done)
+    return len(done | {(name, edit) for name, run in raw["runs"].items() for edit in run["edits"]})
 
 
 def kill_and_resume(template: Path, workdir: Path, *, kills: int, seed: int = 0, config: str = "cascade") -> dict[str, int]:
