@@ -32,7 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from ratchet.bench import results as results_module
 from ratchet.bench import run as run_module
 from ratchet.bench import schedule as schedule_module
-from ratchet.bench.results import JOURNAL_DIR, RESULTS_FILE, TIMINGS_FILE, write_timings
+from ratchet.bench.journal import JOURNAL_DIR
+from ratchet.bench.results import RESULTS_FILE, TIMINGS_FILE, write_timings
 from ratchet.bench.run import RunOptions, run_config
 from ratchet.bench.smoke import SMOKE_ORDER
 from ratchet.gate.gate_config import gate_config_path

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ratchet import SIMULATED_BANNER
 from ratchet.bench.figure import write_figure
+from ratchet.bench.journal import has_journal, merge_journal
 from ratchet.bench.judge_rates import judge_rates, rates_table
 from ratchet.bench.metrics import DEFAULT_FNS, ConfigMetrics, MetricFns, Stat, latency, summarize
 from ratchet.bench.models import REGRESSION_TYPES
@@ -21,8 +22,6 @@ from ratchet.bench.results import (
     SUMMARY_FILE,
     BenchResults,
     Timings,
-    has_journal,
-    merge_journal,
     read_report_source,
     read_timings,
     worked_example_ids,

@@ -27,6 +27,7 @@ import yaml
 from ratchet.bench.benchdata import DATED_DIR
 from ratchet.bench.benchdata import BenchData as BenchData
 from ratchet.bench.benchdata import load_bench_data as load_bench_data
+from ratchet.bench.journal import merge_journal
 from ratchet.bench.models import Edit
 from ratchet.bench.noisy import measure_records, noise_settings
 from ratchet.bench.plan import REJUDGE_CONFIGS as REJUDGE_CONFIGS
@@ -39,7 +40,6 @@ from ratchet.bench.results import (
     BenchResults,
     NoiseGolden,
     ScoredEdit,
-    merge_journal,
     read_replays,
     read_results,
     read_timings,

@@ -18,16 +18,13 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from pathlib import Path
 
+from ratchet.bench.journal import clear_journal, journal_item, journal_run, merge_journal
 from ratchet.bench.results import (
     BenchConfigRun,
     BenchResults,
     NoiseGolden,
     ScoredEdit,
     Timings,
-    clear_journal,
-    journal_item,
-    journal_run,
-    merge_journal,
     write_results,
     write_timings,
 )

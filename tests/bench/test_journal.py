@@ -10,10 +10,9 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from ratchet.bench.journal import JOURNAL_DIR, JOURNAL_RUN, journal_item, journal_run, merge_journal
 from ratchet.bench.report import write_report
 from ratchet.bench.results import (
-    JOURNAL_DIR,
-    JOURNAL_RUN,
     RESULTS_FILE,
     SUMMARY_FILE,
     TIMINGS_FILE,
@@ -21,9 +20,6 @@ from ratchet.bench.results import (
     BenchResults,
     NoiseGolden,
     Timings,
-    journal_item,
-    journal_run,
-    merge_journal,
     read_results,
     read_timings,
     write_results,
