@@ -11,7 +11,8 @@ at `repeat_alpha`, else `inconclusive` (WARN) with the numbers. The first replay
 question and is kept as evidence, but the test counts only the repeats after it: given that a
 pair is repeated, an unchanged skill then blocks with chance at most alpha. What a replay alone settles is
 never repeated: a hard fail (a new side-effecting call) blocks on the first replay whatever
-the noise, and `same`, `pass`, `drift` and `error` stand. Repeats stop at the spend cap
+the noise, and `same`, `pass`, `drift` and `error` stand. A repeat that fails makes the pair an
+`error` unless it already blocked (fail closed). Repeats stop at the spend cap
 (the pair is then inconclusive unless it already blocked).
 """
 
@@ -127,6 +128,7 @@ def _combined(first: PairOutcome, outcomes: list[PairOutcome], test: CurtailedTe
     numbers = (f"{regressions} of {len(outcomes) - 1} repeats judged regressions (after a first replay that was "
                f"{first.outcome}) against the golden's own {test.flips} of {test.repeats} "
                f"(Fisher exact, one-sided, p = {evidence.p_value:.4f}")
+    failed = [o for o in outcomes[1:] if o.outcome == "error"]
     outcome: Outcome
     if test.blocks(regressions):
         outcome = "regression"
@@ -137,10 +139,14 @@ def _combined(first: PairOutcome, outcomes: list[PairOutcome], test: CurtailedTe
                 else f"no count of {test.max_replays} repeats can beat this flip rate at {test.alpha}")
         stop = "; the spend cap stopped the repeats" if stopped else ""
         reason = f"{numbers}; {need}){stop}; {why}"
+        if failed:  # fail closed: a repeat that could not be checked leaves the pair an error, not a WARN
+            outcome = "error"
+            reason = f"{len(failed)} repeat(s) could not be checked, first: {failed[0].reason}; {reason}"
     opinions = [opinion.model_copy(update={"run": run}) for run, o in enumerate(outcomes) for opinion in o.opinions]
     return first.model_copy(update={
         "outcome": outcome, "decided_by": "repeats", "reason": reason, "opinions": opinions,
         "confidence": None if outcome == "regression" else first.confidence,
+        "error": failed[0].error if outcome == "error" else first.error,
         "cost_usd": sum(o.cost_usd for o in outcomes), "latency_ms": sum(o.latency_ms for o in outcomes),
         "repeats": evidence,
     })

@@ -195,3 +195,11 @@ def test_level0_marks_the_findings_the_record_saw_vary_and_never_a_hard_fail() -
     wrong = gate_repeated(item, Replays(lambda run, seed: WRONG), record=record({LINE_ADDED: 6}),
                           config=config(), judges={"ultra": DiffJudge()}, search=None)
     assert [f.known_to_vary for f in wrong.findings] == [False]
+
+
+def test_a_repeat_that_fails_leaves_the_pair_an_error_not_a_warn() -> None:
+    broken = GOLDEN.model_copy(update={"status": "error", "error": "upstream down", "final_output": ""})
+    pair = gate(Replays(lambda run, seed: ASIDE if run == 0 else broken), record({LINE_ADDED: 6}))
+    assert pair.outcome == "error" and pair.decided_by == "repeats" and pair.error == "upstream down"
+    assert pair.repeats is not None and "could not be checked" in pair.reason
+    assert decide_edit([pair], on_error="block")[0] == "BLOCK"
