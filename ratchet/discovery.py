@@ -57,15 +57,18 @@ def is_skill_folder(folder: Path) -> bool:
         return False  # an unreadable folder was never listed as a skill
 
 
-def find_skill_folders(root: Path) -> list[Path]:
+def find_skill_folders(root: Path, *, escapes: list[Path] | None = None) -> list[Path]:
     """Every skill folder below root (not root itself), at any depth, sorted, each folder once.
 
     Symlinked folders are followed (skills are often installed as links) but each real folder is
-    visited once, so a link cycle ends and a skill linked from two places is one skill.
+    visited once, so a link cycle ends and a skill linked from two places is one skill. With
+    `escapes`, a folder that resolves outside root is neither searched nor returned but added to it:
+    a project's skills come from its own tree, and a link to `~` must not have the machine searched.
     """
     found: dict[Path, Path] = {}
     visited: set[Path] = set()
     stack = [root]
+    top = root.resolve() if escapes is not None else None
     while stack:
         folder = stack.pop()
         try:
@@ -76,12 +79,23 @@ def find_skill_folders(root: Path) -> list[Path]:
             children = sorted(child for child in folder.iterdir() if is_searched(child.name) and child.is_dir())
         except OSError:
             continue
+        if escapes is not None and top is not None:
+            leaving = [child for child in children if not _resolves_inside(child, top)]
+            escapes.extend(leaving)
+            children = [child for child in children if child not in leaving]
         for child in reversed(children):
             if is_skill_folder(child):
                 found.setdefault(child.resolve(), child)
             else:
                 stack.append(child)
     return sorted(found.values())
+
+
+def _resolves_inside(path: Path, top: Path) -> bool:
+    try:
+        return path.resolve().is_relative_to(top)
+    except (OSError, RuntimeError):  # a link loop leads nowhere inside
+        return False
 
 
 def harness_roots(cwd: Path) -> list[Path]:

@@ -84,6 +84,16 @@ def _git_env(repo: git.Repo) -> dict[str, str]:
 
 def _git(repo: git.Repo, *args: str, stdin: bytes | None = None, ok_codes: Sequence[int] = (0,)) -> bytes:
     """Run one read-only git command and return its raw stdout."""
+    status, out, err = _git_status(repo, *args, stdin=stdin)
+    if status not in ok_codes:
+        message = err.decode("utf-8", "replace")
+        first = next((line for line in message.splitlines() if line.strip()), f"exit {status}")
+        raise GitStateError(f"git {args[0]} failed: {first.strip()}")
+    return out
+
+
+def _git_status(repo: git.Repo, *args: str, stdin: bytes | None = None) -> tuple[int, bytes, bytes]:
+    """Run one read-only git command: its exit status, stdout and stderr, whatever the status."""
     with tempfile.TemporaryFile() as feed:
         if stdin is not None:
             feed.write(stdin)
@@ -100,12 +110,8 @@ def _git(repo: git.Repo, *args: str, stdin: bytes | None = None, ok_codes: Seque
             )
         except git.GitCommandNotFound as exc:
             raise GitStateError("git is not installed or not on PATH") from exc
-    if status not in ok_codes:
-        message = err.decode("utf-8", "replace") if isinstance(err, bytes) else str(err)
-        first = next((line for line in message.splitlines() if line.strip()), f"exit {status}")
-        raise GitStateError(f"git {args[0]} failed: {first.strip()}")
     assert isinstance(out, bytes)
-    return out
+    return status, out, err if isinstance(err, bytes) else str(err).encode()
 
 
 def _z_fields(output: bytes) -> list[str]:
@@ -202,13 +208,35 @@ def resolve_rev(repo: git.Repo, rev: str) -> str:
             return known
     if not rev or rev.startswith("-") or rev == INDEX:
         raise GitStateError(f"unknown revision '{rev}'")
-    out = _git(repo, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}", ok_codes=(0, 1))
-    sha = out.decode().strip()
-    if not sha:
-        hint = " (the repository has no commits yet)" if not _has_commits(repo) else ""
-        raise GitStateError(f"unknown revision '{rev}'{hint}")
-    _remember_commit(key[:2], sha)
-    return sha
+    # `:/text` finds a commit by its message, and a suffix would become part of the text searched for.
+    asked = rev if rev.startswith(":/") else f"{rev}^{{commit}}"
+    status, answer = _rev_parse(repo, asked)
+    if status == 0 and len(answer) == 1 and _FULL_ID.fullmatch(answer[0]) is not None:
+        _remember_commit(key[:2], answer[0])
+        return answer[0]
+    if not answer and asked != rev:  # some ranges (A.., rev^!) take no suffix: ask for the revision as typed
+        status, answer = _rev_parse(repo, rev)
+        if status == 0 and len(answer) == 1 and _FULL_ID.fullmatch(answer[0]) is not None:
+            raise GitStateError(f"revision '{rev}' names a tree or a file, not a commit")
+    if answer:  # git expanded a range (A..B, A...B, rev^!, rev^@, ^rev) into its commits
+        raise GitStateError(_range_refusal(rev))
+    hint = " (the repository has no commits yet)" if not _has_commits(repo) else ""
+    raise GitStateError(f"unknown revision '{rev}'{hint}")
+
+
+def _rev_parse(repo: git.Repo, rev: str) -> tuple[int, list[str]]:
+    """`git rev-parse --verify` of one revision: its status and what it printed (a range prints its commits)."""
+    status, out, _err = _git_status(repo, "rev-parse", "--verify", "--quiet", "--end-of-options", rev)
+    return status, out.decode().split()
+
+
+def _range_refusal(rev: str) -> str:
+    """The one line refusing a range where one commit is wanted, quoting it as typed."""
+    left, dots, right = rev.partition("..")
+    if dots and not right.startswith(".") and not left.startswith("^"):
+        return (f"revision '{rev}' is a range, not one commit: for a range A..B pass --base A --head B "
+                f"(here --base {left or 'HEAD'} --head {right or 'HEAD'})")
+    return f"revision '{rev}' is a range, not one commit: name a single commit"
 
 
 def _remember_commit(repo_key: tuple[str, int], sha: str) -> None:
@@ -222,11 +250,13 @@ def _remember_commit(repo_key: tuple[str, int], sha: str) -> None:
 def resolve_revs(repo: git.Repo, revs: Sequence[str]) -> list[str]:
     """resolve_rev of each of `revs`, in order, asking one git process for all the names among them.
 
-    Anything that one `rev-parse` cannot answer plainly (a name that is unknown, a range, the
-    empty tree, INDEX) is resolved one by one, so it resolves, or fails, exactly as resolve_rev does.
+    Anything that one `rev-parse` cannot answer plainly (a name that is unknown, a range, a `:/text`
+    search, the empty tree, INDEX) is resolved one by one, so it resolves, or fails, exactly as
+    resolve_rev does.
     """
     names = [rev for rev in dict.fromkeys(revs) if _FULL_ID.fullmatch(rev) is None]
-    if len(names) < 2 or any(not rev or rev.startswith(("-", "^")) or rev in (INDEX, EMPTY_TREE) for rev in names):
+    if len(names) < 2 or any(not rev or rev.startswith(("-", "^", ":")) or ".." in rev or rev in (INDEX, EMPTY_TREE)
+                             for rev in names):
         return [resolve_rev(repo, rev) for rev in revs]
     try:
         out = _git(repo, "rev-parse", "--revs-only", "--end-of-options", *(f"{rev}^{{commit}}" for rev in names), "--")
@@ -362,6 +392,63 @@ def skill_folders_at(repo: git.Repo, revs: Sequence[str], skills_dir: str = "ski
         files = [entry.path for entry in _tree_entries(repo, rev, skills_dir) if entry.mode != GITLINK]
         folders |= skill_folders_in_tree(files, skills_dir)
     return folders
+
+
+SYMLINK = "120000"
+"""The tree mode of a symlink: its blob is the link's target, as written."""
+
+
+def skill_links_leaving(repo: git.Repo, rev: str, skills_dir: str = "skills") -> list[tuple[str, str]]:
+    """(repo path, target as written) of every symlink in a skill folder at `rev` (or INDEX) that leads out
+    of that folder, sorted.
+
+    Why: an export writes a link as a file holding its target, so a check never follows one; but the
+    skill that would be installed from the tree is not the skill that was reviewed, and a harness given
+    the real folder would carry the target into its sandbox. Where a link leads is worked out through
+    the tree's other links, as the file system would (`a -> b/..` with `b -> .` leaves the folder).
+    """
+    entries = _tree_entries(repo, rev, None)
+    folders = skill_folders_in_tree([e.path for e in entries if e.mode != GITLINK], skills_dir)
+    links = [e for e in entries if e.mode == SYMLINK]
+    if not links or not folders:
+        return []
+    blobs = _read_blobs(repo, [e.sha for e in links])
+    targets = {e.path: blobs[e.sha].decode("utf-8", "replace") for e in links}
+    leaving = []
+    for path in sorted(targets):
+        folder = next((f for f in folders if path.startswith(f + "/")), None)
+        if folder is None:
+            continue
+        real = _resolve_in_tree(path, targets)
+        if real is None or not (real == folder or real.startswith(folder + "/")):
+            leaving.append((path, targets[path]))
+    return leaving
+
+
+def _resolve_in_tree(path: str, links: dict[str, str]) -> str | None:
+    """Where `path` leads in a tree whose symlinks are `links` (path -> target); None outside the repository
+    (an absolute target, `..` above the root) or in a loop."""
+    pending = list(PurePosixPath(path).parts)
+    done: list[str] = []
+    hops = 0
+    while pending:
+        part = pending.pop(0)
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not done:
+                return None
+            done.pop()
+            continue
+        done.append(part)
+        target = links.get("/".join(done))
+        if target is not None:
+            hops += 1
+            if hops > 40 or target.startswith("/"):  # 40: the kernel's own limit on links followed
+                return None
+            done.pop()
+            pending[:0] = PurePosixPath(target).parts
+    return "/".join(done)
 
 
 def submodules_under(changes: Sequence[ChangedPath], folder: str) -> list[str]:

@@ -45,8 +45,11 @@ ratchet() {{
 
 # A new branch is gated from its merge-base with the remote's default branch; with no default
 # branch known (a first push to an empty remote) everything is new: the base is this
-# repository's empty tree, asked of git so it is right for SHA-1 and SHA-256 alike. Git's
-# all-zero ids are 40 or 64 zeros, so they are matched by having no other digit.
+# repository's empty tree, asked of git so it is right for SHA-1 and SHA-256 alike. Nothing is
+# blessed there, so the check WARNs "nothing is blessed at ..." and the push goes on; the hook
+# says so in one line, since "the empty tree" is not what a team expects its push compared with.
+# A push the check stops says how to go on. Git's all-zero ids are 40 or 64 zeros, so they are
+# matched by having no other digit.
 _PRE_PUSH = """\
 #!/bin/sh
 {marker} pre-push (written by `ratchet hook install`; reinstall with --force to update)
@@ -83,11 +86,19 @@ while read -r local_ref local_sha remote_ref remote_sha; do
     # A new branch (or a remote tip we have not fetched).
     [ -n "$looked_up" ] || {{ tip=$(default_tip "$remote"); looked_up=1; }}
     [ -z "$tip" ] || base=$(git merge-base "$tip" "$head" 2>/dev/null)
-    [ -n "$base" ] || base=$(git hash-object -t tree /dev/null)
+    if [ -z "$base" ]; then
+      base=$(git hash-object -t tree /dev/null)
+      echo "ratchet: $remote has no commit to compare $local_ref with (a first push, or $remote not fetched:" \
+        "git fetch $remote): it is checked against the empty tree, where nothing is blessed" >&2
+    fi
   fi
   [ "$base" != "$head" ] || continue  # the remote has all of it already
   ratchet check --base "$base" --head "$local_sha" </dev/null || status=$?
-  [ "$status" -eq 0 ] || break
+  if [ "$status" -ne 0 ]; then
+    echo "ratchet: push of $local_ref stopped (ratchet check exited $status): fix what the check names and" \
+      "push again, or push without the gate: git push --no-verify" >&2
+    break
+  fi
 done
 exit $status
 """

@@ -3,13 +3,15 @@
 The kernel drops a flock when its process ends, however it ends, and a lock means the same in
 every PID namespace that shares the folder, so "can I take the lock?" answers "is the owner
 gone?" where a process id cannot. Scratch folders (ratchet/scratch.py) and budget reservations
-(ratchet/store.py) both ask it.
+(ratchet/store.py) both ask it. The ledger's writers also queue on a flock (`turn`).
 """
 
 from __future__ import annotations
 
 import fcntl
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -45,3 +47,34 @@ def take_lock(path: Path, *, create: bool = False) -> int | None:
         os.close(fd)
         return None
     return fd
+
+
+def open_turns(path: Path) -> int | None:
+    """A descriptor of `path` (made if absent) to take turns on with `turn`; None where it cannot be had.
+
+    Read-only: flock needs no write access, so every user that may open the folder can queue.
+    """
+    try:
+        return os.open(path, os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
+    except OSError:
+        return None
+
+
+@contextmanager
+def turn(fd: int | None, *, shared: bool = False) -> Iterator[None]:
+    """Hold `fd`'s flock for the block, exclusive or `shared`, waiting in the kernel's queue for it.
+
+    Why a queue: a waiter blocked in flock is woken the moment the holder lets go, where one polling
+    with growing sleeps (SQLite's busy handler) keeps losing to fresh arrivals. No timeout: callers hold
+    a turn only for work that ends by itself. `fd` None, or a file system without flock: no queue.
+    """
+    try:
+        if fd is not None:
+            fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+    except OSError:  # a file system without flock (some network mounts): no queue, as before it
+        fd = None
+    try:
+        yield
+    finally:
+        if fd is not None:
+            fcntl.flock(fd, fcntl.LOCK_UN)

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 from ratchet.config import Project
 from ratchet.errors import InputError
 from ratchet.gate.noise import MAX_REPEATS, measure_noise
+from ratchet.harness.settings import timed_out
 from ratchet.llm.gateway import Gateway
 from ratchet.noise_record import noise_path, write_noise_record
 from ratchet.skill_sets import load_skills
@@ -29,7 +30,10 @@ from ratchet.trace import load_golden_files
 class NoiseResult(BaseModel):
     written: list[Path] = Field(default_factory=list)
     lines: list[str] = Field(default_factory=list, description="One line per measured golden.")
-    refused: list[str] = Field(default_factory=list)
+    refused: list[str] = Field(default_factory=list, description="Goldens the user must fix first (one line each).")
+    failed: list[str] = Field(default_factory=list, description="Goldens none of whose repeats ran (one line each, "
+                              "naming the first failure): infrastructure.")
+    timed_out: int = Field(default=0, description="How many of `failed` failed at a harness timeout.")
     cost_usd: float = 0.0
 
 
@@ -48,14 +52,18 @@ def record_noise(project: Project, task_ids: Sequence[str] = (), *, repeats: int
     with closing(open_store(project.home)) as store, Gateway(
         project, store, run_id=f"noise-{uuid.uuid4().hex[:12]}"
     ) as gateway:
+        agent = gateway.model("agent", "bless")
+        # Before the first replay: a missing key or an upstream that does not answer is one line, not one per repeat.
+        gateway.preflight(["agent"])
         run = measure_noise(project, tasks=tasks, goldens=goldens, skills=load_skills(project.path("skills")),
-                            agent=gateway.model("agent", "bless"), repeats=repeats, tree=project.root)
-    result = NoiseResult(refused=run.refused, cost_usd=run.cost_usd)
+                            agent=agent, repeats=repeats, tree=project.root)
+    timeouts = sum(1 for task_id, error in run.first_errors.items() if timed_out(error) and task_id not in run.records)
+    result = NoiseResult(refused=run.refused, failed=run.failed, timed_out=timeouts, cost_usd=run.cost_usd)
     for task_id, record in run.records.items():
         path = noise_path(by_task[task_id])
         write_noise_record(path, record)
         result.written.append(path)
-        failed = f", {record.errors} failed" if record.errors else ""
+        failed = f", {record.errors} failed (first: {run.first_errors[task_id]})" if record.errors else ""
         result.lines.append(f"{task_id}: {record.differed} of {record.repeats} repeats differed from the golden"
                             f"{failed}; {len(record.varying)} part(s) varied")
     return result

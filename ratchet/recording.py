@@ -11,9 +11,10 @@ from pathlib import Path
 from pydantic import BaseModel, Field, PrivateAttr
 
 from ratchet.agent.runner import run_task
-from ratchet.config import Project
-from ratchet.errors import GoldenError, InputError, SkillError
+from ratchet.config import CONFIG_FILE, Paths, Project
+from ratchet.errors import ConfigError, GoldenError, InputError, RoutingError, SkillError
 from ratchet.harness.runner import WorldSource, run_through_harness
+from ratchet.harness.settings import timed_out
 from ratchet.ids import IdKind, check_id, inside
 from ratchet.llm.cache import CacheMode
 from ratchet.llm.gateway import Gateway
@@ -35,6 +36,8 @@ class RecordResult(BaseModel):
 
     written: list[str]
     errors: list[str]
+    timed_out: list[str] = Field(default_factory=list, description="Tasks whose harness was killed at its timeout "
+                                 "(each also in `errors`).")
     cost_usd: USD
     routing: RoutingReport | None = Field(
         default=None, description="Under routing: model with strict, the skills the agent model loaded, per task.")
@@ -103,7 +106,20 @@ class RecordPlan(BaseModel):
             raise self.unfollowed[0].refusal(more=len(self.unfollowed) - 1)
 
 
+def _refuse_world_at_nothing(project: Project) -> None:
+    """ConfigError naming paths.world when the team set it and it names nothing.
+
+    The default world folder may be missing (a project with no world); a path set in ratchet.yaml
+    that names nothing is a typo, and recording under it would bless goldens made with no world.
+    """
+    world = project.config.paths.world
+    if world != Paths.model_fields["world"].default and not project.path("world").exists():
+        raise ConfigError(f"paths.world: no world at {world}: fix the path in {CONFIG_FILE}, "
+                          "or remove the setting to run with no world", path=project.root / CONFIG_FILE)
+
+
 def _inputs(project: Project, task_ids: Sequence[str]) -> _Inputs:
+    _refuse_world_at_nothing(project)
     tasks = _pick(load_tasks(project.path("tasks")), task_ids)
     skills = load_skills(project.path("skills"))
     # Every input is checked before the first run: a bad workspace for the last task must not
@@ -179,12 +195,15 @@ def record_tasks(
     _check_pending_dir(project.pending_dir)
     written: list[str] = []
     errors: list[str] = []
+    timeouts: list[str] = []
     cost = 0.0
     held: list[tuple[str, Trace]] = []  # routing: model + strict: written once every task loaded its own skill
     with closing(open_store(project.home)) as store, Gateway(
         project, store, run_id=f"record-{uuid.uuid4().hex[:12]}", cache_mode=CacheMode.ALL
     ) as gateway:
         model = gateway.model("agent", purpose)
+        # Before the first task: a missing key or an upstream that does not answer is one line, not one per task.
+        gateway.preflight(["agent"])
         for task, world in zip(tasks, worlds, strict=True):
             if project.config.harness.is_minimal:
                 trace = run_task(
@@ -204,6 +223,8 @@ def record_tasks(
             cost += trace.cost_usd
             if trace.status == "error":
                 errors.append(f"{task.id}: {trace.error}")
+                if timed_out(trace.error):
+                    timeouts.append(task.id)
                 continue
             if plan is not None and by_model:
                 held.append((task.id, trace))
@@ -211,13 +232,23 @@ def record_tasks(
             write_trace(inside(project.pending_dir, f"{task.id}.json"), trace)
             written.append(task.id)
     routing = None
-    if plan is not None and by_model:
-        routing = model_routed(plan.routing, {task_id: trace.fired_skill for task_id, trace in held})
-        routing.refuse()  # nothing is written when a task loaded another skill than tasks.yaml expects
+    if plan is not None and by_model and held:
+        # Only a task that ran loaded a skill: one that failed (a harness timeout, a crash) is in `errors`,
+        # named as what it is, never as a task that loaded no skill.
+        ran = {task_id: trace.fired_skill for task_id, trace in held}
+        routing = model_routed(plan.routing.model_copy(update={
+            "rows": [row for row in plan.routing.rows if row.task_id in ran]}), ran)
+        try:
+            routing.refuse()  # nothing is written when a task loaded another skill than tasks.yaml expects
+        except RoutingError as exc:
+            if errors:  # the refusal is the one line printed: it must not hide the tasks that did not run
+                exc.message += f"; {len(errors)} other task(s) failed to run, first {errors[0]}"
+                exc.args = (exc.one_line(),)
+            raise
         for task_id, trace in held:
             write_trace(inside(project.pending_dir, f"{task_id}.json"), trace)
             written.append(task_id)
-    return RecordResult(written=written, errors=errors, cost_usd=cost, routing=routing)
+    return RecordResult(written=written, errors=errors, timed_out=timeouts, cost_usd=cost, routing=routing)
 
 
 def pending_traces(project: Project) -> dict[str, Path]:

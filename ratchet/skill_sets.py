@@ -6,6 +6,7 @@ ratchet.discovery (a folder holding SKILL.md is a skill; its own subfolders are 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from ratchet.discovery import SKILL_FILE, find_skill_folders, is_skill_folder
@@ -77,12 +78,21 @@ def load_skills(skills_dir: Path) -> dict[str, Skill]:
     A SKILL.md that is a dangling symlink, or a skill.md cased differently, marks a skill folder
     too: load_skill then refuses it as validate does, instead of the skill silently not existing.
     Two folders whose names normalize alike are one skill twice: a SkillError naming both (as
-    paths below skills_dir), not one of them silently shadowing the other.
+    paths below skills_dir), not one of them silently shadowing the other. A folder linked from
+    outside skills_dir is a SkillError too (never searched): what record and noise replay, and
+    what the harness installer copies into a sandbox, is the project's own tree.
     """
     skills: dict[str, Skill] = {}
     if not skills_dir.is_dir():
         return skills
-    for folder in find_skill_folders(skills_dir):
+    escapes: list[Path] = []
+    folders = find_skill_folders(skills_dir, escapes=escapes)
+    if escapes:
+        link = min(escapes)
+        target = os.readlink(link) if link.is_symlink() else str(link.resolve())
+        raise SkillError(f"symlink to {target!r} leads outside {skills_dir}: record, noise and check read skills "
+                         "only from the project's skills folder; move the skill folder into it", path=link)
+    for folder in folders:
         skill = load_skill(folder)
         key = skill_key(skill.name)
         if key in skills:

@@ -13,6 +13,7 @@ metadata version never fails a type check, and no YAML value is ever constructed
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from pathlib import Path
 from typing import Any, Literal
@@ -373,6 +374,32 @@ def _model_invocable(fields: dict[str, _Field], folder: Path, report: _Report) -
     return not (claude_off or policy.allow_implicit is False)
 
 
+def leaving_link_message(target: str) -> str:
+    """What validate, load_skill and the harness installer say of a symlink that leads out of its skill folder."""
+    return (f"symlink to {target!r} leads outside the skill folder: put the file itself in the folder "
+            "(a replay never gets a file from outside the skill)")
+
+
+def links_leaving(folder: Path) -> list[tuple[Path, str]]:
+    """Every symlink in `folder`, at any depth, that resolves outside it: (the link, its target as written), sorted.
+
+    Why: a skill folder is copied into a replay's sandbox and read by the agent; a link to `~/.ssh/id_rsa`
+    would carry a file of this machine there. No link is followed to look for more (a linked folder is
+    one link), so a link cycle ends; a link that stays inside, dangling or not, is the skill's own affair.
+    """
+    root = os.path.realpath(folder)
+    found: list[tuple[Path, str]] = []
+    for dirpath, dirnames, filenames in os.walk(folder):  # followlinks=False: a linked folder is not entered
+        for name in (*dirnames, *filenames):
+            path = os.path.join(dirpath, name)
+            if not os.path.islink(path):
+                continue
+            real = os.path.realpath(path)
+            if real != root and not real.startswith(root.rstrip(os.sep) + os.sep):
+                found.append((Path(path), os.readlink(path)))
+    return sorted(found)
+
+
 def _read(folder: Path) -> tuple[str | None, _Report]:
     """The SKILL.md text (None after an error) and the report to add problems to."""
     path = folder / SKILL_FILE
@@ -414,6 +441,11 @@ def parse_skill_text(text: str, *, folder: Path, source: str) -> Skill:
 
 def read_skill_folder(folder: Path) -> tuple[Skill | None, list[Problem]]:
     """One skill folder's Skill (None after an error) and every error and warning of it, sorted."""
+    leaving = links_leaving(folder)
+    if leaving:
+        # Nothing in the folder is read (SKILL.md, agents/openai.yaml): not even a message may quote a host file.
+        return None, sorted_problems([Problem(path=str(link), severity="error", message=leaving_link_message(target))
+                                      for link, target in leaving])
     text, report = _read(folder)
     skill = _check(text, folder, report) if text is not None else None
     return skill, sorted_problems(report.problems)

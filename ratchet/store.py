@@ -25,12 +25,14 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from ratchet.errors import InfraError, InputError
-from ratchet.store_models import CompactResult, LedgerEntry, Reservation
+from ratchet.locks import open_turns, turn
+from ratchet.store_models import CompactResult, LedgerEntry, Refusal, Reservation
 from ratchet.store_owners import hold_owner_lock, owner_alive, pid_alive
 from ratchet.store_schema import MIGRATIONS, statements
 
 __all__ = [
-    "BUSY_TIMEOUT_S", "MIGRATIONS", "OWNERS_DIR", "STORE_FILE", "CompactResult", "LedgerEntry", "Reservation", "Store",
+    "BUSY_TIMEOUT_S", "MIGRATIONS", "OWNERS_DIR", "STORE_FILE", "CompactResult", "LedgerEntry", "Refusal", "Reservation",
+    "Store",
     "ensure_work_area", "open_store",
 ]
 
@@ -39,6 +41,8 @@ BUSY_TIMEOUT_S = 5.0
 """How long a write waits for another process's transaction before the ledger counts as locked."""
 
 OWNERS_DIR = "owners"
+TURNS_SUFFIX = ".turns"
+"""<home>/ratchet.sqlite.turns: the file every Store queues on (flock) before it touches the ledger."""
 
 
 _LEDGER_COLUMNS = [name for name in LedgerEntry.model_fields if name != "id"]
@@ -54,6 +58,14 @@ class Store:
     """One SQLite file. Thread-safe: one connection behind a lock; cross-process safe via
     BEGIN IMMEDIATE (the reservation check and insert are one write transaction).
 
+    Processes take turns at the file through a flock queue (ratchet.locks.turn: exclusive to write,
+    shared to read) before SQLite's own lock is asked for. Why: SQLite's busy handler polls with
+    growing sleeps, so under 24 parallel checks a writer that had waited longest kept losing to fresh
+    ones until its busy timeout ran out; a settle that failed so left its reservation behind, charged
+    on the next start as if its process had died. In the queue a Ratchet writer waits only for the
+    short transactions ahead of it; the busy timeout is left for what does not queue (another
+    program, an older Ratchet).
+
     Every SQLite failure leaves as an InfraError naming the file: a file that is not a Ratchet
     ledger (garbage, another program's database, a newer schema) is refused before anything is
     written to it, and a lock held longer than `busy_timeout_s` is reported, not waited out.
@@ -64,6 +76,8 @@ class Store:
         self.path = path
         self.busy_timeout_s = busy_timeout_s
         self._lock = threading.RLock()
+        self._turns_fd = open_turns(path.with_name(path.name + TURNS_SUFFIX))
+        self._turn_depth = 0  # a turn is taken once, by the outermost _turn (under self._lock)
         token = uuid.uuid4().hex
         self._owner_fd = hold_owner_lock(path.parent / OWNERS_DIR / f"{token}.lock")
         # Without a held lock file the reservations name no owner and recovery falls back to the pid.
@@ -71,7 +85,7 @@ class Store:
         with self._faults():
             self._db = sqlite3.connect(path, timeout=busy_timeout_s, isolation_level=None, check_same_thread=False)
         try:
-            with self._faults():
+            with self._turn(), self._faults():
                 self._db.execute(f"PRAGMA busy_timeout={round(busy_timeout_s * 1000)}")
                 self._refuse_foreign()  # before the WAL switch: that rewrites the file's header
                 self._db.execute("PRAGMA journal_mode=WAL")
@@ -81,12 +95,38 @@ class Store:
         except BaseException:
             self._db.close()
             self._drop_owner_lock()
+            self._drop_turns()
             raise
 
     def close(self) -> None:
-        with self._lock:
+        with self._turn():  # the last connection to close checkpoints the WAL into the file
             self._db.close()
+        with self._lock:
             self._drop_owner_lock()
+            self._drop_turns()
+
+    @contextmanager
+    def _turn(self, *, shared: bool = False) -> Iterator[None]:
+        """This Store's turn at the ledger among all processes (exclusive unless `shared`); re-entrant."""
+        with self._lock:
+            if self._turn_depth:
+                self._turn_depth += 1
+                try:
+                    yield
+                finally:
+                    self._turn_depth -= 1
+                return
+            with turn(self._turns_fd, shared=shared):
+                self._turn_depth = 1
+                try:
+                    yield
+                finally:
+                    self._turn_depth = 0
+
+    def _drop_turns(self) -> None:
+        if self._turns_fd is not None:
+            os.close(self._turns_fd)
+            self._turns_fd = None
 
     def _drop_owner_lock(self) -> None:
         if self._owner_fd is None:
@@ -109,14 +149,14 @@ class Store:
 
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
-        with self._lock, self._faults():
+        with self._turn(shared=True), self._faults():
             yield self._db
 
     @contextmanager
     def _write(self, *, synced: bool = True) -> Iterator[sqlite3.Connection]:
         """One IMMEDIATE transaction; `synced=False` commits without an fsync of its own (it is made
         durable by the next synced commit, or by a checkpoint), for writes a power cut may lose."""
-        with self._lock, self._faults():
+        with self._turn(), self._faults():
             if synced != self._synced:
                 self._db.execute(f"PRAGMA synchronous={'FULL' if synced else 'NORMAL'}")
                 self._synced = synced
@@ -212,22 +252,33 @@ class Store:
         model: str,
         request_digest: str,
     ) -> Reservation | None:
-        """Set aside amount_usd if neither cap would be passed; None (nothing written) if it would.
+        """Set aside amount_usd if neither cap would be passed; None (nothing written) if it would (`reserve`)."""
+        held = self.reserve(run_id=run_id, amount_usd=amount_usd, simulated=simulated, global_cap=global_cap,
+                            run_cap=run_cap, purpose=purpose, tier=tier, model=model, request_digest=request_digest)
+        return held if isinstance(held, Reservation) else None
+
+    def reserve(self, *, run_id: str, amount_usd: float, simulated: bool, global_cap: float | None,
+                run_cap: float | None, purpose: str, tier: str, model: str, request_digest: str) -> Reservation | Refusal:
+        """Set aside amount_usd if neither cap would be passed; else (nothing written) the Refusal, with the
+        totals it was decided on, so its message is the run's spend at that moment, not a later read.
 
         The check and the insert are one IMMEDIATE transaction, so concurrent threads and
         processes cannot both squeeze under the cap.
         """
         with self._write() as db:
-            # Two primary-key reads of the running totals: the cost of a reservation does not grow with the ledger.
+            # Three primary-key reads of the running totals: the cost of a reservation does not grow with the ledger.
+            row = db.execute("SELECT settled_usd, held_usd FROM run_totals WHERE run_id = ?", (run_id,)).fetchone()
+            run_spent, run_held = (float(row[0]), float(row[1])) if row else (0.0, 0.0)
             if global_cap is not None:
                 row = db.execute("SELECT settled_usd + held_usd FROM pool_totals WHERE simulated = ?",
                                  (int(simulated),)).fetchone()
-                if (row[0] if row else 0.0) + amount_usd > global_cap + 1e-12:
-                    return None
-            if run_cap is not None:
-                row = db.execute("SELECT settled_usd + held_usd FROM run_totals WHERE run_id = ?", (run_id,)).fetchone()
-                if (row[0] if row else 0.0) + amount_usd > run_cap + 1e-12:
-                    return None
+                counted = float(row[0]) if row else 0.0
+                if counted + amount_usd > global_cap + 1e-12:
+                    return Refusal(cap="global", limit_usd=global_cap, counted_usd=counted, run_spent_usd=run_spent,
+                                   run_held_usd=run_held)
+            if run_cap is not None and run_spent + run_held + amount_usd > run_cap + 1e-12:
+                return Refusal(cap="run", limit_usd=run_cap, counted_usd=run_spent + run_held,
+                               run_spent_usd=run_spent, run_held_usd=run_held)
             cursor = db.execute(
                 "INSERT INTO reservations (run_id, pid, ts, amount_usd, simulated, purpose, tier, model, request_digest,"
                 " owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -364,7 +415,7 @@ class Store:
             dropped = db.execute("DELETE FROM model_calls WHERE ts < ?", (before_ts,)).rowcount
             kept = db.execute("SELECT COUNT(*) FROM model_calls").fetchone()[0]
         if dropped:
-            with self._lock, self._faults():
+            with self._turn(), self._faults():
                 self._db.execute("VACUUM")
         return CompactResult(rows_dropped=dropped, rows_kept=int(kept))
 

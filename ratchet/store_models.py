@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, Field
 
 
@@ -35,6 +37,17 @@ class Reservation(BaseModel):
     run_id: str
     amount_usd: float
     simulated: bool
+
+
+class Refusal(BaseModel):
+    """Why a reservation was refused: which cap, and the totals the refusal was decided on."""
+
+    cap: Literal["global", "run"] = Field(description="global: RATCHET_BENCH_USD_CAP over all runs of the pool; "
+                                          "run: the run's own budget (--budget).")
+    limit_usd: float
+    counted_usd: float = Field(description="What the cap counted before this call: settled plus held.")
+    run_spent_usd: float = Field(description="The run's settled spend.")
+    run_held_usd: float = Field(description="What the run's calls in flight held.")
 
 
 class CompactResult(BaseModel):

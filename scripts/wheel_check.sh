@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Why: an editable install finds anything through the source tree, a user's wheel does not.
 # Build a wheel, install it into a fresh venv outside the source tree and, from an unrelated
-# directory, run the demo, gate two demo edits with the default (judged) config and run the
-# bench selftest. A config, prompt or demo file missing from the package fails here.
+# directory, run the demo, gate two demo edits with the default (judged) config and measure noise,
+# all without the `bench` extra (none of numpy, scipy, scikit-learn, matplotlib installed); then
+# see `ratchet bench` ask for the extra, install it and run the bench selftest. A config, prompt or
+# demo file missing from the package, or a gate path that imports a bench-only dependency, fails here.
 set -euo pipefail
 SRC="$(cd "$(dirname "$0")/.." && pwd)"
 PY="$SRC/.venv/bin/python"
@@ -68,6 +70,12 @@ case "$where" in
   *) echo "wheel check: ratchet imported from $where, not the fresh venv" >&2; exit 1 ;;
 esac
 
+# The plain install is the gate's: the benchmark's dependencies are the `bench` extra's.
+"$TMP/venv/bin/python" -c '
+import importlib.util, sys
+present = [m for m in ("numpy", "scipy", "sklearn", "matplotlib") if importlib.util.find_spec(m) is not None]
+sys.exit(f"wheel check: {present} installed without the bench extra" if present else 0)'
+
 step "ratchet demo" expect_exit 0 "$TMP/demo.log" "$RATCHET" demo
 step "ratchet demo --dir D" expect_exit 0 "$TMP/demo-dir.log" "$RATCHET" demo --dir "$TMP/demo"
 cd "$TMP/demo"
@@ -77,7 +85,13 @@ expect_text "$TMP/block.log" "^BLOCK "
 expect_text "$TMP/block.log" "^decided by: .*super"
 step "check edit/cosmetic (PASS)" expect_exit 0 "$TMP/pass.log" "$RATCHET" check --base main --head edit/cosmetic
 expect_text "$TMP/pass.log" "^PASS "
+step "ratchet noise --repeats 2" expect_exit 0 "$TMP/noise.log" "$RATCHET" noise --repeats 2
+expect_text "$TMP/noise.log" "^wrote 23 noise record"
 cd "$TMP/elsewhere"
+step "ratchet bench selftest (no extra: exit 2)" expect_exit 2 "$TMP/no-extra.log" "$RATCHET" bench selftest
+expect_text "$TMP/no-extra.log" "^error: .*install ratchet\[bench\]"
+step "install the bench extra" \
+  expect_exit 0 "$TMP/install-bench.log" "${PIP[@]}" --python "$TMP/venv/bin/python" install --no-compile "$WHEEL[bench]"
 step "ratchet bench selftest" expect_exit 0 "$TMP/selftest.log" "$RATCHET" bench selftest
 expect_text "$TMP/selftest.log" "selftest passed"
 printf '  %-44s %s\n' "wheel check total" "$(since "$START")"

@@ -101,3 +101,13 @@ def test_check_needs_no_world_folder(project: Path) -> None:
     assert checked.stderr == ""
     assert checked.exit_code == 0
     assert "PASS" in checked.stdout
+
+
+def test_record_with_paths_world_at_nothing_is_an_error_naming_the_setting(project: Path) -> None:
+    # The default world folder may be missing (no world); a path the team set that names nothing is a typo.
+    (project / "ratchet.yaml").write_text("schema_version: 1\npaths:\n  world: nowhere\n", encoding="utf-8")
+    recorded = runner.invoke(app, ["record"])
+    assert (recorded.exit_code, recorded.stdout) == (2, "")
+    assert recorded.stderr == (f"error: {project / 'ratchet.yaml'}: paths.world: no world at nowhere: "
+                               "fix the path in ratchet.yaml, or remove the setting to run with no world\n")
+    assert not list((project.parent / "ratchet-home").glob("pending/*.json"))

@@ -19,6 +19,8 @@ it in the system prompt (cut from prompt.system_prompt, so its escaping applies)
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -114,19 +116,38 @@ def nearest_skills(edited: Sequence[Skill], candidates: Mapping[str, Skill], k: 
     names = sorted(candidates)
     if k <= 0 or not names or not edited:
         return []
-    from sklearn.feature_extraction.text import TfidfVectorizer
-
-    # Documents go in tokenized (text_tokens remembers each description's tokens), so a check or a
-    # bench run over many edits does not re-tokenize every candidate's description per edit.
+    # Tokens come from text_tokens, which remembers each description's, so a check or a bench run
+    # over many edits does not re-tokenize every candidate's description per edit.
     documents = [text_tokens(trigger_text(candidates[name])) for name in names] + [text_tokens(trigger_text(s)) for s in edited]
-    try:
-        matrix = TfidfVectorizer(analyzer=_tokenized).fit_transform(documents)
-    except ValueError:  # not one token anywhere (every word a stopword): nothing is nearer than anything else
+    vectors = _tfidf(documents)
+    if vectors is None:  # not one token anywhere (every word a stopword): nothing is nearer than anything else
         return names[:k]
-    similarity = (matrix[len(names):] @ matrix[: len(names)].T).toarray()
-    best = {name: round(float(similarity[:, i].max()), 9) for i, name in enumerate(names)}
+    edited_vectors = vectors[len(names):]
+    best = {name: round(max(_dot(e, vectors[i]) for e in edited_vectors), 9) for i, name in enumerate(names)}
     return sorted(names, key=lambda name: (-best[name], name))[:k]
 
 
-def _tokenized(document: tuple[str, ...]) -> tuple[str, ...]:
-    return document
+def _tfidf(documents: Sequence[Sequence[str]]) -> list[dict[str, float]] | None:
+    """Each document's L2-normalized TF-IDF vector; None when no document has a token.
+
+    The weighting is scikit-learn's TfidfVectorizer defaults (raw counts, smooth idf
+    ln((1 + n) / (1 + df)) + 1, L2 norm), written out here so the gate does not need scikit-learn,
+    which only the benchmark installs (`ratchet[bench]`); tests check it ranks as the vectorizer does.
+    """
+    counts = [Counter(document) for document in documents]
+    frequency: Counter[str] = Counter(term for count in counts for term in count)
+    if not frequency:
+        return None
+    n = len(documents)
+    idf = {term: math.log((1 + n) / (1 + df)) + 1.0 for term, df in frequency.items()}
+    vectors: list[dict[str, float]] = []
+    for count in counts:
+        weights = {term: tf * idf[term] for term, tf in sorted(count.items())}
+        norm = math.sqrt(sum(w * w for w in weights.values()))
+        vectors.append({term: w / norm for term, w in weights.items()} if norm else {})
+    return vectors
+
+
+def _dot(a: Mapping[str, float], b: Mapping[str, float]) -> float:
+    small, large = (a, b) if len(a) <= len(b) else (b, a)
+    return sum(weight * large[term] for term, weight in small.items() if term in large)

@@ -4,20 +4,33 @@ R1-R6: the affected goldens are the pairs that diverged in the manifestation rep
 BLOCK; diverging pairs are `regression`, the other replayed pairs `same`. N0: every replayed
 pair `same`, PASS. D1: pairs whose replay moved are `drift`, the rest `same`, PASS.
 Review: every control, and a seeded 20% (rounded up) of each R type, chosen by a hash of the
-edit id so the sample does not depend on build order.
+edit id so the sample does not depend on build order. Labels and edits match one to one
+(checked_labels): every edit has exactly one label, every label names an edit.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
-from ratchet.bench.models import CONTROL_TYPES, REGRESSION_TYPES, Edit, Label, Review, edit_hash
+from ratchet.bench.dataset import BenchPaths, read_edits, read_labels
+from ratchet.bench.models import (
+    CONTROL_TYPES,
+    REGRESSION_TYPES,
+    Edit,
+    Label,
+    LabelsFile,
+    Review,
+    edit_hash,
+)
 from ratchet.bench.replays import PairCheck
+from ratchet.errors import InputError
 from ratchet.gate.models import Outcome
 
 REVIEW_SHARE = 0.2
+REBUILD = "rebuild with `ratchet bench build`"
 
 
 def label_for(edit: Edit, checks: Sequence[PairCheck]) -> Label:
@@ -87,3 +100,36 @@ def effective_labels(labels: Iterable[Label], reviews: Iterable[Review]) -> dict
             )
         result[label.edit_id] = label
     return result
+
+
+def label_problems(labels: Sequence[Label], edit_ids: Iterable[str], *, edits_dir: str) -> list[str]:
+    """Where labels and edits do not match one to one: labels naming no edit, duplicate labels, unlabeled edits.
+
+    The metrics score each edit against one label (effective_labels keeps the last of two, the
+    review queue shows both), so any of these silently changes what the benchmark measures.
+    """
+    known = set(edit_ids)
+    counts = Counter(label.edit_id for label in labels)
+    unknown = [f"label {edit_id} names no edit in {edits_dir}: {REBUILD}" for edit_id in counts if edit_id not in known]
+    doubled = [f"edit {edit_id} has {n} labels: {REBUILD}" for edit_id, n in counts.items() if n > 1 and edit_id in known]
+    unlabeled = [f"edit {edit_id} ({edits_dir}/{edit_id}.json) has no label: {REBUILD}"
+                 for edit_id in sorted(known) if edit_id not in counts]
+    return [*unknown, *doubled, *unlabeled]
+
+
+def checked_labels(paths: BenchPaths) -> tuple[LabelsFile | None, dict[str, Edit]]:
+    """labels/labels.json and bench/edits/, read and matched one to one; InputError naming the first mismatch.
+
+    No labels file is fine while there is no edit either (nothing built yet): (None, {}).
+    """
+    labels, edits = read_labels(paths.labels), read_edits(paths.edits)
+    where = paths.rel(paths.labels)
+    if labels is None:
+        if edits:
+            raise InputError(f"no labels for the {len(edits)} edit(s) in {paths.rel(paths.edits)}: {REBUILD}", path=where)
+        return None, edits
+    problems = label_problems(labels.labels, edits, edits_dir=paths.rel(paths.edits))
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise InputError(problems[0] + more, path=where)
+    return labels, edits

@@ -63,4 +63,4 @@ def measure_records(data: BenchData, settings: NoiseSettings, agent: ChatModel, 
     project = data.project
     run = measure_noise(project, tasks=data.tasks, goldens=data.goldens, skills=data.base_skills, agent=agent,
                         repeats=settings.bless_repeats, tree=project.root, pool=pool)
-    return NoiseRecords(records=share_within_skills(run.records, data.goldens), refused=run.refused)
+    return NoiseRecords(records=share_within_skills(run.records, data.goldens), refused=[*run.refused, *run.failed])

@@ -2,7 +2,7 @@
 
 Structure: skills pass the agentskills.io rules, tasks load, the world and fixtures load,
 every workspace a task names exists, every task routes to its skill and every canary to none,
-every labeled edit exists unchanged. Audit (ratchet.bench.audit): replays over a scratch copy.
+every edit has exactly one label and is unchanged since. Audit (ratchet.bench.audit): replays over a scratch copy.
 The first problem stops it with one line and exit 2.
 """
 
@@ -14,8 +14,9 @@ from pathlib import Path
 
 from ratchet import __version__
 from ratchet.agent.trigger import match_skill
-from ratchet.bench.dataset import BenchPaths, read_edits, read_labels
+from ratchet.bench.dataset import BenchPaths
 from ratchet.bench.digest import dataset_digest, read_digests, record_digest, state_hash
+from ratchet.bench.labels import checked_labels
 from ratchet.bench.models import edit_hash
 from ratchet.errors import InputError, SkillError, TaskFileError
 from ratchet.gate.drift import FixtureSearch
@@ -64,13 +65,10 @@ def check_structure(paths: BenchPaths, report: Report) -> None:
             raise TaskFileError(f"task {task.id} routes to {routed or 'no skill'}, not {expected}: reword the prompt or fix its skill", path=source, line=line)
     canaries = sum(1 for t in tasks if t.is_canary)
     report(f"tasks: {len(tasks) - canaries} route to their skill, {canaries} canaries to none")
-    labels = read_labels(paths.labels)
+    labels, edits = checked_labels(paths)
     if labels is not None:
-        edits = read_edits(paths.edits)
         for label in labels.labels:
-            edit = edits.get(label.edit_id)
-            if edit is None:
-                raise InputError(f"label {label.edit_id} has no edit file in {paths.rel(paths.edits)}: rebuild", path=paths.rel(paths.labels))
+            edit = edits[label.edit_id]
             if edit_hash(edit) != label.edit_hash:
                 raise InputError(f"edit {label.edit_id} changed since it was labeled: rebuild", path=f"{paths.rel(paths.edits)}/{label.edit_id}.json")
         report(f"labels: {len(labels.labels)} edit(s), each matches its edit file")

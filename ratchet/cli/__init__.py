@@ -2,21 +2,50 @@
 
 from __future__ import annotations
 
+# isort: off
+from ratchet.cli import interrupt  # first: a Ctrl-C while the rest loads exits 130 in one line (see the module)
+# isort: on
+
 import functools
 import os
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import typer
 
 from ratchet import __version__
 from ratchet.cli import bench, ci, demo, gate, golden, hook, init, mcp, proxy, review, validate
+from ratchet.cli import diff as diff_cli
+from ratchet.cli import docs as docs_cli
 from ratchet.cli import judges as judges_cli
 from ratchet.cli import merge as merge_cli
 from ratchet.cli import store as store_cli
 from ratchet.errors import RatchetError
 from ratchet.settings import debug_enabled
+
+
+def _flags_show_no_type() -> None:
+    """A flag takes no value, so --help names none for it.
+
+    Why: typer's rich help prints every option's type, `<bool>` for a flag too (`--staged <bool>`,
+    `--help <bool>`), which reads as if the flag wanted `true` or `false` after it. Options that
+    take a value keep their type (`--base <str>`). A typer without the hook renders flags bare already.
+    """
+    from typer.core import TyperOption
+
+    shown = getattr(TyperOption, "display_type_rich", None)
+    if shown is None or getattr(shown, "ratchet_flags_bare", False):
+        return
+
+    def display_type_rich(self: TyperOption, ctx: Any) -> str | None:
+        return None if self.is_flag else cast("str | None", shown(self, ctx))
+
+    display_type_rich.ratchet_flags_bare = True  # type: ignore[attr-defined]
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
+_flags_show_no_type()
 
 app = typer.Typer(
     name="ratchet",
@@ -43,6 +72,7 @@ def _root(
 init.register(app)
 validate.register(app)
 gate.register(app)
+diff_cli.register(app)
 merge_cli.register(app)
 demo.register(app)
 golden.register(app)
@@ -54,6 +84,7 @@ mcp.register(app)
 bench.register(app)
 store_cli.register(app)
 judges_cli.register(app)
+docs_cli.register(app)
 
 
 def _friendly(callback: Callable[..., Any]) -> Callable[..., Any]:
@@ -82,15 +113,20 @@ def _wrap_commands(typer_app: typer.Typer) -> None:
 
 
 _wrap_commands(app)
+interrupt.started()
 
 
 def main() -> None:
-    """Console entry point: RatchetError -> one line on stderr and its exit code."""
+    """Console entry point: RatchetError -> one line on stderr and its exit code; Ctrl-C -> one line, exit 130."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     try:
-        app()
+        with interrupt.raising():
+            app()
     except RatchetError as exc:
         if debug_enabled():
             raise
         typer.echo(f"error: {exc.one_line()}", err=True)
         sys.exit(exc.exit_code)
+    except (interrupt.Interrupted, KeyboardInterrupt):
+        typer.echo(interrupt.MESSAGE, err=True)
+        sys.exit(interrupt.EXIT_INTERRUPTED)

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -20,7 +24,36 @@ bench_app = typer.Typer(
 )
 
 
+# The benchmark's own dependencies (import name -> distribution): `pip install ratchet` leaves them out,
+# since the gate needs none of them, and the `bench` extra brings them (pyproject.toml).
+BENCH_EXTRA_MODULES = {"matplotlib": "matplotlib", "numpy": "numpy", "sklearn": "scikit-learn", "scipy": "scipy"}
+
+
+def require_bench_extra() -> None:
+    """An InputError naming what is missing when the `bench` extra is not installed.
+
+    Checked before a bench command starts, so a run does not fail at its report after minutes of work.
+    """
+    missing = [dist for module, dist in BENCH_EXTRA_MODULES.items() if importlib.util.find_spec(module) is None]
+    if missing:
+        raise InputError(f"ratchet bench needs the benchmark's dependencies, and {', '.join(missing)} "
+                         f"{'is' if len(missing) == 1 else 'are'} not installed: install ratchet[bench] "
+                         "(pip install 'ratchet[bench]'; in a clone, pip install -e '.[bench]')")
+
+
+def _needs_bench_extra(callback: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(callback)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        require_bench_extra()
+        return callback(*args, **kwargs)
+
+    return wrapper
+
+
 def register(app: typer.Typer) -> None:
+    for info in bench_app.registered_commands:  # --help still works without the extra: it runs no callback
+        if info.callback is not None:
+            info.callback = _needs_bench_extra(info.callback)
     app.add_typer(bench_app, name="bench")
 
 
@@ -100,6 +133,7 @@ def label_command(
 ) -> None:
     """Review labels: --status for the queue, EDIT_ID with --agree/--disagree, or walk the queue (a/r/s)."""
     from ratchet.bench.dataset import BenchPaths
+    from ratchet.bench.labels import checked_labels
     from ratchet.bench.review import (
         load_edit,
         parse_pairs,
@@ -110,6 +144,7 @@ def label_command(
 
     paths = BenchPaths.at(project_dir.resolve())
     who = reviewer or os.environ.get("USER", "")
+    checked_labels(paths)  # a label per edit, one each: else the queue and the reviews go to the wrong edits
     if status:
         queue = review_queue(paths)
         done = sum(1 for item in queue if item.review is not None)

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 import typer
 from rich.console import Console
 
-from ratchet.errors import InfraError, InputError
-from ratchet.gate.policy import OnError
+from ratchet.errors import BudgetError, InfraError, InputError
+from ratchet.gate.policy import BUDGET_STOPPED, OnError
 from ratchet.gate.shard import EXIT_PARTIAL, Shard, ShardJob, ShardResult, partial_note
 from ratchet.harness.settings import HarnessChoice
 from ratchet.jsonio import atomic_write_text
@@ -42,11 +42,22 @@ def checked_budget(value: float | None, *, flag: str = "--budget") -> float | No
 
 def exit_code_for(verdict: Verdict, on_error: OnError | None) -> int:
     """The one place a verdict becomes an exit code: 0 PASS or WARN, 1 BLOCK, and 3 when a pair
-    could not be checked and no `--on-error` was given. A fault must stop the push (a warning
-    under a hook is a pass nobody reads); letting it through as WARN is an explicit choice."""
-    if on_error is None and any(pair.outcome == "error" for pair in verdict.pairs):
-        return InfraError.exit_code
+    could not be checked and no `--on-error` was given (2, BudgetError's code, when every such pair
+    was stopped by the spend cap). A fault must stop the push (a warning under a hook is a pass
+    nobody reads); letting it through as WARN is an explicit choice."""
+    errors = [pair for pair in verdict.pairs if pair.outcome == "error"]
+    if on_error is None and errors:
+        return BudgetError.exit_code if all(p.decided_by == BUDGET_STOPPED for p in errors) else InfraError.exit_code
     return EXIT_BLOCK if verdict.decision == "BLOCK" else 0
+
+
+def as_given(verdict: Verdict, on_error: OnError | str | None) -> Verdict:
+    """The verdict as printed: `on_error` is the flag as given, None when none was (an unchecked pair exits 3).
+
+    The gate decides with `block` when no flag is given; printed so, the verdict would read as
+    `--on-error block` (exit 1) when the check exits 3.
+    """
+    return verdict if on_error is not None else verdict.model_copy(update={"on_error": None})
 
 
 def unchecked(verdict: Verdict) -> InfraError:
@@ -54,6 +65,14 @@ def unchecked(verdict: Verdict) -> InfraError:
     errors = [pair for pair in verdict.pairs if pair.outcome == "error"]
     return InfraError(f"{len(errors)} pair(s) could not be checked, first {errors[0].task_id}: {errors[0].reason}; "
                       "fix the cause and re-run, or pass --on-error warn to let it through as WARN")
+
+
+def budget_stopped(verdict: Verdict) -> BudgetError:
+    """The one-line error for a check the spend cap stopped: the first stopped pair names this run's spend."""
+    stopped = [pair for pair in verdict.pairs if pair.decided_by == BUDGET_STOPPED]
+    return BudgetError(f"{len(stopped)} pair(s) not checked: the run's budget stopped them, first "
+                       f"{stopped[0].task_id}: {stopped[0].error}; raise --budget, or pass --on-error warn to let "
+                       "them through as WARN")
 
 
 def terminal_format(fmt: OutputFormat, *, as_json: bool) -> OutputFormat:
@@ -105,11 +124,12 @@ def register(app: typer.Typer) -> None:
             help="What a pair that could not be checked does: warn (WARN, exit 0) or block (BLOCK, exit 1). "
             "Default: the verdict is printed and the check fails as infrastructure (exit 3).",
         ),
-        budget: float | None = typer.Option(None, "--budget", help="USD cap for this check's model calls."),
+        budget: float | None = typer.Option(None, "--budget", help="USD cap for this check's model calls; a pair "
+                                            "it stops is named 'not checked' (an unchecked pair, never PASS)."),
         config: str = typer.Option(
             "cascade", "--config",
             help="Gate config: a name (cascade, nano_only, ...; the project's configs/<name>.yaml overrides the "
-            "packaged one) or a YAML path.",
+            "packaged one) or a YAML path (one inside the repository is read from --base, like a name).",
         ),
         level0_only: bool = typer.Option(False, "--level0-only", help="No judges: differences WARN as 'needs judging'."),
         live_tavily: bool = typer.Option(False, "--live-tavily", help="Confirm moved world facts with Tavily (TAVILY_API_KEY)."),
@@ -130,8 +150,9 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Replay the goldens an edit can affect and answer PASS / WARN / BLOCK.
 
-        Exit codes: 0 PASS or WARN, 1 BLOCK, 2 bad input, 3 infrastructure error (also when a pair
-        could not be checked, unless --on-error is given), 4 a shard's file was written (--shard).
+        Exit codes: 0 PASS or WARN, 1 BLOCK, 2 bad input or pairs --budget stopped, 3 infrastructure
+        error or a pair that could not be checked (unchecked pairs exit so, after the verdict is
+        printed, unless --on-error is given), 4 a shard's file was written (--shard).
         """
         if head is not None and staged:
             raise InputError("--head and --staged exclude each other")
@@ -143,12 +164,12 @@ def register(app: typer.Typer) -> None:
         policy = on_error or OnError.BLOCK
         from ratchet.gate.check import check_edit
 
-        verdict = check_edit(
+        verdict = as_given(check_edit(
             repo, base=base, head=head, staged=staged, home=work, on_error=policy, cache_mode=cache,
             budget_usd=budget, config="level0_only" if level0_only else config, live_tavily=live_tavily,
             harness=harness.harness_name if harness is not None else None, ledger_hits=ledger_hits, shard=job,
             concurrency=concurrency,
-        )
+        ), on_error)
         if job is not None and job.result is not None and shard_file is not None:
             write_shard(job.result.model_copy(update={"run": job.result.run.model_copy(update={
                 "on_error_flag": on_error.value if on_error is not None else None})}), shard_file)
@@ -173,10 +194,12 @@ def emit_verdict(verdict: Verdict, terminal: OutputFormat, targets: list[OutputT
 
 
 def exit_for(verdict: Verdict, on_error: OnError | str | None) -> None:
-    """Leave with the verdict's exit code (exit_code_for); exit 3 as its one-line error."""
+    """Leave with the verdict's exit code (exit_code_for); exit 3, or 2 at the spend cap, as its one-line error."""
     code = exit_code_for(verdict, OnError(on_error) if on_error is not None else None)
     if code == InfraError.exit_code:
         raise unchecked(verdict)
+    if code == BudgetError.exit_code:
+        raise budget_stopped(verdict)
     if code:
         raise typer.Exit(code)
 

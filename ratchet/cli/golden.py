@@ -60,7 +60,8 @@ def register(app: typer.Typer) -> None:
         for line in result.errors:
             typer.echo(f"error: {line}", err=True)
         if result.errors:
-            raise InfraError(f"{len(result.errors)} task(s) failed to record")
+            timed_out = f" ({len(result.timed_out)} timed out)" if result.timed_out else ""
+            raise InfraError(f"{len(result.errors)} task(s) failed to record{timed_out}")
 
     @app.command(name="bless")
     def bless_cmd(
@@ -117,7 +118,11 @@ def _measure(project: Project, task_ids: list[str], repeats: int) -> None:
         typer.echo(line)
     simulated = " (SIMULATED: the simulator varies only with sim_noise set)" if project.config.upstream == "sim" else ""
     typer.echo(f"wrote {len(result.written)} noise record(s), ${result.cost_usd:.6f}{simulated}")
-    for line in result.refused:
+    for line in [*result.refused, *result.failed]:
         typer.echo(f"error: {line}", err=True)
+    if result.failed:  # a replay that could not run is infrastructure (exit 3), whatever else was refused
+        timed_out = f" ({result.timed_out} timed out)" if result.timed_out else ""
+        raise InfraError(f"{len(result.failed)} golden(s) could not be measured: their replays failed{timed_out}; "
+                         "fix the cause, then run ratchet noise again")
     if result.refused:
         raise InputError(f"{len(result.refused)} golden(s) not measured; fix them, then run ratchet noise again")

@@ -23,7 +23,9 @@ def install(
     """Install a git hook that gates skill edits with `ratchet check`; print its path.
 
     pre-push (default) checks each pushed range against the remote tip, or the merge-base with
-    the default branch for a new branch; --pre-commit checks the staged changes against HEAD.
+    the default branch for a new branch; a first push to an empty remote is checked against the
+    empty tree, where nothing is blessed (WARN, and the push goes on). A push the check stops
+    says how to go on. --pre-commit checks the staged changes against HEAD.
     """
     from ratchet.gitops import open_repo
     from ratchet.hooks import install_hook

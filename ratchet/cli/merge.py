@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from ratchet.cli.gate import emit_verdict, exit_for, terminal_format
+from ratchet.cli.gate import as_given, emit_verdict, exit_for, terminal_format
 from ratchet.outputs.formats import OutputFormat, parse_outputs
 
 
@@ -34,6 +34,7 @@ def register(app: typer.Typer) -> None:
         targets = parse_outputs(outputs)
         from ratchet.gate.shard import merge_shards
 
-        verdict, run = merge_shards(shard_files)
+        merged, run = merge_shards(shard_files)
+        verdict = as_given(merged, run.on_error_flag)
         emit_verdict(verdict, terminal, targets)
         exit_for(verdict, run.on_error_flag)

@@ -26,6 +26,9 @@ def register(app: typer.Typer) -> None:
         model_alias: list[str] = typer.Option(
             [], "--model-alias", metavar="NAME=TIER",
             help="Map a harness's model name (or a glob such as 'claude-*') to a tier; repeatable."),
+        max_body_mib: int = typer.Option(16, "--max-body-mib", min=1, max=1024,
+                                         help="Largest request body served, in MiB; a larger one is 413, "
+                                         "refused before it is read."),
     ) -> None:
         """Record any agent harness: point its OpenAI or Anthropic base URL at the printed address."""
         from ratchet.cli.gate import checked_budget
@@ -39,7 +42,7 @@ def register(app: typer.Typer) -> None:
         run = run_id or f"proxy-{secrets.token_hex(4)}"
         try:
             capture = CaptureProxy(project, store, run_id=run, cache_mode=cache, budget_usd=budget,
-                                   model_aliases=aliases)
+                                   model_aliases=aliases, max_body_bytes=max_body_mib * 1024 * 1024)
         except BaseException:
             store.close()
             raise

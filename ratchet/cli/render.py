@@ -9,9 +9,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ratchet import SIMULATED_BANNER
+from ratchet import SIMULATED_CHECK_BANNER
 from ratchet.gate.models import PairOutcome, Verdict
 from ratchet.names import optional_skill_key
+from ratchet.outputs.evidence import evidence_lines
 from ratchet.outputs.grouping import compact_ids, finding_label, group_pairs
 
 _STYLE = {"PASS": "bold green", "WARN": "bold yellow", "BLOCK": "bold red"}
@@ -59,12 +60,16 @@ def grouped_evidence(pairs: list[PairOutcome]) -> str:
 
 def render_verdict(verdict: Verdict, console: Console) -> None:
     if verdict.simulated:
-        console.print(f"[dim]{SIMULATED_BANNER}[/dim]")
+        console.print(f"[dim]{SIMULATED_CHECK_BANNER}[/dim]")
     # What the gate could not check comes first: a reviewer must not have to read to the end for it.
     style = _STYLE[verdict.decision]
     if verdict.settings_changed:
         console.print(f"[{style}]settings changed: {escape(', '.join(verdict.settings_changed))}[/{style}]"
                       " (checked with the base's settings)", highlight=False)
+    for line in evidence_lines(verdict):
+        label = escape(line.label) + ":"
+        console.print(f"{label if line.level == 'note' else f'[{style}]{label}[/{style}]'} {escape(line.text)}",
+                      highlight=False)
     for path in verdict.submodules_changed:
         console.print(f"[{style}]submodule changed: {escape(path)}[/{style}] (Ratchet cannot see inside it)", highlight=False)
     for note in (n for n in verdict.unseen if n.level == "warn"):

@@ -31,7 +31,7 @@ def register(app: typer.Typer) -> None:
         pending traces (RATCHET_HOME/pending) against the current goldens. Served, accept runs
         what `ratchet bless TASK_ID` runs (what `ratchet bench label EDIT_ID --agree` runs for
         the label queue); reject leaves a pending trace where it is; skip does nothing. A
-        verdict page is read only. See docs/review.md.
+        verdict page is read only. See docs/review.md (`ratchet docs review` prints where it is installed).
         """
         from ratchet.config import load_project
         from ratchet.jsonio import atomic_write_text
@@ -54,6 +54,9 @@ def register(app: typer.Typer) -> None:
         else:
             session = pending_session(project, reviewer=who)
         page = session.build()
+        # Said in the terminal too: the page may never be opened before `ratchet bless` runs.
+        for note in (n for n in page.unseen if n.level == "warn"):
+            typer.echo(f"warning: {note.detail}", err=True)
         if serve:
             server = ReviewServer(session, port=port)
             typer.echo(f"reviewing {len(page.items)} item(s) at {server.url}")

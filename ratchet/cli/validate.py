@@ -7,7 +7,8 @@ from pathlib import Path
 import typer
 
 from ratchet.config import CONFIG_FILE, load_project
-from ratchet.discovery import harness_roots, no_harness_skills
+from ratchet.discovery import harness_roots, is_skill_folder, no_harness_skills
+from ratchet.errors import ConfigError, RoutingError
 from ratchet.library import lint_library, task_probes
 from ratchet.skill_sets import read_paths, skill_folders
 from ratchet.skills import Problem
@@ -44,7 +45,8 @@ def validate_command(
         metavar="PATH",
     ),
     tasks: bool = typer.Option(
-        False, "--tasks", help="Instead, print how each task routes and exit 2 if one fires another skill than tasks.yaml expects."
+        False, "--tasks", help="Instead, print how each task routes and exit 2 if one fires another skill than tasks.yaml expects "
+        "(with --library, the library report follows the table)."
     ),
     library: bool = typer.Option(
         False, "--library", help="Also lint the skills as one library: catalog budgets (Claude Code's 1,536-character "
@@ -52,38 +54,72 @@ def validate_command(
     ),
 ) -> None:
     """Check skills against the agentskills.io rules; exit 2 if any has an error."""
+    cwd = Path.cwd()
+    has_config = _has_config(cwd)
+    refusal: RoutingError | None = None
     if tasks:
         from ratchet.routing import project_routing
 
-        routing = project_routing(load_project(Path.cwd()))
+        routing = project_routing(load_project(cwd))
         typer.echo(routing.table())
-        routing.refuse()
-        return
-    cwd = Path.cwd()
+        if not library:
+            routing.refuse()
+            return
+        try:  # --library's report follows the table; the refusal comes last, after both
+            routing.refuse()
+        except RoutingError as exc:
+            refusal = exc
+    empty: list[Path] = []
     if not paths:
-        if (cwd / CONFIG_FILE).is_file():
+        if has_config:
             paths = [_shown(load_project(cwd).path("skills"), cwd.resolve())]
         else:
             paths = [_shown(root, cwd) for root in harness_roots(cwd)]
             if not paths:
                 raise no_harness_skills(Path("."))
+        # A project's skills folder with nothing in it yet (right after `ratchet init`) is not a skill
+        # missing its SKILL.md, as a folder named on the command line would be: it says so and passes.
+        empty = [path for path in paths if _holds_nothing(path)]
+        paths = [path for path in paths if path not in empty]
     results = read_paths(paths)
     problems = sorted((p for _skill, found in results for p in found), key=Problem.sort_key)
     skills = len({folder.resolve() for path in paths for folder in skill_folders(path)})
     notes: list[str] = []
     if library:
-        tasks_file = load_project(cwd).path("tasks") if (cwd / CONFIG_FILE).is_file() else None
+        tasks_file = load_project(cwd).path("tasks") if has_config else None
         probes = task_probes(tasks_file, shown=str(_shown(tasks_file, cwd.resolve()))) if tasks_file and tasks_file.is_file() else []
         report = lint_library([s for s, _found in results if s is not None], root=Path("."), probes=probes)
         problems = sorted([*problems, *report.problems], key=Problem.sort_key)
         notes = report.notes()
     for problem in problems:
         typer.echo(problem.render())
+    if not skills:
+        for path in empty:
+            folder = path.as_posix().rstrip("/")
+            typer.echo(f"{folder}/: no skills yet: write one as {folder}/<name>/SKILL.md "
+                       "(frontmatter name and description, then the instructions)")
     for note in notes:
         typer.echo(note)
     typer.echo(summary(problems, skills))
+    if refusal is not None:
+        raise refusal
     if any(p.severity == "error" for p in problems):
         raise typer.Exit(2)
+
+
+def _has_config(cwd: Path) -> bool:
+    """Whether cwd holds a ratchet.yaml; a ConfigError when something other than a file takes the name."""
+    config = cwd / CONFIG_FILE
+    if config.is_file() or not config.exists():
+        return config.is_file()
+    what = "a folder" if config.is_dir() else "not a regular file"
+    raise ConfigError(f"this is {what}, but {CONFIG_FILE} must be a file: move the {what.split()[-1]} away",
+                      path=CONFIG_FILE)
+
+
+def _holds_nothing(root: Path) -> bool:
+    """A skills folder with no skill and no subfolder in it (files such as a .gitkeep aside)."""
+    return root.is_dir() and not is_skill_folder(root) and skill_folders(root) == [root]
 
 
 def register(app: typer.Typer) -> None:

@@ -4,6 +4,8 @@
     prompts/judge.md               the judge prompt (a GateConfig whose judge_prompt is None)
     prompts/inject_regression.md   the injector prompt (a project's bench/prompts/ copy wins)
     demo/                          the project `ratchet demo` copies: two skills, tasks, world, workspaces
+    docs/                          the documentation messages name as docs/<page>.md (`ratchet docs`): a
+                                   link to the repository's docs/ folder, whose files a wheel holds
 
 Why: a wheel installed anywhere must gate exactly as a clone does, so nothing here is found
 through the source tree.

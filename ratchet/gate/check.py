@@ -4,9 +4,10 @@ The user's tree is sacred: both states are exported into scratch folders under R
 home and read from there; nothing in the repository is written.
 
 What the gate is comes from the base (docs/adr/0011): ratchet.yaml, the paths in it, a gate
-config given by name and the prompts it points at are read from the base revision, so the edit
-under review cannot repoint or soften its own gate. An edit to them is reported and is at least
-WARN. An error in a file read from a revision names `<repo path>@<revision>`, never the scratch
+config given by name or by a path inside the repository, and the prompt and fixtures it points at
+are read from the base revision, so the edit under review cannot repoint or soften its own gate.
+An edit to them is reported and is at least WARN; so is an edit to the goldens, noise records and
+tasks the gate compares with (ratchet.gate.evidence, docs/adr/0007). An error in a file read from a revision names `<repo path>@<revision>`, never the scratch
 folder (deleted by the time anyone reads the message) it was exported to.
 """
 
@@ -26,13 +27,16 @@ import git
 
 from ratchet.clock import Clock, elapsed_ms, wall_clock
 from ratchet.config import CONFIG_FILE, Paths, Project, project_from_text
-from ratchet.errors import ConfigError, GoldenError, InfraError, RatchetError
-from ratchet.gate.decide import no_change, with_unchecked
+from ratchet.errors import ConfigError, GoldenError, InfraError, RatchetError, SkillError
+from ratchet.gate.decide import no_change
 from ratchet.gate.drift import FactSearch, make_search
 from ratchet.gate.evaluate import evaluate_edit, offered_tool_names
+from ratchet.gate.evidence import evidence_changes
 from ratchet.gate.gate_config import (
     PROJECT_CONFIGS_DIR,
     GateConfig,
+    check_judge_tiers,
+    config_repo_path,
     gate_config_path,
     load_gate_config,
 )
@@ -62,6 +66,7 @@ from ratchet.gitops import (
     resolve_rev,
     resolve_revs,
     skill_folders_at,
+    skill_links_leaving,
     skills_touched,
     submodules_under,
 )
@@ -71,6 +76,7 @@ from ratchet.llm.gateway import Gateway
 from ratchet.noise_record import NoiseRecord, load_noise_records, share_within_skills
 from ratchet.scratch import scratch_checkout
 from ratchet.skill_sets import load_skills
+from ratchet.skills import leaving_link_message
 from ratchet.store import open_store
 from ratchet.tasks import Task, load_tasks
 from ratchet.trace import Trace, load_golden_files
@@ -102,7 +108,7 @@ def check_edit(
     """Gate the edit between `base` and `head` (a revision) or the index (`staged`).
 
     `config` is a gate config, or its name (the base's configs/<name>.yaml, else the packaged
-    one) or a .yaml path. Differing pairs go through drift and the judge tiers of the config; a
+    one) or a .yaml path (one inside the repository is read at the base; one outside as given). Differing pairs go through drift and the judge tiers of the config; a
     config with no tiers is Level 0 only, and a pair that needs judging is `unsure` (WARN).
     `harness` replaces the base's `harness:` name (`--harness`); `ledger_hits` writes a ledger row
     per cache hit (`--ledger-hits`), which otherwise only the run's hit count records.
@@ -130,11 +136,14 @@ def check_edit(
         golden_bytes = _goldens_from_git(repo, base_sha, paths) if blessed else None
         golden_skip = () if golden_bytes is None else (posixpath.normpath(paths.goldens),)
         world_skip = _unread_at_base(paths)
+        config_at = _config_at_base(repo, base_sha, config, root)
         base_tree = stack.enter_context(scratch_checkout(repo, base_sha, project.home, skip=(*golden_skip, *world_skip)))
         exported[base_tree] = _label(base_sha)
         config_file: Path | None = None
         if isinstance(config, str):
-            config_file = gate_config_path(config, project_root=base_tree)
+            config_file = gate_config_path(config, project_root=base_tree) if config_at is None else base_tree / config_at
+            if config_at is not None:
+                export_tree(repo, base_sha, base_tree, prefix=config_at)  # it may sit in a folder left out above
             if world_skip and _is_inside(config_file, base_tree):
                 # The project's own config may keep its judge prompt anywhere in the project: all of it is exported.
                 for folder in world_skip:
@@ -143,21 +152,27 @@ def check_edit(
             gate = load_gate_config(config_file, project_root=base_tree)
         else:
             gate = config
+        check_judge_tiers(gate, project.config.tiers, source=config_file)  # before any export or replay is paid for
         for folder in (*golden_skip, *world_skip):
             if _reads_inside(gate, base_tree, folder):
                 export_tree(repo, base_sha, base_tree, prefix=folder)  # the gate keeps fixtures or its prompt there
-        settings = _settings_changed(changes, gate, base_tree)
-        submodules = submodules_under(changes, paths.skills)
-        unblessed = None if blessed else _label(base_sha)
-        unowned = _unowned(changes, paths.skills, folders)
+        unchecked = Unchecked(settings_changed=_settings_changed(changes, gate, base_tree, config_at),
+                              submodules_changed=submodules_under(changes, paths.skills),
+                              unowned=_unowned(changes, paths.skills, folders),
+                              nothing_blessed_at=None if blessed else _label(base_sha), evidence=evidence_changes(
+                                  repo, base=base_sha, head=head_rev, changes=changes, goldens=paths.goldens,
+                                  tasks=paths.tasks, changed_skills=changed))
         if not changed:
             verdict = no_change(base=base_sha, head=head_rev, simulated=project.config.upstream == "sim",
                                 on_error=policy, wall_ms=elapsed_ms(clock, started))
             # Nothing blessed and nothing changed: there was nothing to check, and nothing was left unchecked.
+            unchecked.nothing_blessed_at = None
             if shard is not None:
-                return _shard_of_no_change(shard, verdict, gate, Unchecked(
-                    settings_changed=settings, submodules_changed=submodules, unowned=unowned))
-            return with_unchecked(verdict, settings_changed=settings, submodules_changed=submodules, unseen=unowned)
+                return _shard_of_no_change(shard, verdict, gate, unchecked)
+            return unchecked.named(verdict)
+        for link, target in skill_links_leaving(repo, head_rev, paths.skills)[:1]:
+            # The export writes a link as a file, never its target; but that is not the skill under review.
+            raise SkillError(leaving_link_message(target), path=f"{link}@{_label(head_rev)}")
         head_tree = stack.enter_context(scratch_checkout(repo, head_rev, project.home, skip=_unread_at_head(paths)))
         exported[head_tree] = _label(head_rev)
         tasks, goldens, noise = _blessed_state(base_tree, project, golden_bytes) if blessed else ([], {}, {})
@@ -199,6 +214,7 @@ def check_edit(
             changed_files=_files_by_skill(changes, paths.skills, folders),
             pool=stack.enter_context(_pool(concurrency)) if concurrency > 1 else None,
             noise=noise,
+            unchecked_at_cap=True,
         )
         if shard is not None:
             replay_unseen = unseen_notes(
@@ -207,11 +223,8 @@ def check_edit(
                 tools=offered_tool_names(project, head_tree) if project.config.upstream == "sim" else frozenset(),
             )
             return _shard_of(shard, _relabel_verdict(evaluation.verdict, exported), gate, selected=selected,
-                             goldens_total=len(goldens), replay_unseen=replay_unseen, unchecked=Unchecked(
-                                 settings_changed=settings, submodules_changed=submodules,
-                                 nothing_blessed_at=unblessed, unowned=unowned))
-    return with_unchecked(_relabel_verdict(evaluation.verdict, exported), settings_changed=settings,
-                          submodules_changed=submodules, nothing_blessed_at=unblessed, unseen=unowned)
+                             goldens_total=len(goldens), replay_unseen=replay_unseen, unchecked=unchecked)
+    return unchecked.named(_relabel_verdict(evaluation.verdict, exported))
 
 
 def _pool(concurrency: int) -> WorkPool:
@@ -396,15 +409,29 @@ def _unowned(changes: Sequence[ChangedPath], skills_dir: str, folders: set[str])
     ]
 
 
-def _settings_changed(changes: Sequence[ChangedPath], gate: GateConfig, base_tree: Path) -> list[str]:
-    """Repo paths of the gate's own settings the edit changes: ratchet.yaml, configs/, the config's judge prompt."""
-    settings = {CONFIG_FILE}
-    if gate.judge_prompt is not None:
-        prompt = Path(os.path.normpath(gate.prompt_path().resolve()))
-        if prompt.is_relative_to(base_tree.resolve()):
-            settings.add(prompt.relative_to(base_tree.resolve()).as_posix())
-    return [c.path for c in changes
-            if c.path in settings or PurePosixPath(c.path).parts[:1] == (PROJECT_CONFIGS_DIR,)]
+def _config_at_base(repo: git.Repo, rev: str, config: GateConfig | str, root: Path) -> str | None:
+    """The repo path of a config given as a path inside the repository, which is read at the base like
+    one given by name (docs/adr/0011); a ConfigError when the base does not have it. None otherwise."""
+    at = config_repo_path(config, root) if isinstance(config, str) else None
+    if at is not None and not path_exists_at(repo, rev, at):
+        raise ConfigError(f"gate config {config}: not in the base revision ({at}@{_label(rev)}); the gate is read from "
+                          "the base, so a config this change adds takes effect once it is merged: check with a config "
+                          "the base has")
+    return at
+
+
+def _settings_changed(changes: Sequence[ChangedPath], gate: GateConfig, base_tree: Path,
+                      config_at: str | None) -> list[str]:
+    """Repo paths of the gate's own settings the edit changes: the config given by path (named first),
+    ratchet.yaml, configs/, and what the config reads from the base (its judge prompt, its drift fixtures)."""
+    read = ([gate.prompt_path()] if gate.judge_prompt is not None else []) + \
+        ([base_tree / gate.drift.fixtures] if gate.drift.enabled else [])
+    base = base_tree.resolve()
+    inside = [Path(os.path.normpath(path.resolve())) for path in read]
+    owned = [CONFIG_FILE, PROJECT_CONFIGS_DIR, *([config_at] if config_at else []),
+             *(path.relative_to(base).as_posix() for path in inside if path != base and path.is_relative_to(base))]
+    changed = [c.path for c in changes if any(c.path == own or c.path.startswith(own + "/") for own in owned)]
+    return sorted(changed, key=lambda path: path != config_at)
 
 
 # -- errors that name what the user can open --------------------------------------------------------

@@ -7,16 +7,18 @@ Fail closed: a pair whose replay failed is `error`, never `pass`; an edit with a
 is at least WARN, and BLOCK under on_error="block" (what `ratchet check` runs with unless told
 otherwise; with no --on-error flag the CLI also exits 3). What the gate could not check at all is
 named first in the summary (`with_unchecked`): its own settings changed or a submodule moved (at
-least WARN, BLOCK under on_error="block"), nothing blessed at the base (WARN), and the parts of the
-edit no replay could see (ratchet.gate.unseen: a `warn` note is at least WARN, a `note` is listed
-and changes nothing).
+least WARN, BLOCK under on_error="block"), the evidence it changes (ratchet.gate.evidence: coverage
+removed as a settings change, a re-bless or removal at least WARN, an addition a note), nothing
+blessed at the base (WARN), and the parts of the edit no replay could see (ratchet.gate.unseen: a
+`warn` note is at least WARN, a `note` is listed and changes nothing).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ratchet.gate.models import Decision, PairOutcome, Unseen, Verdict
+from ratchet.gate.evidence import evidence_notes
+from ratchet.gate.models import Decision, EvidenceChanges, PairOutcome, Unseen, Verdict
 
 
 def blocks(pair: PairOutcome, block_confidence: float) -> bool:
@@ -75,6 +77,7 @@ def with_unchecked(
     submodules_changed: Sequence[str] = (),
     nothing_blessed_at: str | None = None,
     unseen: Sequence[Unseen] = (),
+    evidence: EvidenceChanges | None = None,
 ) -> Verdict:
     """`verdict` with what the gate could not check named first: at least WARN, BLOCK under on_error=block.
 
@@ -82,23 +85,36 @@ def with_unchecked(
     `submodules_changed`: submodules in the skills folder moved, and their content is unseen;
     `nothing_blessed_at`: the base (this revision) has no project yet, so there was nothing to replay;
     `unseen`: parts of the edit no replay could see; each `warn` is at least WARN (never BLOCK: the
-    edit is unchecked, not tampering), a `note` only rides along on the verdict.
+    edit is unchecked, not tampering), a `note` only rides along on the verdict;
+    `evidence`: goldens, noise records and tasks the edit changes (ratchet.gate.evidence), named right
+    after the settings: removing coverage floors like a settings change, changing, moving or removing
+    evidence at WARN, and adding it is a note.
     """
     notes: list[str] = []
+    if nothing_blessed_at is not None:  # first: it is why everything below was not checked
+        notes.append(f"nothing is blessed at {nothing_blessed_at}: no golden to replay")
     if settings_changed:
         notes.append(f"the gate's own settings changed ({', '.join(settings_changed)}): "
                      "checked with the base's settings; review the change")
+    if evidence:
+        notes.extend(evidence_notes(evidence, verdict.pairs))
     notes.extend(f"{path} is a submodule whose commit changed: Ratchet cannot see inside it"
                  for path in submodules_changed)
-    if nothing_blessed_at is not None:
-        notes.append(f"nothing is blessed at {nothing_blessed_at}: no golden to replay")
     notes.extend(note.detail for note in unseen if note.level == "warn")
-    listed = {"unseen": [*verdict.unseen, *unseen]} if unseen else {}
+    listed: dict[str, object] = {"unseen": [*verdict.unseen, *unseen]} if unseen else {}
+    if nothing_blessed_at is not None:
+        # With no golden at the base, every `unrouted` note is "no golden exercises skill X", which
+        # the note above says once for all of them (and wrongly suggests the edit lacks goldens).
+        listed = {"unseen": [note for note in [*verdict.unseen, *unseen] if note.kind != "unrouted"]}
+    if evidence:
+        listed["evidence_changed"] = evidence
     if not notes:
         return verdict.model_copy(update=listed)
     # Settings or submodules the edit controls block under on_error=block; a base with nothing blessed
-    # (a first push, the commit before adoption) is no one's tampering: it warns, never passes.
-    tampered = bool(settings_changed or submodules_changed)
+    # (a first push, the commit before adoption) is no one's tampering: it warns, never passes. Its
+    # ratchet.yaml, if the edit adds one, softens nothing, since there is no golden for it to soften.
+    tampered = bool(settings_changed or submodules_changed or (evidence and evidence.coverage_removed)) \
+        and nothing_blessed_at is None
     floor: Decision = "BLOCK" if tampered and verdict.on_error == "block" else "WARN"
     decision = verdict.decision if _RANK[verdict.decision] >= _RANK[floor] else floor
     # With nothing blessed there are no pairs, and "no golden is affected" would only repeat the note.

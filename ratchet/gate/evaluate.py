@@ -17,11 +17,12 @@ from pydantic import BaseModel
 
 from ratchet.clock import Clock, elapsed_ms, wall_clock
 from ratchet.config import Project
+from ratchet.errors import BudgetError
 from ratchet.gate.decide import decide_edit, no_change, with_unchecked
 from ratchet.gate.drift import FactSearch
 from ratchet.gate.gate_config import GateConfig
 from ratchet.gate.models import EditReplays, PairOutcome, Selected, Verdict
-from ratchet.gate.policy import OnError
+from ratchet.gate.policy import BUDGET_STOPPED, OnError
 from ratchet.gate.repeats import gate_repeated
 from ratchet.gate.replay import Replayer
 from ratchet.gate.select import affected_goldens
@@ -70,6 +71,7 @@ def evaluate_edit(
     pool: WorkPool | None = None,
     offered: frozenset[str] | None = None,
     noise: Mapping[str, NoiseRecord] | None = None,
+    unchecked_at_cap: bool = False,
 ) -> Evaluation:
     """Gate one edit: select, then each selected golden through the pair pipeline, then decide.
 
@@ -84,6 +86,9 @@ def evaluate_edit(
     these overlays, when the caller already has them (the bench computes them once per overlay).
     `noise` maps a task id to its golden's noise record: a pair that differs only where its golden is
     known to vary is replayed again and blocks only on the exact test (ratchet.gate.repeats).
+    `unchecked_at_cap`: a pair the spend cap refuses (BudgetError) is an `error` pair decided by
+    BUDGET_STOPPED and the others go on, so the verdict so far is kept (`ratchet check`); without it the
+    refusal stops the run (the bench).
     """
     started = clock() if started is None else started
     policy = OnError(on_error).value
@@ -100,8 +105,13 @@ def evaluate_edit(
                                 base_skills=base_skills, neighbours=project.config.routing_neighbours)
 
     def one_pair(item: Selected) -> PairOutcome:
-        return gate_repeated(item, replayer, record=(noise or {}).get(item.task.id), config=config,
-                             judges=judges or {}, search=search, clock=clock, record_base=keep_base_replays)
+        try:
+            return gate_repeated(item, replayer, record=(noise or {}).get(item.task.id), config=config,
+                                 judges=judges or {}, search=search, clock=clock, record_base=keep_base_replays)
+        except BudgetError as exc:
+            if not unchecked_at_cap:
+                raise
+            return budget_stopped(item, exc)
 
     pairs = pool.map_ordered(one_pair, selected) if pool is not None else [one_pair(item) for item in selected]
     if offered is None:
@@ -126,6 +136,17 @@ def evaluate_edit(
         gate_config=config.name,
     )
     return Evaluation(verdict=with_unchecked(verdict, unseen=unseen), replays=_in_order(replayer.recorded, selected))
+
+
+def budget_stopped(item: Selected, refusal: BudgetError) -> PairOutcome:
+    """A pair the spend cap refused a call of: not checked, named with the refusal (never PASS).
+
+    What its calls before the refusal cost is in the ledger, not in the pair. Its replay skill is the
+    golden's: no replay ran, so none moved (the renderers read a difference as a routing change).
+    """
+    return PairOutcome(task_id=item.task.id, golden_skill=item.golden.fired_skill,
+                       replay_skill=item.golden.fired_skill, selected_because=item.because, outcome="error",
+                       decided_by=BUDGET_STOPPED, reason=f"not checked: {refusal.message}", error=refusal.message)
 
 
 def _in_order(recorded: EditReplays, selected: Sequence[Selected]) -> EditReplays:

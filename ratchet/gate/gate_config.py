@@ -8,6 +8,8 @@ configs/<name>.yaml overrides the packaged config of that name.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Collection
 from pathlib import Path
 from typing import Literal
 
@@ -22,6 +24,7 @@ GATE_CONFIG_SCHEMA_VERSION = 1
 DEFAULT_CONFIG = "cascade"
 PROJECT_CONFIGS_DIR = "configs"
 DEFAULT_JUDGE_PROMPT = "judge.md"
+AGENT_TIER = "agent"  # the tier that runs the tasks (ratchet.yaml's tiers); never a judge
 
 
 def _escalate_unsure() -> list[JudgeVerdict]:
@@ -195,6 +198,43 @@ def gate_config_path(name_or_path: str, *, project_root: Path | None = None) -> 
     return packaged_config(name_or_path)
 
 
+def config_repo_path(name_or_path: str, repo_root: Path) -> str | None:
+    """The repo path of a config given as a .yaml path inside the repository at `repo_root` (relative
+    paths from the cwd); None for a config name or a path outside the repository (docs/adr/0011).
+
+    A check reads such a config from the base, as it reads one given by name. The path is mapped as
+    written first, so a head that turns `.github` into a symlink pointing away still names
+    `.github/...`; then as resolved, so a link outside the repository into it names the repository's file.
+    """
+    path = Path(name_or_path)
+    if path.suffix not in (".yaml", ".yml"):
+        return None
+    roots = dict.fromkeys((repo_root, repo_root.resolve()))
+    for candidate in (Path(os.path.abspath(path)), path.resolve()):
+        for root in roots:
+            if candidate != root and candidate.is_relative_to(root):
+                return candidate.relative_to(root).as_posix()
+    return None
+
+
 def resolve_gate_config(name_or_path: str, *, project_root: Path | None = None) -> GateConfig:
     """A config by name (the project's configs/<name>.yaml, else the packaged one) or by .yaml path."""
     return load_gate_config(gate_config_path(name_or_path, project_root=project_root), project_root=project_root)
+
+
+def check_judge_tiers(config: GateConfig, configured: Collection[str], *, source: Path | str | None) -> None:
+    """ConfigError naming the config (`source`, else its name) when a judge tier cannot judge.
+
+    `configured` is ratchet.yaml's tiers. The agent tier runs the tasks: asked to judge, it answers
+    with no verdict, and every pair ends in error (exit 3) after the replays were paid for; a tier
+    ratchet.yaml does not configure cannot be called at all. Both are settings errors, found at load.
+    """
+    judges = ", ".join(sorted(name for name in configured if name != AGENT_TIER))
+    named = "" if source is not None else f"gate config {config.name!r}: "
+    for step in config.tiers:
+        if step.tier == AGENT_TIER:
+            raise ConfigError(f"{named}tier {AGENT_TIER!r} runs the tasks and is never a judge: "
+                              f"name a judge tier ({judges})", path=source)
+        if step.tier not in configured:
+            raise ConfigError(f"{named}unknown judge tier {step.tier!r} (ratchet.yaml configures: {judges}): "
+                              "add it under tiers: in ratchet.yaml or name a configured tier", path=source)

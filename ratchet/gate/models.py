@@ -37,6 +37,8 @@ JUDGE_VERDICTS: tuple[str, ...] = ("same", "pass", "regression", "unsure")
 SelectedBecause = Literal["routed", "trigger-neighbourhood", "catalog-neighbour"]
 UnseenKind = Literal["unfollowed", "unrouted", "unsent", "prose"]
 UnseenLevel = Literal["warn", "note"]
+EvidenceKind = Literal["golden", "noise_record", "task"]
+EvidenceChangeKind = Literal["added", "changed", "moved", "removed"]
 
 
 class Selected(BaseModel):
@@ -206,6 +208,51 @@ class Unseen(BaseModel):
     level: UnseenLevel
 
 
+class EvidenceChange(BaseModel):
+    """One golden, noise record or task the edit adds, changes, moves or removes (ratchet.gate.evidence)."""
+
+    kind: EvidenceKind
+    change: EvidenceChangeKind = Field(description="moved: a golden or noise record now under another skill's "
+                                       "folder; changed: a golden re-blessed, a record re-measured, a task's fields.")
+    task_id: str
+    skill: str | None = Field(description="The skill it belongs to at the head (at the base when removed): the "
+                              "golden's folder, or the task's expected skill; None: a canary.")
+    base_skill: str | None = Field(default=None, exclude_if=lambda value: value is None,
+                                   description="For a move: the skill folder it was under at the base.")
+    skill_changed: bool = Field(default=False, description="The edit changes that skill too (for a re-bless: "
+                                "its replays were still compared with the base's goldens, docs/adr/0007).")
+    fields: list[str] = Field(default_factory=list, exclude_if=lambda value: not value,
+                              description="For a changed task: the fields that differ.")
+    golden_kept: bool = Field(default=False, exclude_if=lambda value: not value,
+                              description="For a removed task: its golden is still at the head, which every check "
+                              "after merge refuses (a golden for a task not in tasks.yaml).")
+
+
+class CoverageLoss(BaseModel):
+    """A skill that has fewer goldens or tasks at the head than at the base: later edits of it are checked
+    against less."""
+
+    skill: str | None = Field(description="The skill (a golden's folder, a task's expected skill); None: canaries.")
+    goldens_base: int = Field(ge=0)
+    goldens_head: int = Field(ge=0)
+    tasks_base: int = Field(ge=0)
+    tasks_head: int = Field(ge=0)
+
+
+class EvidenceChanges(BaseModel):
+    """What the edit changes in the gate's evidence: the goldens, noise records and tasks it is compared with.
+
+    The check still compares with the base's (docs/adr/0007); these take effect once merged, so they
+    are named on the verdict's first lines (ratchet.gate.decide.with_unchecked).
+    """
+
+    changes: list[EvidenceChange] = Field(default_factory=list)
+    coverage_removed: list[CoverageLoss] = Field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.changes or self.coverage_removed)
+
+
 class Verdict(BaseModel):
     """The gate's answer for one edit (one or more changed skills between two states)."""
 
@@ -220,7 +267,10 @@ class Verdict(BaseModel):
     cost_usd: USD = 0.0
     wall_ms: float = 0.0
     simulated: bool = True
-    on_error: Literal["warn", "block"] = "warn"
+    on_error: Literal["warn", "block"] | None = Field(
+        default="warn", description="What a pair that could not be checked does: warn (at least WARN) or block "
+        "(BLOCK), as `--on-error` gave it. null: no `--on-error` was given, `ratchet check`'s default: such a pair "
+        "BLOCKs the verdict and the check exits 3 (infrastructure).")
     gate_config: str | None = Field(default=None, description="Name of the gate config that judged it.")
     settings_changed: list[str] = Field(
         default_factory=list,
@@ -234,6 +284,11 @@ class Verdict(BaseModel):
         default_factory=list,
         description="What of the edit the gate did not read, route or replay, warnings first; empty in verdicts "
         "written before it existed (an added field with a default: the schema version stays 1).",
+    )
+    evidence_changed: EvidenceChanges = Field(
+        default_factory=EvidenceChanges, exclude_if=lambda value: not value,
+        description="Goldens, noise records and tasks the edit adds, changes, moves or removes, and the skills "
+        "left with less coverage; absent when there are none (an added field: the schema version stays 1).",
     )
 
     def to_json(self) -> str:

@@ -36,7 +36,12 @@ class NoiseRun(BaseModel):
     """Records measured, and the goldens that could not be measured (one line each)."""
 
     records: dict[str, NoiseRecord] = Field(default_factory=dict)
-    refused: list[str] = Field(default_factory=list)
+    refused: list[str] = Field(default_factory=list, description="Goldens that cannot be measured as they are "
+                               "(their skill changed or is gone): the user's to fix.")
+    failed: list[str] = Field(default_factory=list, description="Goldens none of whose repeats ran (a harness "
+                              "timeout, a crash, a failed model call), naming the first failure: infrastructure.")
+    first_errors: dict[str, str] = Field(default_factory=dict, description="Task id -> the first failed repeat's "
+                                         "error, for every golden with a failed repeat (measured or not).")
     cost_usd: float = 0.0
 
 
@@ -55,12 +60,21 @@ def stale_skill(golden: Trace, skills: Mapping[str, Skill]) -> str | None:
     return None
 
 
+class Measured(BaseModel):
+    """One golden's record, what its repeats cost, and the first failed repeat's error (None: none failed)."""
+
+    record: NoiseRecord
+    cost_usd: float
+    first_error: str | None = None
+
+
 def measure_golden(
     task: Task, golden: Trace, skills: Mapping[str, Skill], agent: ChatModel, *, project: Project, tree: Path,
     repeats: int, world_files: WorldFiles | None = None, clock: Clock = wall_clock,
-) -> tuple[NoiseRecord, float]:
-    """One golden's record over `repeats` replays, and what they cost."""
+) -> Measured:
+    """One golden's record over `repeats` replays, what they cost and why the first failed repeat failed."""
     differed = errors = 0
+    first_error: str | None = None
     varying: dict[str, int] = {}
     runs: list[list[str]] = []
     cost = 0.0
@@ -71,6 +85,7 @@ def measure_golden(
         cost += replay.cost_usd
         if replay.status != "ok":
             errors += 1
+            first_error = first_error or replay.error or "the replay ended in error"
             continue
         parts = variation_parts(golden, replay)
         if parts or any(f.severity in ("hard", "diff") for f in level0_findings(golden, replay)):
@@ -82,7 +97,7 @@ def measure_golden(
     record = NoiseRecord(task_id=task.id, golden_hash=golden_hash(golden), agent=agent.model_id,
                          simulated=project.config.upstream == "sim", repeats=max(len(runs), 1), differed=differed,
                          errors=errors, varying=dict(sorted(varying.items())), runs=runs)
-    return record, cost
+    return Measured(record=record, cost_usd=cost, first_error=first_error)
 
 
 def measure_noise(
@@ -100,15 +115,19 @@ def measure_noise(
         else:
             run.refused.append(f"{task.id}: {why}")
 
-    def one(task: Task) -> tuple[NoiseRecord, float]:
+    def one(task: Task) -> Measured:
         return measure_golden(task, goldens[task.id], skills, agent, project=project, tree=tree, repeats=repeats,
                               world_files=files, clock=clock)
 
     results = pool.map_ordered(one, measurable) if pool is not None else [one(task) for task in measurable]
-    for task, (record, cost) in zip(measurable, results, strict=True):
-        if record.errors == repeats:
-            run.refused.append(f"{task.id}: every one of {repeats} repeats failed; nothing was measured")
+    for task, measured in zip(measurable, results, strict=True):
+        run.cost_usd += measured.cost_usd  # paid whether or not the repeats could be used
+        if measured.first_error is not None:
+            run.first_errors[task.id] = measured.first_error
+        if measured.record.errors == repeats:
+            # Not the golden's fault: what failed is named, so a harness timeout reads as one.
+            run.failed.append(f"{task.id}: every one of {repeats} repeats failed, first: {measured.first_error}; "
+                              "nothing was measured")
             continue
-        run.records[task.id] = record
-        run.cost_usd += cost
+        run.records[task.id] = measured.record
     return run

@@ -12,3 +12,8 @@ class OnError(StrEnum):
     """An unchecked pair makes the verdict WARN at worst."""
     BLOCK = "block"
     """An unchecked pair BLOCKs (what `ratchet check` uses when no --on-error is given; it then exits 3)."""
+
+
+BUDGET_STOPPED = "budget"
+"""`decided_by` of a pair the spend cap stopped before it was checked: unchecked like any error pair, but
+the cause is the budget the user set (BudgetError, exit 2), not infrastructure (exit 3)."""

@@ -27,7 +27,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from ratchet.errors import InputError
 from ratchet.gate.decide import decide_edit, with_unchecked
-from ratchet.gate.models import PairOutcome, Unseen, Verdict
+from ratchet.gate.models import EvidenceChanges, PairOutcome, Unseen, Verdict
 from ratchet.jsonio import canonical_dumps, load_json_file
 
 SHARD_SCHEMA_VERSION = 1
@@ -83,6 +83,13 @@ class Unchecked(BaseModel):
     submodules_changed: list[str] = Field(default_factory=list)
     nothing_blessed_at: str | None = None
     unowned: list[Unseen] = Field(default_factory=list, description="Changed files under the skills folder no skill owns.")
+    evidence: EvidenceChanges = Field(default_factory=EvidenceChanges, exclude_if=lambda value: not value,
+                                      description="Goldens, noise records and tasks the edit changes (ratchet.gate.evidence).")
+
+    def named(self, verdict: Verdict) -> Verdict:
+        """`verdict` with all of this named first (with_unchecked): what check_edit and merge_shards both end with."""
+        return with_unchecked(verdict, settings_changed=self.settings_changed, submodules_changed=self.submodules_changed,
+                              nothing_blessed_at=self.nothing_blessed_at, unseen=self.unowned, evidence=self.evidence)
 
 
 class ShardRun(BaseModel):
@@ -131,9 +138,7 @@ def whole_verdict(run: ShardRun, pairs: Sequence[PairOutcome], *, wall_ms: float
         decided = with_unchecked(decided.model_copy(update={
             "pairs": list(pairs), "decision": decision, "summary": summary, "cost_usd": sum(p.cost_usd for p in pairs),
         }), unseen=run.replay_unseen)
-    u = run.unchecked
-    return with_unchecked(decided, settings_changed=u.settings_changed, submodules_changed=u.submodules_changed,
-                          nothing_blessed_at=u.nothing_blessed_at, unseen=u.unowned)
+    return run.unchecked.named(decided)
 
 
 def partial_note(result: ShardResult) -> str:

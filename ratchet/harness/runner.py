@@ -37,7 +37,7 @@ from ratchet.harness.sandbox import (
     replay_dirs,
     run_process,
 )
-from ratchet.harness.settings import HarnessName, HarnessSettings
+from ratchet.harness.settings import HarnessName, HarnessSettings, timeout_error
 from ratchet.harness.trace_map import Mapped, map_calls, model_calls
 from ratchet.llm.sessions import Exchange, SessionEndpoint, SessionSpec
 from ratchet.llm.types import ChatModel
@@ -206,7 +206,7 @@ def _attempt(harness: Harness, task: Task, skills: Mapping[str, Skill], source: 
 
 def _replay_error(settings: HarnessSettings, run: _Run, *, attempts: int) -> str | None:
     if run.outcome.timed_out:
-        return f"{settings.name} did not finish within {settings.timeout_s:g} s (killed)"
+        return timeout_error(settings)
     if run.refused:
         return f"{settings.name} asked for a model that is not a tier: {run.refused[0]}"
     if run.not_ready and not run.exchanges:

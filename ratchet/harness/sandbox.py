@@ -23,9 +23,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ratchet.errors import InfraError
+from ratchet.errors import InfraError, SkillError
 from ratchet.scratch import scratch_folder
-from ratchet.skills import Skill
+from ratchet.skills import Skill, leaving_link_message, links_leaving
 
 KILL_GRACE_S = 2.0
 _TAIL = 600
@@ -84,17 +84,44 @@ def install_workspace(dirs: ReplayDirs, workspaces_dir: Path | None, workspace: 
 
 
 def install_skills(skills: Mapping[str, Skill], target: Path) -> dict[str, Path]:
-    """Copy each skill's folder to target/<name>/ (the layout both CLIs read); name -> installed folder."""
+    """Copy each skill's folder to target/<name>/ (the layout both CLIs read); name -> installed folder.
+
+    No link is followed (see _copy_skill_folder): whatever load_skill let through, a file from outside
+    a skill folder never reaches the sandbox.
+    """
     installed: dict[str, Path] = {}
     target.mkdir(parents=True, exist_ok=True)
     for name, skill in sorted(skills.items()):
         source = Path(skill.folder)
         if not (source / "SKILL.md").is_file():
             raise InfraError(f"skill {name!r}: its folder is not on disk to install into the harness", path=source)
+        leaving = links_leaving(source)
+        if leaving:
+            link, where = leaving[0]
+            raise SkillError(leaving_link_message(where), path=link)
         dest = target / name
-        shutil.copytree(source, dest, copy_function=shutil.copyfile, symlinks=False)
+        _copy_skill_folder(source, dest)
         installed[name] = dest
     return installed
+
+
+def _copy_skill_folder(source: Path, dest: Path) -> None:
+    """Copy a skill folder whose links all stay inside it (links_leaving): files as files, links as links.
+
+    A link is written relative, to the same place in the copy: copied as written, an absolute link
+    would lead from the sandbox back into the repository, and following links copies a cycle for ever.
+    """
+    root = os.path.realpath(source)
+    for dirpath, dirnames, filenames in os.walk(source):  # followlinks=False: a linked folder stays a link
+        out = dest / os.path.relpath(dirpath, source)
+        out.mkdir(parents=True, exist_ok=True)
+        for name in (*dirnames, *filenames):
+            path = os.path.join(dirpath, name)
+            if os.path.islink(path):
+                inside = dest / os.path.relpath(os.path.realpath(path), root)
+                os.symlink(os.path.relpath(inside, out), out / name)
+            elif name in filenames:
+                shutil.copyfile(path, out / name)
 
 
 def base_env(dirs: ReplayDirs, extra: Mapping[str, str]) -> dict[str, str]:

@@ -80,3 +80,18 @@ class HarnessSettings(BaseModel):
     @property
     def is_minimal(self) -> bool:
         return self.name == "minimal"
+
+
+TIMED_OUT = "timed out:"
+"""What a replay's error starts with, after the harness's name, when the harness was killed at its timeout."""
+
+
+def timeout_error(settings: HarnessSettings) -> str:
+    """A replay killed at `harness.timeout_s`, named as a timeout: no part of the run can be judged."""
+    return (f"{settings.name} {TIMED_OUT} it did not finish within {settings.timeout_s:g} s and was killed "
+            "(raise harness.timeout_s in ratchet.yaml if it needs longer)")
+
+
+def timed_out(error: str | None) -> bool:
+    """Whether a trace's error is a harness timeout (timeout_error)."""
+    return error is not None and error.partition(" ")[2].startswith(TIMED_OUT)

@@ -33,7 +33,7 @@ from ratchet.llm.retry import CallFailed, RetryPolicy, call_with_retries
 from ratchet.llm.secrets import key_from_env, scrub
 from ratchet.llm.textproto import parse_text_reply, to_text_request
 from ratchet.llm.types import ChatModel, ChatRequest, ChatResponse
-from ratchet.store import LedgerEntry, Store
+from ratchet.store import LedgerEntry, Refusal, Store
 
 __all__ = ["Gateway", "GatewayModel", "cache_key", "probe_base"]
 
@@ -214,6 +214,23 @@ class Gateway:
         return self.store.run_spend(self.run_id)
 
 
+
+def refusal_text(refusal: Refusal) -> str:
+    """Which cap a call would pass, with this run's spend as the refusal saw it: the end of a BudgetError.
+
+    The run's own figures always: under concurrency its calls in flight hold money too, and the cap
+    over all runs (RATCHET_BENCH_USD_CAP) counts every run's spend, which is not this run's.
+    """
+    run = f"this run: ${refusal.run_spent_usd:.4f} spent, ${refusal.run_held_usd:.4f} held for calls in flight"
+    if refusal.cap == "run":
+        return f"would pass the run budget of ${refusal.limit_usd:.4f} ({run})"
+    # Only a live run has a global cap, and it has imported the budget module already.
+    from ratchet.llm.budget import CAP_ENV
+
+    return (f"would pass the spend cap of ${refusal.limit_usd:.4f} ({CAP_ENV}; all runs: ${refusal.counted_usd:.4f} "
+            f"spent or held; {run})")
+
+
 class GatewayModel:
     """A ChatModel bound to (gateway, tier, purpose)."""
 
@@ -289,16 +306,13 @@ class GatewayModel:
         price_model = self._price_model(model_id)
         price = self._price(price_model)
         worst = worst_case_cost(price, request) if price is not None else 0.0
-        reservation = gw.store.try_reserve(
+        reservation = gw.store.reserve(
             run_id=gw.run_id, amount_usd=worst, simulated=gw.simulated, global_cap=gw.global_cap,
             run_cap=gw.budget_usd, purpose=self.purpose, tier=self.tier, model=model_id, request_digest=key,
         )
-        if reservation is None:
-            raise BudgetError(
-                f"{self.tier} call ({self.purpose}) refused: its worst case ${worst:.4f} would pass the "
-                f"{'run budget' if gw.budget_usd is not None else 'cap'} "
-                f"(spent ${gw.store.total_spend(simulated=gw.simulated):.4f})"
-            )
+        if isinstance(reservation, Refusal):
+            raise BudgetError(f"{self.tier} call ({self.purpose}) refused: its worst case ${worst:.4f} "
+                              f"{refusal_text(reservation)}")
         secret = key_from_env(self.config.api_key_env) if self.config is not None else None
         try:
             response, attempts = call_with_retries(

@@ -30,7 +30,14 @@ from ratchet.errors import ConfigError
 from ratchet.llm import anthropic_api
 from ratchet.llm.body_checks import BadBody, kind
 from ratchet.llm.capture import capture_line, trace_from_capture
-from ratchet.llm.endpoint import Refused, build_app, complete_or_refuse, reply, token_matches
+from ratchet.llm.endpoint import (
+    DEFAULT_MAX_BODY_BYTES,
+    Refused,
+    build_app,
+    complete_or_refuse,
+    reply,
+    token_matches,
+)
 from ratchet.llm.gateway import Gateway
 from ratchet.llm.types import ChatRequest, ChatResponse
 from ratchet.llm.wire import Dialect, shown_answer
@@ -56,9 +63,9 @@ class CaptureProxy:
     def __init__(self, project: Project, store: Store, *, run_id: str, token: str | None = None,
                  cache_mode: str = "once", budget_usd: float | None = None,
                  gateway_options: dict[str, Any] | None = None, model_aliases: Mapping[str, str] | None = None,
-                 log: Callable[[str], None] | None = None) -> None:
+                 log: Callable[[str], None] | None = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> None:
         """`model_aliases` maps a harness's model names (or globs) to tiers; `log` receives one line per
-        refused model (default: stderr)."""
+        refused model or client gone mid-body (default: stderr); a request body over `max_body_bytes` is 413."""
         self.project = project
         self.store = store
         self.run_id = run_id
@@ -68,6 +75,7 @@ class CaptureProxy:
         self.gateway_options = gateway_options or {}
         self.model_aliases = dict(model_aliases or {})
         self.log = log or _stderr
+        self.max_body_bytes = max_body_bytes
         tiers = project.config.tiers
         for name, tier in self.model_aliases.items():
             if tier not in tiers:
@@ -166,7 +174,8 @@ class CaptureProxy:
             authorized=lambda offered: token_matches(offered, self.token),
             token_hint="proxy token (Authorization: Bearer <token> or x-api-key: <token>, the token printed at start)",
             answer=self._answer, count_tokens=self._count_tokens,
-            model_names=lambda headers: list(self.project.config.tiers))
+            model_names=lambda headers: list(self.project.config.tiers), log=self.log,
+            max_body_bytes=self.max_body_bytes, limit_hint="ratchet proxy --max-body-mib")
 
 
 def _stderr(line: str) -> None:

@@ -152,7 +152,7 @@ class SessionEndpoint:
     """The loopback server: started once, then sessions open and close on it, one per replay."""
 
     def __init__(self, log: Callable[[str], None] | None = None) -> None:
-        """`log` receives one line per refused model (default: stderr)."""
+        """`log` receives one line per refused model or client gone mid-body (default: stderr)."""
         self.log = log or _stderr
         self._sessions: dict[str, Session] = {}
         self._lock = threading.Lock()
@@ -162,7 +162,7 @@ class SessionEndpoint:
         self.app = build_app(
             "ratchet harness sessions", served_by="the session endpoint", authorized=lambda o: self._find(o) is not None,
             token_hint="session token (Authorization: Bearer <token> or x-api-key: <token>, the replay's token)",
-            answer=self._answer, count_tokens=self._count_tokens, model_names=self._model_names)
+            answer=self._answer, count_tokens=self._count_tokens, model_names=self._model_names, log=self.log)
 
     # lifecycle -------------------------------------------------------------------------------
 

@@ -4,7 +4,10 @@ One <testsuite> per verdict, one <testcase> per pair (classname = the golden's s
 id): a regression is a <failure type="regression">, an unsure or inconclusive pair a <failure type="unsure|inconclusive">, a pair
 that could not be checked an <error>; same, pass and drift pass. Each warn-level note of what the
 gate did not check is a testcase with <failure type="unseen">, so "not checked" is red on the
-dashboard too. Nothing is ever <skipped>: a skipped test reads as fine, and unseen is not fine.
+dashboard too. The goldens, noise records and tasks the edit changes come first, one testcase per
+line the terminal prints (classname ratchet.evidence): a <failure type="evidence"> when it is at
+least WARN, a passing case when it is a note (evidence added). Nothing is ever <skipped>: a skipped
+test reads as fine, and unseen is not fine.
 """
 
 from __future__ import annotations
@@ -12,13 +15,16 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from ratchet import SIMULATED_BANNER
+from ratchet import SIMULATED_CHECK_BANNER
 from ratchet.gate.models import PairOutcome, Verdict
+from ratchet.outputs.evidence import evidence_lines
 
 NO_SKILL = "no skill"
 """The classname of a canary's pair (its golden fired no skill)."""
 NOT_CHECKED = "ratchet.not-checked"
 """The classname of the testcases for what the gate could not check."""
+EVIDENCE = "ratchet.evidence"
+"""The classname of the testcases for the goldens, noise records and tasks the edit changes (listed first)."""
 # XML 1.0 cannot carry these at all, escaped or not; a model's output may still contain them.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
@@ -78,9 +84,11 @@ def not_checked(verdict: Verdict) -> list[tuple[str, str]]:
 def render_junit(verdict: Verdict) -> str:
     """The verdict as a JUnit XML document (UTF-8 declaration, two-space indent, one final newline)."""
     notes = not_checked(verdict)
-    failures = sum(p.outcome in ("regression", "unsure", "inconclusive") for p in verdict.pairs) + len(notes)
+    evidence = evidence_lines(verdict)
+    failures = sum(p.outcome in ("regression", "unsure", "inconclusive") for p in verdict.pairs) + len(notes) \
+        + sum(line.level != "note" for line in evidence)
     errors = sum(p.outcome == "error" for p in verdict.pairs)
-    tests = len(verdict.pairs) + len(notes)
+    tests = len(verdict.pairs) + len(notes) + len(evidence)
     root = ET.Element("testsuites", {"name": "ratchet", "tests": str(tests), "failures": str(failures),
                                      "errors": str(errors), "time": _seconds(verdict.wall_ms)})
     suite = ET.SubElement(root, "testsuite", {
@@ -92,8 +100,15 @@ def render_junit(verdict: Verdict) -> str:
                         ("head", verdict.head), ("skills_changed", ", ".join(verdict.skills_changed)),
                         ("gate_config", verdict.gate_config or ""), ("cost_usd", f"{verdict.cost_usd:.6f}"),
                         ("simulated", str(verdict.simulated).lower()),
-                        *((("label", SIMULATED_BANNER),) if verdict.simulated else ())):
+                        *((("label", SIMULATED_CHECK_BANNER),) if verdict.simulated else ())):
         ET.SubElement(properties, "property", {"name": name, "value": _xml_text(value)})
+    for line in evidence:  # first: what the edit does to what every later check compares with
+        case = ET.SubElement(suite, "testcase", {"classname": EVIDENCE, "name": _xml_text(line.label), "time": "0.000"})
+        if line.level == "note":
+            ET.SubElement(case, "system-out").text = _xml_text(f"{line.label}: {line.text}\n")
+        else:
+            ET.SubElement(case, "failure", {"type": "evidence", "message": _xml_text(line.text)}).text = \
+                _xml_text(f"{line.label}: {line.text}\n")
     for pair in verdict.pairs:
         _pair_case(suite, pair)
     for name, message in notes:

@@ -7,8 +7,9 @@ per pair that differs. Every piece of user text is escaped (ratchet.outputs.text
 
 from __future__ import annotations
 
-from ratchet import SIMULATED_BANNER
+from ratchet import SIMULATED_CHECK_BANNER
 from ratchet.gate.models import DriftEvidence, Finding, Opinion, PairOutcome, Verdict
+from ratchet.outputs.evidence import evidence_lines
 from ratchet.outputs.grouping import collapse_ids, finding_groups
 from ratchet.outputs.text import code_block, html_inline, md_inline
 
@@ -31,11 +32,14 @@ def decision_line(verdict: Verdict) -> str:
 
 
 def not_checked_lines(verdict: Verdict) -> list[str]:
-    """What the gate could not check, as list items (the same notes the terminal prints first)."""
+    """What the gate could not check, and the evidence the edit changes, as list items (the same lines
+    the terminal prints first)."""
     lines = []
     if verdict.settings_changed:
         lines.append(f"- **settings changed:** {md_inline(', '.join(verdict.settings_changed))}"
                      " (checked with the base's settings)")
+    lines += [f"- **{md_inline(line.label)}:** {md_inline(line.text)}"
+              for line in evidence_lines(verdict)]
     lines += [f"- **submodule changed:** {md_inline(path)} (Ratchet cannot see inside it)"
               for path in verdict.submodules_changed]
     lines += [f"- **not checked:** {md_inline(note.detail)}" for note in verdict.unseen if note.level == "warn"]
@@ -136,7 +140,7 @@ def render_markdown(verdict: Verdict) -> str:
     """The whole verdict as CommonMark (GitHub-flavoured tables), ending in one newline."""
     blocks: list[list[str]] = [[decision_line(verdict)]]
     if verdict.simulated:
-        blocks.append([f"> {md_inline(SIMULATED_BANNER)}"])
+        blocks.append([f"> {md_inline(SIMULATED_CHECK_BANNER)}"])
     for block in (not_checked_lines(verdict), findings_table(verdict)):
         if block:
             blocks.append(block)

@@ -14,6 +14,9 @@ CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#1b1f24;background:#fff}
 h1{font-size:1.4em;margin:0 0 .3em}h2{font-size:1.15em;margin:0}h3{font-size:1em;margin:1em 0 .3em}
 .simulated{font-weight:bold;color:#7a4b00;border:1px solid #e0b060;background:#fff7e6;padding:.4em .6em;margin:0 0 1em}
+.unseen{color:#8a1c00;border:2px solid #d9534f;background:#fdecea;padding:.4em .8em;margin:0 0 1em}
+.unseen p{font-weight:bold;margin:.2em 0}.unseen ul{margin:.2em 0}.unseen-warn{color:#8a1c00;font-weight:bold}
+.unseen-note{color:#555}
 .summary{color:#444;margin-bottom:1em}.item{border:1px solid #ccd;border-radius:6px;padding:1em;margin:1em 0}
 .meta{color:#555;font-size:.9em}.note{color:#7a4b00}
 table{border-collapse:collapse;width:100%;table-layout:fixed}td,th{border:1px solid #dde;padding:.3em;vertical-align:top;text-align:left}

@@ -1,16 +1,19 @@
 """What a review page shows, gathered from the three places a person reviews from.
 
 - pending: every trace `ratchet record` left under RATCHET_HOME/pending, against the project's
-  current golden of the same task (if any), with Level 0's findings computed afresh.
-- verdict: a `ratchet check --json` verdict. It carries findings, reasons, opinions and drift
-  evidence but not the replays (`ratchet check` keeps none), so a pair shows its golden with the
-  calls Level 0 named marked; a replays file (EditReplays JSON, as the bench writes under
-  results/replays/<config>/<edit>.json) adds the full side by side.
+  current golden of the same task (if any), with Level 0's findings computed afresh and the
+  warnings a check would give once they are blessed (ratchet.gate.unseen).
+- verdict: a `ratchet check --json` verdict. It carries findings, reasons, opinions, drift
+  evidence and unseen notes but not the replays (`ratchet check` keeps none), so a pair shows its
+  golden with the calls Level 0 named marked, and says how to record a replay at the edit; a
+  replays file (EditReplays JSON, as the bench writes under results/replays/<config>/<edit>.json)
+  adds the full side by side.
 - labels: the bench's label queue (`ratchet bench label`), each label as `render_edit` shows it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
 
@@ -20,11 +23,16 @@ from ratchet.bench.dataset import BenchPaths
 from ratchet.bench.review import load_edit, render_edit, review_queue
 from ratchet.config import Project
 from ratchet.errors import InputError, RatchetError, validation_summary
+from ratchet.gate.evaluate import offered_tool_names
 from ratchet.gate.level0 import level0_findings
-from ratchet.gate.models import EditReplays, PairOutcome, Verdict
+from ratchet.gate.models import EditReplays, PairOutcome, Unseen, Verdict
+from ratchet.gate.unseen import unseen_notes
 from ratchet.jsonio import load_json_text, read_utf8
+from ratchet.names import optional_skill_key, skill_key
 from ratchet.recording import pending_traces
 from ratchet.review.models import ReviewItem, ReviewPage
+from ratchet.skill_sets import load_skills
+from ratchet.tasks import Task, load_tasks
 from ratchet.trace import Trace, load_goldens, read_trace
 
 _M = TypeVar("_M", bound=BaseModel)
@@ -35,16 +43,22 @@ def _shown(path: Path, root: Path) -> str:
 
 
 def pending_page(project: Project) -> ReviewPage:
-    """Each pending trace against the current golden of its task."""
+    """Each pending trace against the current golden of its task, with what a check would warn about it."""
     goldens = load_goldens(project.path("goldens"))
+    pending = pending_traces(project)
+    # Only a recording leaves a pending trace, and it needed tasks.yaml: with none, nothing is read.
+    tasks = load_tasks(project.path("tasks")) if pending else []
+    skill_of = {task.id: task.skill for task in tasks}
     items: list[ReviewItem] = []
-    for task_id, path in pending_traces(project).items():
+    traces: dict[str, Trace] = {}
+    for task_id, path in pending.items():
         try:
             replay = read_trace(path)
         except RatchetError as exc:
             items.append(ReviewItem(item_id=task_id, title=task_id, notes=[f"unreadable: {exc.one_line()}"],
                                     actions=["reject", "skip"]))
             continue
+        traces[task_id] = replay
         golden = goldens.get(task_id)
         notes = [] if golden is not None else ["no golden yet: accepting blesses the first one"]
         items.append(ReviewItem(
@@ -52,10 +66,39 @@ def pending_page(project: Project) -> ReviewPage:
             findings=level0_findings(golden, replay) if golden is not None else [], notes=notes,
             actions=["accept", "reject", "skip"],
         ))
+    unseen = _pending_unseen(project, tasks, traces, goldens)
+    for item in items:
+        mine = {optional_skill_key(skill_of.get(item.item_id)),
+                optional_skill_key(item.replay.fired_skill if item.replay is not None else None)} - {None}
+        item.unseen = [note for note in unseen if skill_key(note.skill) in mine]
     return ReviewPage(
         mode="pending", title="Ratchet review: pending traces", source=_shown(project.pending_dir, project.root),
         summary=f"{len(items)} pending trace(s); accept blesses one exactly as `ratchet bless TASK_ID` does",
-        items=items,
+        items=items, unseen=unseen,
+    )
+
+
+def _pending_unseen(project: Project, tasks: Sequence[Task], traces: Mapping[str, Trace],
+                    goldens: Mapping[str, Trace]) -> list[Unseen]:
+    """What a check of an edit to these traces' skills would name as unseen once they are blessed.
+
+    Asked of ratchet.gate.unseen itself, with the skills as they stand now on both sides of that
+    edit and the pending traces as goldens: a skill the simulator cannot follow (its trace is what
+    the simulator did, not what the skill asks), a task whose trace fired another skill or none, a
+    skill no golden would exercise. A trace recorded on the simulator counts as simulated even when
+    ratchet.yaml has since gone live: its golden would still be the simulator's.
+    """
+    if not traces:
+        return []
+    skills = load_skills(project.path("skills"))
+    skill_of = {task.id: task.skill for task in tasks}
+    named = [skill_of.get(task_id) for task_id in traces] + [trace.fired_skill for trace in traces.values()]
+    changed = {skill_key(name): name for name in named if name is not None}
+    simulated = project.config.upstream == "sim" or any(trace.simulated for trace in traces.values())
+    return unseen_notes(
+        changed=[skills[key].name if key in skills else name for key, name in sorted(changed.items())],
+        base_skills=skills, head_skills=skills, tasks=tasks, goldens={**goldens, **traces}, changed_files={},
+        tools=offered_tool_names(project, project.root) if simulated else frozenset(), simulated=simulated,
     )
 
 
@@ -77,13 +120,18 @@ def read_edit_replays(path: Path) -> EditReplays:
     return _read_model(path, EditReplays, "a replays file (EditReplays)")
 
 
-def _pair_item(pair: PairOutcome, golden: Trace | None, replay: Trace | None) -> ReviewItem:
+def _pair_item(pair: PairOutcome, golden: Trace | None, replay: Trace | None, head: str) -> ReviewItem:
     notes: list[str] = []
     if golden is None:
         notes.append("the golden is not in this project's goldens/ any more")
     if replay is None:
-        notes.append("replay not kept by `ratchet check`: the golden's calls are marked by Level 0's findings; "
-                     "pass --replays FILE to see the replay side by side")
+        # `check` writes no replays file, so the page names what does give one today: a recording at the head.
+        where = "in the working tree holding the staged edit" if head.startswith("<") else (
+            f"in a checkout of the edit ({head[:10]})")
+        notes.append("replay not kept by `ratchet check`: the golden's calls are marked by Level 0's findings. "
+                     f"To see a replay beside the golden, run `ratchet record {pair.task_id}` {where}, then "
+                     "`ratchet review`: a fresh replay, not the one this check judged; it waits in pending/ and "
+                     "is blessed only if you accept it")
     return ReviewItem(
         item_id=pair.task_id, title=f"{pair.task_id}: {pair.outcome} ({pair.selected_because})", golden=golden,
         replay=replay, findings=pair.findings, outcome=pair.outcome, decided_by=pair.decided_by, reason=pair.reason,
@@ -96,12 +144,13 @@ def verdict_page(project: Project, verdict_file: Path, replays_file: Path | None
     verdict = read_verdict(verdict_file)
     replays = read_edit_replays(replays_file).replays if replays_file is not None else {}
     goldens = load_goldens(project.path("goldens"))
-    items = [_pair_item(pair, goldens.get(pair.task_id), replays.get(pair.task_id)) for pair in verdict.pairs]
+    items = [_pair_item(pair, goldens.get(pair.task_id), replays.get(pair.task_id), verdict.head)
+             for pair in verdict.pairs]
     return ReviewPage(
         mode="verdict", title=f"Ratchet review: {verdict.decision}", source=_shown(verdict_file, project.root),
         summary=f"{verdict.decision}: {verdict.summary} (base {verdict.base[:12]}, head {verdict.head[:12]}, "
         f"skills {', '.join(verdict.skills_changed) or 'none'})",
-        items=items, simulated=verdict.simulated,
+        items=items, simulated=verdict.simulated, unseen=verdict.unseen,
     )
 
 

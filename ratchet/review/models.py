@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from ratchet.gate.models import DriftEvidence, Finding, Opinion
+from ratchet.gate.models import DriftEvidence, Finding, Opinion, Unseen
 from ratchet.trace import ToolCall, Trace
 
 ReviewMode = Literal["pending", "verdict", "labels"]
@@ -38,6 +38,8 @@ class ReviewItem(BaseModel):
     opinions: list[Opinion] = Field(default_factory=list)
     drift: DriftEvidence | None = None
     notes: list[str] = Field(default_factory=list, description="What could not be shown, and why.")
+    unseen: list[Unseen] = Field(
+        default_factory=list, description="The page's unseen notes about this item's skills (pending mode).")
     text: str | None = Field(default=None, description="Preformatted evidence (a label's skill diff and labels).")
     actions: list[Action] = Field(default_factory=list, description="What `--serve` offers for this item.")
 
@@ -50,6 +52,9 @@ class ReviewPage(BaseModel):
     source: str = Field(description="What was reviewed (a folder or a file), as the page names it.")
     summary: str = ""
     items: list[ReviewItem] = Field(default_factory=list)
+    unseen: list[Unseen] = Field(default_factory=list, description=(
+        "What a check would warn it could not see (ratchet.gate.unseen): for pending traces, a check of an edit "
+        "to their skills once they are blessed; for a verdict, its own."))
     simulated: bool = Field(default=False, description="What is shown came from the simulator (a verdict's own flag).")
 
     @property

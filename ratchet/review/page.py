@@ -12,8 +12,8 @@ import difflib
 from html import escape
 from typing import Any
 
-from ratchet import SIMULATED_BANNER
-from ratchet.gate.models import DriftEvidence, Finding, Opinion
+from ratchet import SIMULATED_CHECK_BANNER
+from ratchet.gate.models import DriftEvidence, Finding, Opinion, Unseen
 from ratchet.jsonio import canonical_dumps
 from ratchet.review.align import align_calls, golden_only
 from ratchet.review.assets import CSP, CSS, JS
@@ -154,8 +154,28 @@ def _actions(page: ReviewPage, item: ReviewItem, served: bool) -> str:
     return f'<div class="actions">{pick}{buttons}<span class="status"></span></div>'
 
 
+_UNSEEN_HEADING = {
+    "pending": "Before you bless: a check of an edit to these skills would warn",
+    "verdict": "What this check could not see",
+}
+
+
+def _unseen_line(note: Unseen, tag: str) -> str:
+    label = "warning" if note.level == "warn" else "note"
+    return f'<{tag} class="unseen-{note.level}">{label}: {_e(note.detail)}</{tag}>'
+
+
+def _unseen(page: ReviewPage) -> str:
+    """The unseen notes above every item: an empty golden blessed by mistake is the costliest miss."""
+    if not page.unseen:
+        return ""
+    heading = _UNSEEN_HEADING.get(page.mode, "Not seen")
+    lines = "".join(_unseen_line(note, "li") for note in page.unseen)
+    return f'<div class="unseen"><p>{_e(heading)}:</p><ul>{lines}</ul></div>'
+
+
 def _item(page: ReviewPage, item: ReviewItem, served: bool) -> str:
-    parts = [f"<h2>{_e(item.title)}</h2>", _routing(item)]
+    parts = [f"<h2>{_e(item.title)}</h2>", *(_unseen_line(note, "div") for note in item.unseen), _routing(item)]
     parts += [f'<div class="note">{_e(note)}</div>' for note in item.notes]
     if item.text is not None:
         parts.append(f"<pre>{_e(item.text)}</pre>")
@@ -171,13 +191,13 @@ def _item(page: ReviewPage, item: ReviewItem, served: bool) -> str:
 def render_page(page: ReviewPage, *, served: bool = False) -> str:
     """The whole page. `served` adds the accept / reject / skip buttons (they need `--serve` to act)."""
     items = "".join(_item(page, item, served) for item in page.items) or "<p>nothing to review</p>"
-    banner = f'<p class="simulated">{_e(SIMULATED_BANNER)}</p>' if page.shows_simulated else ""
+    banner = f'<p class="simulated">{_e(SIMULATED_CHECK_BANNER)}</p>' if page.shows_simulated else ""
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
         f"<title>{_e(page.title)}</title><style>{CSS}</style></head>"
         f'<body data-mode="{page.mode}" data-served="{"1" if served else "0"}">'
-        f"{banner}<h1>{_e(page.title)}</h1><div class=\"summary\">{_e(page.summary)}</div>"
+        f"{banner}<h1>{_e(page.title)}</h1>{_unseen(page)}<div class=\"summary\">{_e(page.summary)}</div>"
         f'<div class="meta">source: {_e(page.source)}</div>'
         '<label><input type="checkbox" id="hide-same"> hide unchanged calls</label>'
         f"{items}<script>{JS}</script></body></html>\n"

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from ratchet.bench.build import BuildOptions, build_bench
@@ -107,3 +110,51 @@ def test_bad_review_input_is_one_line(bench_project: Path) -> None:
     code, out = _run(bench_project, "no.such.edit", "--agree")
     assert code == 2 and "no label for edit 'no.such.edit'" in out
     assert not (bench_project / "labels" / "reviews.json").exists()
+
+
+# -- labels and edits must match one to one ----------------------------------------------------------
+
+Raw = list[dict[str, Any]]
+REBUILD = "rebuild with `ratchet bench build`"
+
+
+def _duplicate(labels: Raw) -> Raw:
+    return [labels[0], *labels]
+
+
+def _missing(labels: Raw) -> Raw:
+    return labels[1:]
+
+
+def _unknown_edit(labels: Raw) -> Raw:
+    return [*labels, {**labels[0], "edit_id": "nope.R1.1"}]
+
+
+@pytest.mark.parametrize(("damage", "message"), [
+    (_duplicate, "edit {first} has 2 labels: " + REBUILD),
+    (_missing, "edit {first} (bench/edits/{first}.json) has no label: " + REBUILD),
+    (_unknown_edit, "label nope.R1.1 names no edit in bench/edits: " + REBUILD),
+], ids=["duplicate", "missing", "unknown-edit"])
+def test_labels_that_do_not_match_the_edits_one_to_one_fail_status_and_validate(
+    bench_project: Path, damage: Callable[[Raw], Raw], message: str
+) -> None:
+    labels_file = BenchPaths.at(bench_project).labels
+    raw = json.loads(labels_file.read_text(encoding="utf-8"))
+    first = raw["labels"][0]["edit_id"]
+    raw["labels"] = damage(raw["labels"])
+    labels_file.write_text(json.dumps(raw), encoding="utf-8")
+    expected = f"error: labels/labels.json: {message.format(first=first)}\n"
+    assert _run(bench_project, "--status") == (2, expected)
+    validated = CliRunner().invoke(app, ["bench", "validate", "--no-audit", "--project", str(bench_project)])
+    assert validated.exit_code == 2
+    assert validated.output.endswith(expected) and validated.output.count("error: ") == 1
+
+
+def test_edits_with_no_labels_file_fail_validate(bench_project: Path) -> None:
+    paths = BenchPaths.at(bench_project)
+    edits = len(list(paths.edits.glob("*.json")))
+    paths.labels.unlink()
+    validated = CliRunner().invoke(app, ["bench", "validate", "--no-audit", "--project", str(bench_project)])
+    assert validated.exit_code == 2
+    assert validated.output.endswith(
+        f"error: labels/labels.json: no labels for the {edits} edit(s) in bench/edits: {REBUILD}\n")

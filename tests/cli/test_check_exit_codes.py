@@ -73,7 +73,7 @@ def test_unchecked_pairs_exit_3_with_the_verdict_printed(empty_cache: tuple[Path
     assert code == 3, (out[-500:], err)
     verdict = json.loads(out)
     assert {p["outcome"] for p in verdict["pairs"]} == {"error"}
-    assert verdict["decision"] == "BLOCK" and verdict["on_error"] == "block"
+    assert verdict["decision"] == "BLOCK" and verdict["on_error"] is None  # no --on-error: not "block" (exit 1)
     assert err.startswith(UNCHECKED) and err.count("\n") == 1
     assert err.rstrip().endswith("fix the cause and re-run, or pass --on-error warn to let it through as WARN")
 
@@ -121,7 +121,7 @@ def test_an_unknown_tier_in_a_gate_config_is_exit_2_naming_file_and_tier(demo_re
     code, out, err = check(demo_repo, "--base", base, "--head", EDIT, "--config", "bogus")
     assert (code, out) == (2, "")
     assert err.startswith("error: ") and err.count("\n") == 1, err
-    assert "configs/bogus.yaml" in err and "unknown model tier 'mega'" in err
+    assert "configs/bogus.yaml" in err and "unknown judge tier 'mega'" in err
     assert ".ratchet" not in err, "names the file in the repository, not a scratch copy"
 
 

@@ -49,4 +49,4 @@ def test_on_error_defaults_to_block_in_and_out_of_ci(ci: str | None, tmp_path: P
     result = CliRunner().invoke(app, ["check", "--repo", str(repo), "--base", "main", "--json", "--level0-only"])
     assert result.exit_code == 0, result.stderr
     verdict = json.loads(result.stdout)
-    assert (verdict["decision"], verdict["on_error"]) == ("PASS", "block")
+    assert (verdict["decision"], verdict["on_error"]) == ("PASS", None)  # no flag given: the default, exit 3

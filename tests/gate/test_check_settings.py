@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from ratchet import SIMULATED_BANNER
+from ratchet import SIMULATED_CHECK_BANNER
 from ratchet.cli import app
 from ratchet.data import packaged_config, packaged_prompt
 from ratchet.demo import EDITS
@@ -81,7 +81,7 @@ def test_the_cli_shows_a_settings_change_first(demo_repo: Path, monkeypatch: pyt
     assert result.exit_code == 1, result.output
     lines = result.stdout.splitlines()
     assert lines[:5] == [
-        SIMULATED_BANNER,
+        SIMULATED_CHECK_BANNER,
         "settings changed: configs/cascade.yaml (checked with the base's settings)",
         f"ratchet check  {base[:10]} -> {head[:10]}",
         "skills changed: none",

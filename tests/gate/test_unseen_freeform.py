@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from ratchet import SIMULATED_BANNER
+from ratchet import SIMULATED_CHECK_BANNER
 from ratchet.cli import app
 from ratchet.sim.follow import NOTHING_TO_READ
 from tests.helpers.gitrepo import commit, git, make_repo
@@ -82,7 +82,7 @@ def test_deleting_a_key_instruction_of_a_free_form_skill_warns_first_never_passe
     commit(freeform, _edit(freeform, "skills/refund-reply/SKILL.md", line, ""), "drop the approval rule")
     code, lines = _check(freeform, base)
     assert code == 0  # WARN exits 0, as every WARN does
-    assert lines[:2] == [SIMULATED_BANNER, "not checked: " + _unfollowed("refund-reply")]
+    assert lines[:2] == [SIMULATED_CHECK_BANNER, "not checked: " + _unfollowed("refund-reply")]
     assert _decision(lines) == "WARN  " + _unfollowed("refund-reply") + "; 1 affected golden(s) replayed without a regression"
     verdict = json.loads(runner.invoke(app, ["check", "--repo", str(freeform), "--base", base, "--json"]).stdout)
     assert (verdict["decision"], [(u["kind"], u["skill"], u["level"]) for u in verdict["unseen"]]) == (

@@ -74,7 +74,7 @@ def test_the_same_verdict_renders_the_same_bytes() -> None:
 
 
 def test_a_simulated_verdict_is_labeled_in_the_suite_properties() -> None:
-    from ratchet import SIMULATED_BANNER
+    from ratchet import SIMULATED_CHECK_BANNER
     from ratchet.gate.models import Verdict
 
     def props(simulated: bool) -> dict[str, str]:
@@ -83,7 +83,7 @@ def test_a_simulated_verdict_is_labeled_in_the_suite_properties() -> None:
         suite = next(iter(JUnitXml.fromstring(xml)))
         return {p.name: p.value for p in suite.properties()}
 
-    assert props(True)["label"] == SIMULATED_BANNER
+    assert props(True)["label"] == SIMULATED_CHECK_BANNER
     assert "label" not in props(False)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from ratchet import SIMULATED_BANNER
+from ratchet import SIMULATED_CHECK_BANNER
 from ratchet.outputs.markdown import OUTPUTS_NOT_CARRIED, render_markdown
 from tests.outputs.verdicts import mixed_verdict, pair
 
@@ -38,7 +38,7 @@ def test_the_decision_line_comes_first_then_the_banner_then_what_was_not_checked
     text = render_markdown(mixed_verdict())
     lines = text.splitlines()
     assert lines[0] == "❌ **Ratchet: BLOCK** · 10 regression(s), first fx-01 · `aaaaaaaaaa` → `bbbbbbbbbb`"
-    assert lines[2] == f"> {SIMULATED_BANNER}"
+    assert lines[2] == f"> {SIMULATED_CHECK_BANNER}"
     assert lines[4:7] == [
         "- **settings changed:** ratchet.yaml (checked with the base's settings)",
         "- **submodule changed:** skills/vendored (Ratchet cannot see inside it)",
@@ -49,7 +49,7 @@ def test_the_decision_line_comes_first_then_the_banner_then_what_was_not_checked
 
 
 def test_no_banner_when_the_models_were_real() -> None:
-    assert SIMULATED_BANNER not in render_markdown(mixed_verdict(simulated=False))
+    assert SIMULATED_CHECK_BANNER not in render_markdown(mixed_verdict(simulated=False))
 
 
 def test_one_row_per_distinct_finding_with_the_tasks_it_hit_collapsed() -> None:

@@ -105,7 +105,7 @@ def test_demo_changed_argument_is_highlighted_and_the_page_is_self_contained(cha
 
 
 def test_a_page_showing_simulated_traces_or_a_simulated_verdict_carries_the_banner() -> None:
-    from ratchet import SIMULATED_BANNER
+    from ratchet import SIMULATED_CHECK_BANNER
     from ratchet.review.models import ReviewItem, ReviewPage
     from ratchet.review.page import render_page
     from ratchet.trace import Trace
@@ -115,8 +115,8 @@ def test_a_page_showing_simulated_traces_or_a_simulated_verdict_carries_the_bann
                      seed=1, frozen_time="2026-10-14T16:00:00Z")
 
     live = ReviewPage(mode="pending", title="t", source="s", items=[ReviewItem(item_id="t-1", title="t", replay=trace(False))])
-    assert SIMULATED_BANNER not in render_page(live)
+    assert SIMULATED_CHECK_BANNER not in render_page(live)
     sim = live.model_copy(update={"items": [ReviewItem(item_id="t-1", title="t", replay=trace(True))]})
-    assert f'<p class="simulated">{SIMULATED_BANNER}</p>' in render_page(sim)
+    assert f'<p class="simulated">{SIMULATED_CHECK_BANNER}</p>' in render_page(sim)
     verdict = ReviewPage(mode="verdict", title="t", source="s", simulated=True)
-    assert SIMULATED_BANNER in render_page(verdict)
+    assert SIMULATED_CHECK_BANNER in render_page(verdict)

@@ -1,0 +1,19 @@
+"""The behavioural diff of a skill folder, without a model (docs/diff.md, docs/adr/0018-behavioural-diff.md).
+
+    instructions  SKILL.md read as instructions, for one harness's view
+    align         base and head instructions paired: same, moved, changed, removed, added
+    reading       what one instruction says: actions, rules, constants, conditions, output name
+    classify      each real change named (DiffKind)
+    scripts       scripts diffed with Bandit, ShellCheck and a plain reading of added lines
+    folder        one skill folder, every file by what it is -> SkillDiff
+    edit          an edit read from git -> EditDiff (`ratchet diff`)
+    measure       precision and recall per kind on labelled edits
+
+A gate stage may import this package; it imports no gate stage.
+"""
+
+from ratchet.diff.edit import diff_revisions
+from ratchet.diff.folder import diff_skill_folder
+from ratchet.diff.models import DiffFinding, DiffKind, EditDiff, SkillDiff
+
+__all__ = ["DiffFinding", "DiffKind", "EditDiff", "SkillDiff", "diff_revisions", "diff_skill_folder"]

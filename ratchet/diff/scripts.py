@@ -1,0 +1,247 @@
+"""Scripts under a skill folder, diffed with the field's own analysers and a plain reading of the added lines.
+
+Python goes through Bandit and shell through ShellCheck (scripts/install_shellcheck.sh installs the
+pinned Debian package; Bandit is a dependency). Only what they find on lines the edit added is
+reported: a script's old problems are not this edit's. Every script, in any language, is also read
+for new commands, network calls and file deletions on its added lines. An analyser that is not
+installed, or fails, is a finding of its own (`analyser_unavailable`): never a silent skip.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from pathlib import Path, PurePosixPath
+from typing import Literal
+
+from ratchet.diff.lexicon import COMMANDS
+from ratchet.diff.models import DiffFinding, DiffKind
+
+Language = Literal["python", "shell", "other"]
+ANALYSER_TIMEOUT_S = 120.0
+SCRIPT_SUFFIXES: dict[str, Language] = {
+    ".py": "python", ".sh": "shell", ".bash": "shell", ".ksh": "shell", ".dash": "shell",
+    ".js": "other", ".mjs": "other", ".cjs": "other", ".ts": "other", ".rb": "other", ".pl": "other",
+    ".ps1": "other", ".zsh": "other", ".php": "other", ".lua": "other", ".r": "other",
+}
+_SHEBANG = re.compile(r"^#!\s*(?:/usr/bin/env\s+(?:-S\s+)?)?\S*?(python[\d.]*|bash|sh|dash|ksh|zsh|node|ruby|perl)\b")
+_DELETION = re.compile(r"\bshutil\.rmtree\b|\bos\.(?:remove|unlink|rmdir|removedirs)\b|\.unlink\(|\.rmdir\(|"
+                       r"\bfs\.(?:rm|rmSync|unlink|unlinkSync|rmdir|rmdirSync)\b|\bRemove-Item\b|\bFileUtils\.rm")
+_NETWORK = re.compile(r"\brequests\.\w+\(|\bhttpx\.\w+|\burllib\.request\b|\burlopen\(|\bhttp\.client\b|"
+                      r"\bsocket\.(?:socket|create_connection)\b|\bsmtplib\b|\bfetch\(|\baxios\b|"
+                      r"\bInvoke-(?:WebRequest|RestMethod)\b|\bnet\.connect\b|\bftplib\b|https?://[^\s\"')]+")
+_PY_COMMAND = re.compile(r"\bsubprocess\.(?:run|call|Popen|check_output|check_call|getoutput)\b|"
+                         r"\bos\.(?:system|popen|exec\w*|spawn\w*)\b|\bpty\.spawn\b|(?<![\w.])(?:eval|exec)\(|"
+                         r"\bchild_process\b|\bexecSync\(|\bspawnSync\(")
+_SHELL_BUILTINS = frozenset({
+    "echo", "printf", "cd", "set", "export", "local", "read", "test", "[", "[[", "true", "false", "exit", "return",
+    "if", "then", "else", "elif", "fi", "for", "in", "do", "done", "while", "until", "case", "esac", "function",
+    "shift", "source", ".", "trap", "declare", "readonly", "unset", "break", "continue", "wait", "}", "{",
+    ";;", "getopts", "printenv", "command", "type", "let", "eval", "exec",
+})
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][\w]*=")
+
+
+@dataclass(frozen=True)
+class Analysers:
+    """How to run each analyser; None when it is not installed."""
+
+    bandit: tuple[str, ...] | None
+    shellcheck: str | None
+
+    @classmethod
+    def installed(cls) -> Analysers:
+        """Bandit as `python -m bandit` in this interpreter, ShellCheck from PATH."""
+        bandit = (sys.executable, "-m", "bandit") if importlib.util.find_spec("bandit") is not None else None
+        return cls(bandit=bandit, shellcheck=shutil.which("shellcheck"))
+
+
+def script_language(path: str, data: bytes) -> Language | None:
+    """The language a script is analysed as, or None for a file that is not a script."""
+    suffix = PurePosixPath(path).suffix.lower()
+    if suffix in SCRIPT_SUFFIXES:
+        return SCRIPT_SUFFIXES[suffix]
+    shebang = _SHEBANG.match(data[:200].decode("utf-8", "replace"))
+    if shebang is None:
+        return None
+    interpreter = shebang.group(1)
+    return "python" if interpreter.startswith("python") else "shell" if interpreter in ("bash", "sh", "dash", "ksh") \
+        else "other"
+
+
+def diff_script(path: str, old: bytes | None, new: bytes | None, *, analysers: Analysers,
+                scratch: Path) -> list[DiffFinding]:
+    """Findings on the lines a script edit adds (a new script: all of them); `scratch` holds the copy analysers read."""
+    if new is None:
+        return [DiffFinding(kind=DiffKind.FILE_REMOVED, path=path, side="base", message="removes the script")]
+    language = script_language(path, new) or "other"
+    new_text = new.decode("utf-8", "replace")
+    old_text = old.decode("utf-8", "replace") if old is not None else ""
+    new_lines = new_text.split("\n")
+    added = added_lines(old_text.split("\n") if old is not None else [], new_lines)
+    findings: list[DiffFinding] = []
+    if old is None:
+        findings.append(DiffFinding(kind=DiffKind.FILE_ADDED, path=path,
+                                    message=f"adds the script ({len(new_text.splitlines())} lines, {language})"))
+    if not added:
+        return findings
+    analysed: list[DiffFinding] = []
+    if language == "python":
+        analysed = _bandit(path, new, added, analysers, scratch)
+    elif language == "shell":
+        analysed = _shellcheck(path, new, added, analysers, scratch)
+    found = [*analysed, *_reading(path, new_lines, added, language, known=_commands(old_text.split("\n"), language))]
+    return findings + sorted(found, key=lambda f: (f.line or 0, list(DiffKind).index(f.kind), f.message))
+
+
+def added_lines(old: list[str], new: list[str]) -> set[int]:
+    """1-based numbers of the lines of `new` that are not in `old` (inserted or replaced)."""
+    found: set[int] = set()
+    for op, _, _, j1, j2 in SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if op in ("insert", "replace"):
+            found.update(range(j1 + 1, j2 + 1))
+    return found
+
+
+# -- the analysers -------------------------------------------------------------------------------
+
+
+def _unavailable(path: str, name: str, why: str) -> DiffFinding:
+    return DiffFinding(kind=DiffKind.ANALYSER_UNAVAILABLE, path=path, analyser=name.lower(),
+                       message=f"{name} {why}: the added lines were not analysed")
+
+
+def _copy(scratch: Path, path: str, data: bytes) -> Path:
+    folder = scratch / "analysed"
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / PurePosixPath(path).name
+    target.write_bytes(data)
+    return target
+
+
+def _run(command: list[str]) -> subprocess.CompletedProcess[str] | str:
+    try:
+        return subprocess.run(command, capture_output=True, text=True, timeout=ANALYSER_TIMEOUT_S, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def _bandit(path: str, data: bytes, added: set[int], analysers: Analysers, scratch: Path) -> list[DiffFinding]:
+    if analysers.bandit is None:
+        return [_unavailable(path, "Bandit", "is not installed (pip install bandit)")]
+    done = _run([*analysers.bandit, "-f", "json", "-q", str(_copy(scratch, path, data))])
+    try:
+        if isinstance(done, str):
+            raise ValueError(done)
+        results = json.loads(done.stdout)["results"]
+    except (ValueError, KeyError, TypeError) as exc:
+        return [_unavailable(path, "Bandit", f"failed ({exc})")]
+    findings = []
+    for issue in results:
+        lines = set(issue.get("line_range") or [issue["line_number"]])
+        if lines & added:
+            line = min(lines & added)
+            rule = issue["test_id"]
+            findings.append(DiffFinding(
+                kind=DiffKind.SCRIPT_FINDING, path=path, line=line, analyser=f"bandit {rule}",
+                new=issue.get("code"), message=f"Bandit {rule} ({issue['issue_severity'].lower()} severity, "
+                f"{issue['issue_confidence'].lower()} confidence) on an added line: {issue['issue_text']}"))
+    return findings
+
+
+def _shellcheck(path: str, data: bytes, added: set[int], analysers: Analysers, scratch: Path) -> list[DiffFinding]:
+    if analysers.shellcheck is None:
+        return [_unavailable(path, "ShellCheck", "is not installed (scripts/install_shellcheck.sh)")]
+    command = [analysers.shellcheck, "-f", "json1"]
+    if not data.startswith(b"#!"):
+        command += ["-s", "bash"]
+    done = _run([*command, str(_copy(scratch, path, data))])
+    try:
+        if isinstance(done, str):
+            raise ValueError(done)
+        comments = json.loads(done.stdout)["comments"]
+    except (ValueError, KeyError, TypeError) as exc:
+        return [_unavailable(path, "ShellCheck", f"failed ({exc})")]
+    return [DiffFinding(kind=DiffKind.SCRIPT_FINDING, path=path, line=comment["line"],
+                        analyser=f"shellcheck SC{comment['code']}",
+                        message=f"ShellCheck SC{comment['code']} ({comment['level']}) on an added line: {comment['message']}")
+            for comment in comments if comment["line"] in added and comment["level"] in ("error", "warning")]
+
+
+# -- a plain reading -----------------------------------------------------------------------------
+
+
+def _code_of(line: str, language: Language) -> str:
+    """The line without a trailing comment (a `#` that starts the line or follows a space)."""
+    stripped = line.strip()
+    if stripped.startswith(("#", "//")):
+        return ""
+    return re.split(r"\s#\s", line, maxsplit=1)[0] if language in ("python", "shell") else line
+
+
+def _commands(lines: list[str], language: Language) -> set[str]:
+    """The first words of a shell script's commands (what a later edit's new command is new against)."""
+    if language != "shell":
+        return set()
+    words: set[str] = set()
+    for line in lines:
+        for part in re.split(r"[;&|]+|\$\(", _code_of(line, language)):
+            tokens = [t for t in part.split() if not _ASSIGNMENT.match(t) and t not in ("sudo", "env", "then", "do")]
+            if tokens:
+                words.add(tokens[0].strip("()"))
+    return words
+
+
+def _reading(path: str, lines: list[str], added: set[int], language: Language, *, known: set[str]) -> list[DiffFinding]:
+    findings: list[DiffFinding] = []
+    for number in sorted(added):
+        code = _code_of(lines[number - 1], language) if number <= len(lines) else ""
+        if not code.strip():
+            continue
+        shown = " ".join(code.split())
+        deletion = _command_named(code, ("destroy",)) or _matched(_DELETION, code)
+        network = _command_named(code, ("network", "send")) or _matched(_NETWORK, code)
+        if deletion is not None:
+            findings.append(DiffFinding(kind=DiffKind.SCRIPT_DELETION, path=path, line=number, action=deletion,
+                                        effect="destroy", new=shown, message=f"adds a file deletion ({deletion}): "
+                                        f"'{shown[:90]}'"))
+        if network is not None:
+            findings.append(DiffFinding(kind=DiffKind.SCRIPT_NETWORK, path=path, line=number, action=network,
+                                        effect="network", new=shown, message=f"adds a network call ({network}): "
+                                        f"'{shown[:90]}'"))
+        if deletion is None and network is None:
+            command = _new_command(code, language, known)
+            if command is not None:
+                findings.append(DiffFinding(kind=DiffKind.SCRIPT_COMMAND, path=path, line=number, action=command,
+                                            effect="execute", new=shown,
+                                            message=f"adds a command ({command}): '{shown[:90]}'"))
+    return findings
+
+
+def _command_named(code: str, effects: tuple[str, ...]) -> str | None:
+    """The first lexicon command with one of `effects` in `code`."""
+    return next((name for pattern, name, effect in COMMANDS if effect in effects and pattern.search(code)), None)
+
+
+def _matched(pattern: re.Pattern[str], code: str) -> str | None:
+    found = pattern.search(code)
+    return found.group(0) if found else None
+
+
+def _new_command(code: str, language: Language, known: set[str]) -> str | None:
+    acting = _command_named(code, ("write", "execute"))
+    if acting is not None:
+        return acting
+    if language != "shell":
+        found = _PY_COMMAND.search(code)
+        return found.group(0).rstrip("(") if found else None
+    for word in sorted(_commands([code], language) - known - _SHELL_BUILTINS):
+        if re.fullmatch(r"[\w./-]+", word):
+            return word
+    return None
