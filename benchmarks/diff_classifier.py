@@ -1,7 +1,7 @@
 """The behavioural diff's classifier, measured: precision and recall per kind, and the time it adds to a check.
 
 Two labelled sets (ratchet.diff.measure says how each is scored):
-- the free-form corpus tests/data/diff_corpus/ (edits written for the diff, each with its expected kinds:
+- the free-form corpus bench/diff-corpus/ (edits written for the diff, each with its expected kinds:
   the held-out check, never tuned to), and
 - the benchmark's labelled edits, bench/edits/ with their type (R1-R6, N0, D1), against the shipped skills.
 Time: the median wall time of one skill's diff per set (in this process, after a first warm-up edit), and
@@ -68,13 +68,13 @@ def import_cost_ms() -> float:
 def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         scratch = Path(folder)
-        corpus = read_corpus(ROOT / "tests/data/diff_corpus")
+        corpus = read_corpus(ROOT / "bench/diff-corpus")
         with_scripts = [e for e in corpus if any(p != "SKILL.md" for p in (*e.base, *e.head))]
         corpus_outcomes, corpus_times = run(corpus, scratch)
         bench_outcomes, bench_times = run(bench_edits(), scratch)
     script_times = [t for e, t in zip(corpus, corpus_times, strict=True) if e in with_scripts]
     skill_times = [t for e, t in zip(corpus, corpus_times, strict=True) if e not in with_scripts]
-    print(f"## Free-form corpus ({len(corpus)} edits, tests/data/diff_corpus)\n")
+    print(f"## Free-form corpus ({len(corpus)} edits, bench/diff-corpus)\n")
     print(corpus_table(corpus_outcomes))
     misses = [o for o in corpus_outcomes if set(o.expected) != set(o.found)]
     for o in misses:

@@ -31,10 +31,12 @@ DEFAULT_ROUTING_NEIGHBOURS = 3
 # model: the system prompt lists the skill catalog and the model loads a skill by a tool call, as
 # real harnesses do (ratchet/agent/catalog.py); selection then also replays catalog neighbours.
 Routing = Literal["lexical", "model"]
+# What the behavioural diff alone decides when no replay exercised a change it names (ratchet.gate.static).
+StaticPolicy = Literal["warn", "block"]
 
 __all__ = [
     "CONFIG_FILE", "DEFAULT_CLOCK", "DEFAULT_TIMEOUT_S", "Paths", "Price", "Project", "RatchetConfig",
-    "RetryPolicy", "Routing", "TierConfig", "Upstream", "default_home", "load_project", "parse_config", "project_from_text",
+    "RetryPolicy", "Routing", "StaticPolicy", "TierConfig", "Upstream", "default_home", "load_project", "parse_config", "project_from_text",
     "project_root",
 ]
 
@@ -145,6 +147,12 @@ class RatchetConfig(BaseModel):
         default_factory=HarnessSettings,
         description="The agent that runs a task: minimal (Ratchet's runner), claude-code, codex or command "
         "(docs/harnesses.md).",
+    )
+    static: StaticPolicy = Field(
+        default="warn",
+        description="What the behavioural diff decides on its own (docs/diff.md): an added side-effect action, a "
+        "removed or weakened rule, content after a skill-closing line or a dangerous script line in a skill no "
+        "replay exercised floors the edit at WARN (warn) or BLOCK (block).",
     )
 
     @property

@@ -2,11 +2,11 @@
 
 It copies the packaged demo project (ratchet/data/demo/: two skills with their tasks, world and
 workspaces) into a new git repository, records and blesses goldens on the simulator, then gates
-five edits, each on its own branch, through Level 0 and the judge cascade: a cosmetic one
-(identical replays, $0 of judging), a reworded status line (judged; Nano settles it), a changed
-tool argument (Nano is not sure enough, Super decides), a description narrowed so some tasks no
-longer route to the skill (a routing change) and an added side-effecting step (a Level 0 hard
-fail, no judge). With a harness (`ratchet demo --harness claude-code`) the goldens are recorded
+five edits, each on its own branch, through Level 0 and the judge cascade: a cosmetic one (no
+change in instructions, so nothing is replayed: PASS at $0, ratchet.gate.static), a reworded status
+line (judged; Nano settles it), a changed tool argument (Nano is not sure enough, Super decides), a
+description narrowed so some tasks no longer route to the skill (a routing change) and an added
+side-effecting step (a Level 0 hard fail, no judge). With a harness (`ratchet demo --harness claude-code`) the goldens are recorded
 and the edits replayed through that real binary.
 """
 

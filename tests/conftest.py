@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.demo_repo import _blessed_template, demo_repo
+from tests.helpers.freeform_repo import _freeform_template, freeform
 
-__all__ = ["_blessed_template", "demo_repo"]
+__all__ = ["_blessed_template", "_freeform_template", "demo_repo", "freeform"]
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 

@@ -1,7 +1,9 @@
 """report.md: rendered from results.json or its summary.json alone (no model call); same results, same bytes.
 
 Every section names the ratchet.bench.metrics function that computed it, and on simulated
-results every section repeats the SIMULATED banner, so no excerpt can be quoted without it.
+results every section that a model's answers went into repeats the SIMULATED banner, so no excerpt
+can be quoted without it. The one section no model went into, the behavioural diff's classifier
+measured, says so instead.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from ratchet.bench.results import (
     write_summary,
     write_timings,
 )
+from ratchet.diff.measure import bench_table, corpus_table, score_bench
 from ratchet.errors import InputError
 from ratchet.gate.gate_config import DEFAULT_CONFIG, resolve_gate_config
 from ratchet.jsonio import atomic_write_text
@@ -68,9 +71,13 @@ class _Doc:
         self.simulated = simulated
         self.lines: list[str] = []
 
-    def section(self, title: str, computed_by: str) -> None:
+    def section(self, title: str, computed_by: str, *, model_free: str | None = None) -> None:
+        """A section: the SIMULATED banner on simulated results, or `model_free`, the note of a section
+        no model's answer went into (the banner would not be true of it)."""
         self.lines += ["", f"## {title}", ""]
-        if self.simulated:
+        if model_free is not None:
+            self.lines += [f"> {model_free}", ""]
+        elif self.simulated:
             self.lines += [f"> **{SIMULATED_BANNER}**", ""]
         self.lines += [f"_Computed by {computed_by}._", ""]
 
@@ -209,6 +216,48 @@ def _judge_trust(doc: _Doc, results: BenchResults) -> None:
         doc.add("", *(f"- warning: {w}" for w in rates.warnings))
 
 
+MODEL_FREE = ("No model is involved: this section scores a deterministic reader (ratchet.diff) against the "
+              "benchmark edits' labels and the corpus's expected findings. It reads the same on the simulator and "
+              "live, so the SIMULATED banner of the other sections does not apply to it.")
+
+
+def _diff_classifier(doc: _Doc, results: BenchResults) -> None:
+    """The behavioural diff's classifier: precision and recall per kind on the labeled edits and the corpus."""
+    doc.section("Behavioural diff: the classifier's agreement with labels (no model)",
+                "`ratchet.diff.measure.bench_table` and `ratchet.diff.measure.corpus_table`, over the outcomes "
+                "`ratchet.bench.diffs.bench_diffs` recorded", model_free=MODEL_FREE)
+    measured = results.diff_classifier
+    if measured is None:
+        doc.add("Not measured: these results were written before bench runs recorded it; re-run a configuration.")
+        return
+    labels = results.dataset.labels_file
+    doc.add(f"**The benchmark's labeled edits** ({len(measured.bench)}, `{labels}`). Each type is mapped to the kinds "
+            "it should produce (`ratchet.diff.measure.BENCH_TYPE_KINDS`): a type is caught when one of them is found "
+            "(recall per type); a kind is precise when it is found only on edits whose type names it; a control is a "
+            "false alarm when it gets any finding (it was not proved cosmetic), or one the static policy acts on.", "")
+    doc.add(*bench_table(measured.bench).rstrip("\n").splitlines())
+    n0 = score_bench(measured.bench)[2].get("N0", (0, 0, 0))
+    if n0[0]:
+        doc.add("", f"N0 false-alarm rate: {n0[1]} of {n0[0]} cosmetic controls get a finding "
+                f"({n0[1] / n0[0]:.2f}), {n0[2]} of {n0[0]} one the static policy acts on ({n0[2] / n0[0]:.2f}). "
+                "These edits are mechanical (bench/DATASHEET.md), so the figures say the classifier reads them "
+                "right, not that it would catch a subtle edit.")
+    doc.add("")
+    if not measured.corpus_dir:
+        doc.add("**The free-form corpus**: not measured (no `bench/diff-corpus` under the project root).")
+        return
+    analysers = ", ".join(measured.analysers) or "none installed"
+    doc.add(f"**The free-form corpus** ({len(measured.corpus)} edits, `{measured.corpus_dir}`; script analysers: "
+            f"{analysers}), each with the kinds a reviewer expects: per kind, a true positive is expected and found, "
+            "a false positive found and not expected, a false negative expected and not found.", "")
+    doc.add(*corpus_table(measured.corpus).rstrip("\n").splitlines())
+    misses = [o for o in measured.corpus if set(o.expected) != set(o.found)]
+    if misses:
+        doc.add("")
+        doc.add(*(f"- {o.id}: expected {', '.join(k.value for k in o.expected) or 'no change'}; found "
+                  f"{', '.join(k.value for k in o.found) or 'no change'}" for o in misses))
+
+
 def render_report(results: BenchResults, timings: Timings, fns: MetricFns = DEFAULT_FNS) -> tuple[str, list[ConfigMetrics]]:
     """report.md's text and the per-configuration metrics behind it."""
     simulated = results.simulated
@@ -282,6 +331,8 @@ def render_report(results: BenchResults, timings: Timings, fns: MetricFns = DEFA
             "(a reviewer's correction wins); n/a where a tier gave no opinion or kappa is undefined.")
 
     _judge_trust(doc, results)
+
+    _diff_classifier(doc, results)
 
     doc.section("Worked examples", f"{_fn('decisions_by_type')} (the diff, the pair evidence and the summary, one edit per type)")
     _worked_examples(doc, results)

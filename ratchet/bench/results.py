@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from ratchet.bench.models import BENCH_SCHEMA_VERSION, EditType
 from ratchet.config import RatchetConfig
+from ratchet.diff.measure import Outcome as DiffOutcome
 from ratchet.errors import InputError
 from ratchet.gate.models import Decision, EditReplays, Opinion, Outcome, PairOutcome, Verdict
 from ratchet.jsonio import (
@@ -118,10 +119,28 @@ class DatasetInfo(BaseModel):
     prices: dict[str, list[float]] = Field(default_factory=dict, description="tier -> [input, output] USD per token (catalog).")
 
 
+class DiffClassifierRun(BaseModel):
+    """The behavioural diff's classifier on labelled edits (ratchet.bench.diffs; scored by ratchet.diff.measure).
+
+    A deterministic reader, no model: the same on the simulator and live. Every bench run writes it anew.
+    """
+
+    corpus_dir: str = Field(default="", description="The free-form corpus read, relative to the project root; "
+                            "empty when it was not there (the corpus is not measured).")
+    analysers: list[str] = Field(default_factory=list, description="The script analysers installed (bandit, "
+                                 "shellcheck): a missing one's findings are analyser_unavailable.")
+    corpus: list[DiffOutcome] = Field(default_factory=list, description="Per corpus edit: expected and found kinds.")
+    bench: list[DiffOutcome] = Field(default_factory=list, description="Per labeled bench edit (group: its type): "
+                                     "the kinds found.")
+
+
 class BenchResults(BaseModel):
     schema_version: int = BENCH_SCHEMA_VERSION
     dataset_digest: str = ""
     dataset: DatasetInfo = Field(default_factory=DatasetInfo)
+    diff_classifier: DiffClassifierRun | None = Field(
+        default=None, exclude_if=lambda value: value is None,
+        description="The behavioural diff's classifier measured on the dataset's labeled edits and the corpus.")
     runs: dict[str, BenchConfigRun] = Field(default_factory=dict)
 
     @property
@@ -244,10 +263,17 @@ def write_summary(out: Path, results: BenchResults) -> None:
 def summary_text(summary: BenchResults) -> str:
     """The summary's bytes: the header object, then one line per run and one per edit or noise golden.
 
-    Fields at their defaults are left out of the edit lines (read back, they are the defaults again).
+    Fields at their defaults are left out of the edit lines (read back, they are the defaults again). The
+    diff classifier's measurement, when there is one, is a line of its own and then one line per outcome.
     """
-    head = summary.model_dump(mode="json", exclude={"runs"})
+    head = summary.model_dump(mode="json", exclude={"runs", "diff_classifier"})
     lines = [canonical_dumps({"kind": "summary", **head}, indent=None)]
+    classifier = summary.diff_classifier
+    if classifier is not None:
+        lines.append(canonical_dumps({"kind": "diff_classifier", **classifier.model_dump(
+            mode="json", exclude={"corpus", "bench"})}, indent=None))
+        lines += [canonical_dumps({"kind": "diff_outcome", "set": name, "item": outcome.model_dump(mode="json")},
+                                  indent=None) for name in ("corpus", "bench") for outcome in getattr(classifier, name)]
     for name in sorted(summary.runs):
         run = summary.runs[name]
         lines.append(canonical_dumps({"kind": "run", **run.model_dump(mode="json", exclude={"edits", "noise"})},
@@ -272,7 +298,14 @@ def read_summary(out: Path) -> BenchResults:
         results = BenchResults.model_validate(header)
         for row in rows[1:]:
             kind = row.pop("kind")
-            if kind == "run":
+            if kind == "diff_classifier":
+                results.diff_classifier = DiffClassifierRun.model_validate(row)
+            elif kind == "diff_outcome":
+                if results.diff_classifier is None or row.get("set") not in ("corpus", "bench"):
+                    raise InputError("a diff_outcome line needs a diff_classifier line before it and "
+                                     "a set (corpus or bench); regenerate it with ratchet bench report", path=path)
+                getattr(results.diff_classifier, row["set"]).append(DiffOutcome.model_validate(row["item"]))
+            elif kind == "run":
                 results.runs[row["config"]] = BenchConfigRun.model_validate(row)
             elif kind == "edit":
                 edit = ScoredEdit.model_validate(row["item"])

@@ -7,6 +7,8 @@ replays and make no agent call. The `noise` configuration (E6) replays goldens w
 unchanged skills `replays_per_golden` times instead. See docs/adr/0009-bench-runs.md.
 Dataset loading lives in benchdata.py, the thread-pool loop in schedule.py. With `shard`, the
 run scores only its shard's items, under <out>/shards/K-of-N/ (shard.py says why edits, not pairs).
+Each edit's behavioural diff (diffs.py) goes to its judges, as a check's does, and the diff classifier
+measured on the dataset goes into results.json for the report.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import yaml
 from ratchet.bench.benchdata import DATED_DIR
 from ratchet.bench.benchdata import BenchData as BenchData
 from ratchet.bench.benchdata import load_bench_data as load_bench_data
+from ratchet.bench.diffs import bench_diffs, edit_labels
 from ratchet.bench.journal import merge_journal
 from ratchet.bench.models import Edit
 from ratchet.bench.noisy import measure_records, noise_settings
@@ -57,6 +60,7 @@ from ratchet.bench.schedule import execute
 from ratchet.bench.shard import open_shard
 from ratchet.clock import frozen_clock
 from ratchet.config import Project
+from ratchet.diff.models import EditDiff
 from ratchet.errors import BudgetError, ConfigError, InputError
 from ratchet.gate.decide import decide_edit
 from ratchet.gate.drift import FactSearch, FixtureSearch, make_search
@@ -175,8 +179,10 @@ class _Runner:
     """One configuration's work, shared by the worker threads."""
 
     def __init__(self, data: BenchData, config: GateConfig, opts: RunOptions, gateway: Gateway, home: Path,
-                 pool: WorkPool, dest: Path, mode: Mode, records: Mapping[str, NoiseRecord]) -> None:
+                 pool: WorkPool, dest: Path, mode: Mode, records: Mapping[str, NoiseRecord],
+                 diffs: Mapping[str, EditDiff]) -> None:
         self.data = data
+        self.diffs = diffs  # each labeled edit's behavioural diff: the judges' skill_diff context, as in a check
         self.dest = dest  # where replays go: opts.out, or the shard's folder
         self.config = config
         self.opts = opts
@@ -225,6 +231,7 @@ class _Runner:
         else:
             agent = self.gateway.model("agent", "replay")
         overlays = _overlay_file(self.home, edit)
+        base, head = edit_labels(edit)
         evaluation = evaluate_edit(
             project=project,
             changed=[edit.skill],
@@ -240,12 +247,13 @@ class _Runner:
             search=self.search_for(edit),
             stored=stored,
             keep_base_replays=self.mode == "record",
-            base=f"{edit.skill}@{edit.base_content_hash[:12]}",
-            head=edit.id,
+            base=base,
+            head=head,
             clock=frozen_clock,  # results.json is byte-stable; timings.json has the wall time
             pool=self.pool,
             offered=self.offered(overlays),
             noise=self.records,
+            diffs=self.diffs.get(edit_id),
         )
         replays = stable_replays(evaluation.replays, project.config)
         verdict = stable_verdict(evaluation.verdict, replays, project.config)
@@ -358,6 +366,8 @@ def run_config(opts: RunOptions) -> RunSummary:
                          "resume it with the same --noise and --bless-repeats, or use a new --out directory")
     done = set(existing.noise if mode == "noise" else existing.edits) if existing is not None else set()
     pending = [i for i in ids if i not in done]
+    # Every labeled edit's diff and the classifier measured on them: no model, deterministic, a second or two.
+    diffs, classifier = bench_diffs(data)
     home = project.home
     with closing(open_store(home)) as store:
         plan = estimate(project.config, plan_calls(data, config, pending, noise), store=store) if pending else None
@@ -379,7 +389,7 @@ def run_config(opts: RunOptions) -> RunSummary:
             if measured is not None and measured.refused:
                 raise InputError(f"{len(measured.refused)} golden(s) could not be measured for noise, first {measured.refused[0]}")
             records = measured.records if measured is not None else {}
-            runner = _Runner(data, config, opts, gateway, home, pool, dest, mode, records)
+            runner = _Runner(data, config, opts, gateway, home, pool, dest, mode, records, diffs)
             models = {tier: gateway.upstream(tier).model_id for tier in
                       (["agent"] if mode != "rejudge" else []) + [s.tier for s in config.tiers]}
             if mode == "rejudge":
@@ -395,6 +405,7 @@ def run_config(opts: RunOptions) -> RunSummary:
             })
             results.dataset_digest = data.digest
             results.dataset = data.info
+            results.diff_classifier = classifier
             results.runs[config.name] = run
             timings = read_timings(dest)
             timings.run_ids.setdefault(config.name, []).append(run_id)

@@ -44,6 +44,7 @@ def register(app: typer.Typer) -> None:
 
         from ratchet.cli.render import render_verdict
         from ratchet.demo import run_demo
+        from ratchet.gate.static import proved_cosmetic
 
         console = Console(highlight=False)
         result = run_demo(directory, report=typer.echo, show=lambda v: render_verdict(v, console),
@@ -53,7 +54,9 @@ def register(app: typer.Typer) -> None:
         for edit, verdict in result.verdicts:
             mark = "ok " if verdict.decision == edit.expected else "!! "
             judged = sorted({p.decided_by for p in verdict.pairs if p.outcome != "same"})
-            how = ", ".join(judged) if judged else "identical replays, no judge"
+            how = ", ".join(judged) if judged else (
+                "the diff: no change in instructions, nothing replayed" if proved_cosmetic(verdict.diff)
+                else "identical replays, no judge")
             judging = sum(o.cost_usd for p in verdict.pairs for o in p.opinions)
             typer.echo(
                 f"{mark}{edit.branch:<24} {verdict.decision:<5} (expected {edit.expected})"

@@ -12,6 +12,7 @@ from rich.table import Table
 from ratchet import SIMULATED_CHECK_BANNER
 from ratchet.gate.models import PairOutcome, Verdict
 from ratchet.names import optional_skill_key
+from ratchet.outputs.edit_diff import diff_lines
 from ratchet.outputs.evidence import evidence_lines
 from ratchet.outputs.grouping import compact_ids, finding_label, group_pairs
 
@@ -76,6 +77,10 @@ def render_verdict(verdict: Verdict, console: Console) -> None:
         console.print(f"[{style}]not checked:[/{style}] {escape(note.detail)}", highlight=False)
     console.print(f"ratchet check  {short(verdict.base)} -> {short(verdict.head)}")
     console.print(f"skills changed: {', '.join(verdict.skills_changed) or 'none'}")
+    # What the edit changes, read without a model, leads the evidence (ratchet.outputs.edit_diff).
+    for change in diff_lines(verdict):
+        console.print(f"{f'[{style}]diff:[/{style}]' if change.level == 'warn' else 'diff:'} {escape(str(change))}",
+                      highlight=False)
     if verdict.pairs:
         table = Table(box=box.SIMPLE, pad_edge=False, show_edge=False)
         table.add_column("task", no_wrap=True)

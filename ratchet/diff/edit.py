@@ -38,7 +38,7 @@ from ratchet.gitops import (
 )
 from ratchet.harness.settings import HarnessName
 from ratchet.scratch import scratch_folder
-from ratchet.world.tools.declared import TOOLS_FOLDER, load_declared_tools
+from ratchet.world.state import DECLARED_TOOLS_FOLDER
 
 
 def diff_revisions(path: Path, *, base: str, head: str | None = None, staged: bool = False,
@@ -102,9 +102,12 @@ def _folder_of(name: str, changes: list[ChangedPath], skills_dir: str, folders: 
 
 def _catalog(repo: git.Repo, base_sha: str, project: Project, scratch: Path) -> ToolCatalog:
     """The shipped tools and the base's declared tools (<world>/tools/*.yaml), each with its effect."""
-    folder = posixpath.join(posixpath.normpath(project.config.paths.world), TOOLS_FOLDER)
+    folder = posixpath.join(posixpath.normpath(project.config.paths.world), DECLARED_TOOLS_FOLDER)
     if not path_exists_at(repo, base_sha, folder):
         return tool_catalog()
+    # Imported here, as ratchet.world.state does: a world without tools/ never loads the declared-tool models.
+    from ratchet.world.tools.declared import load_declared_tools
+
     tree = scratch / "base-world"
     export_tree(repo, base_sha, tree, prefix=folder)
     try:

@@ -1,6 +1,6 @@
 """How well the classifier names changes, measured on labelled edits: precision and recall per kind.
 
-Two kinds of labels. A corpus edit (tests/data/diff_corpus/) lists the exact kinds a reviewer
+Two kinds of labels. A corpus edit (bench/diff-corpus/) lists the exact kinds a reviewer
 expects, so every kind is scored: true positive when expected and found, false positive when found
 and not expected, false negative when expected and not found. A benchmark edit has only its type
 (R1-R6, N0, D1); BENCH_TYPE_KINDS says which kinds each type should produce. There a type is

@@ -10,11 +10,13 @@ installed, or fails, is a finding of its own (`analyser_unavailable`): never a s
 from __future__ import annotations
 
 import importlib.util
+import io
 import json
 import re
 import shutil
 import subprocess
 import sys
+import tokenize
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from pathlib import Path, PurePosixPath
@@ -90,14 +92,42 @@ def diff_script(path: str, old: bytes | None, new: bytes | None, *, analysers: A
         findings.append(DiffFinding(kind=DiffKind.FILE_ADDED, path=path,
                                     message=f"adds the script ({len(new_text.splitlines())} lines, {language})"))
     if not added:
-        return findings
+        return findings or _unflagged(path, old_text, new_text, added, language)
     analysed: list[DiffFinding] = []
     if language == "python":
         analysed = _bandit(path, new, added, analysers, scratch)
     elif language == "shell":
         analysed = _shellcheck(path, new, added, analysers, scratch)
     found = [*analysed, *_reading(path, new_lines, added, language, known=_commands(old_text.split("\n"), language))]
+    if not findings and not found:
+        found = _unflagged(path, old_text, new_text, added, language)
     return findings + sorted(found, key=lambda f: (f.line or 0, list(DiffKind).index(f.kind), f.message))
+
+
+def _unflagged(path: str, old_text: str, new_text: str, added: set[int], language: Language) -> list[DiffFinding]:
+    """A script whose code changed with nothing flagged is still a finding: never cosmetic, so a check
+    replays it (a changed constant, branch or removed safety check is behaviour no analyser names)."""
+    if _code(old_text, language) == _code(new_text, language):
+        return []  # comments, blank lines or trailing whitespace only
+    removed = len(added_lines(new_text.split("\n"), old_text.split("\n")))
+    return [DiffFinding(kind=DiffKind.FILE_CHANGED, path=path, message=(
+        f"changes the script ({len(added)} line(s) added or changed, {removed} removed; nothing the analysers "
+        "or the reading flag)"))]
+
+
+def _code(text: str, language: Language) -> list[str]:
+    """The script as it runs: Python's tokens without comments and blank lines; for any other language its
+    lines without trailing whitespace, blank lines and whole-line `#` or `//` comments. Text that does not
+    tokenize is compared as it is."""
+    if language == "python":
+        try:
+            return [tok.string for tok in tokenize.generate_tokens(io.StringIO(text).readline)
+                    if tok.type not in (tokenize.COMMENT, tokenize.NL)]
+        except (tokenize.TokenError, SyntaxError):
+            return text.split("\n")
+    lines = [line.rstrip() for line in text.split("\n")]
+    return [line for line in lines if (line.strip() and not line.lstrip().startswith(("#", "//")))
+            or line.startswith("#!")]
 
 
 def added_lines(old: list[str], new: list[str]) -> set[int]:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ratchet.clock import Clock, elapsed_ms, wall_clock
+from ratchet.diff.models import SkillDiff
 from ratchet.errors import ConfigError, InfraError
 from ratchet.gate.gate_config import GateConfig, TierStep
 from ratchet.gate.judge_prompt import (
@@ -206,10 +207,12 @@ def run_cascade(
     prompt: JudgePrompt | None = None,
     clock: Clock = wall_clock,
     known_variation: str | None = None,
+    diffs: Sequence[SkillDiff] = (),
 ) -> JudgeResult:
     """The tiers in order until one is sure enough; with no tiers, the pair is `unsure`.
 
-    `known_variation`: what the golden's noise record says varies (shown to every tier)."""
+    `known_variation`: what the golden's noise record says varies (shown to every tier). `diffs`: the
+    behavioural diff of the skills this pair ran (judge_prompt.pair_diffs), shown to every tier as context."""
     if not config.tiers:
         return JudgeResult(outcome="unsure", decided_by="level0", reason=needs_judging(list(findings)))
     missing = [s.tier for s in config.tiers if s.tier not in judges]
@@ -217,7 +220,7 @@ def run_cascade(
         raise ConfigError(f"gate config {config.name!r} needs judge tiers with no model: {', '.join(missing)}")
     prompt = prompt or load_judge_prompt(config.prompt_path())
     shown = findings if config.level0 else []
-    sections = judge_sections(task.prompt, golden, replay, shown, known_variation)
+    sections = judge_sections(task.prompt, golden, replay, shown, known_variation, diffs)
     if not config.level0:
         sections["level0_findings"] = "(Level 0 is off in this configuration)"
     said: list[TierSay] = []

@@ -9,6 +9,11 @@ are read from the base revision, so the edit under review cannot repoint or soft
 An edit to them is reported and is at least WARN; so is an edit to the goldens, noise records and
 tasks the gate compares with (ratchet.gate.evidence, docs/adr/0007). An error in a file read from a revision names `<repo path>@<revision>`, never the scratch
 folder (deleted by the time anyone reads the message) it was exported to.
+
+Before any replay it reads what the edit changes in each skill, without a model (ratchet.diff), for
+the harness the replays run through: an edit that changes nothing the model reads PASSes with no
+replay and no model call, and after the replays the base's `static:` policy acts on what no replay
+exercised (ratchet.gate.static).
 """
 
 from __future__ import annotations
@@ -26,7 +31,9 @@ from typing import TYPE_CHECKING
 import git
 
 from ratchet.clock import Clock, elapsed_ms, wall_clock
-from ratchet.config import CONFIG_FILE, Paths, Project, project_from_text
+from ratchet.config import CONFIG_FILE, Paths, Project, StaticPolicy, project_from_text
+from ratchet.diff.edit import skill_diffs
+from ratchet.diff.models import EditDiff
 from ratchet.errors import ConfigError, GoldenError, InfraError, RatchetError, SkillError
 from ratchet.gate.decide import no_change
 from ratchet.gate.drift import FactSearch, make_search
@@ -51,6 +58,7 @@ from ratchet.gate.shard import (
     partial_verdict,
     shard_task_ids,
 )
+from ratchet.gate.static import cosmetic_verdict, proved_cosmetic, with_static
 from ratchet.gate.unseen import unseen_notes
 from ratchet.gitops import (
     INDEX,
@@ -79,7 +87,7 @@ from ratchet.skill_sets import load_skills
 from ratchet.skills import leaving_link_message
 from ratchet.store import open_store
 from ratchet.tasks import Task, load_tasks
-from ratchet.trace import Trace, load_golden_files
+from ratchet.trace import NOISE_SUFFIX, Trace, load_golden_files
 
 if TYPE_CHECKING:
     from ratchet.pool import WorkPool
@@ -168,11 +176,23 @@ def check_edit(
             # Nothing blessed and nothing changed: there was nothing to check, and nothing was left unchecked.
             unchecked.nothing_blessed_at = None
             if shard is not None:
-                return _shard_of_no_change(shard, verdict, gate, unchecked)
+                return _shard_of_no_change(shard, verdict, gate, unchecked, static=project.config.static)
             return unchecked.named(verdict)
         for link, target in skill_links_leaving(repo, head_rev, paths.skills)[:1]:
             # The export writes a link as a file, never its target; but that is not the skill under review.
             raise SkillError(leaving_link_message(target), path=f"{link}@{_label(head_rev)}")
+        # What the edit changes, read for the harness the replays run through (ratchet.gate.static).
+        edit_diff = EditDiff(base=base_sha, head=head_rev, harness=project.config.harness.name, skills=skill_diffs(
+            repo, base_sha, head_rev, project=project, names=changed, changes=changes, folders=folders))
+        if proved_cosmetic(edit_diff.skills):
+            # Nothing the model reads changed: no replay, no model call (no preflight either), $0.
+            verdict = cosmetic_verdict(
+                edit_diff.skills, base=base_sha, head=head_rev, simulated=project.config.upstream == "sim",
+                on_error=policy, gate_config=gate.name, wall_ms=elapsed_ms(clock, started),
+                goldens_total=_goldens_count(golden_bytes, base_tree / paths.goldens))
+            if shard is not None:
+                return _shard_of_no_change(shard, verdict, gate, unchecked, static=project.config.static)
+            return unchecked.named(verdict)
         head_tree = stack.enter_context(scratch_checkout(repo, head_rev, project.home, skip=_unread_at_head(paths)))
         exported[head_tree] = _label(head_rev)
         tasks, goldens, noise = _blessed_state(base_tree, project, golden_bytes) if blessed else ([], {}, {})
@@ -215,16 +235,19 @@ def check_edit(
             pool=stack.enter_context(_pool(concurrency)) if concurrency > 1 else None,
             noise=noise,
             unchecked_at_cap=True,
+            diffs=edit_diff,
         )
+        verdict = with_static(_relabel_verdict(evaluation.verdict, exported), edit_diff.skills,
+                              policy=project.config.static)
         if shard is not None:
             replay_unseen = unseen_notes(
                 changed=changed, base_skills=base_skills, head_skills=head_skills, tasks=tasks, goldens=goldens,
                 changed_files=_files_by_skill(changes, paths.skills, folders), simulated=project.config.upstream == "sim",
                 tools=offered_tool_names(project, head_tree) if project.config.upstream == "sim" else frozenset(),
             )
-            return _shard_of(shard, _relabel_verdict(evaluation.verdict, exported), gate, selected=selected,
-                             goldens_total=len(goldens), replay_unseen=replay_unseen, unchecked=unchecked)
-    return unchecked.named(_relabel_verdict(evaluation.verdict, exported))
+            return _shard_of(shard, verdict, gate, selected=selected, goldens_total=len(goldens),
+                             replay_unseen=replay_unseen, unchecked=unchecked, static=project.config.static)
+    return unchecked.named(verdict)
 
 
 def _pool(concurrency: int) -> WorkPool:
@@ -238,7 +261,7 @@ def _pool(concurrency: int) -> WorkPool:
 
 
 def _shard_of(job: ShardJob, verdict: Verdict, gate: GateConfig, *, selected: list[str], goldens_total: int,
-              replay_unseen: list[Unseen], unchecked: Unchecked) -> Verdict:
+              replay_unseen: list[Unseen], unchecked: Unchecked, static: StaticPolicy) -> Verdict:
     """The shard's partial verdict; its file's content into `job.result`.
 
     evaluate_edit saw only this shard's goldens, so the frame takes the whole run's golden count,
@@ -253,20 +276,22 @@ def _shard_of(job: ShardJob, verdict: Verdict, gate: GateConfig, *, selected: li
         "goldens_total": goldens_total, "settings_changed": [], "submodules_changed": [],
     })
     return _shard_result(job, frame, gate, verdict, selected=selected, replay_unseen=replay_unseen,
-                         unchecked=unchecked)
+                         unchecked=unchecked, static=static)
 
 
-def _shard_of_no_change(job: ShardJob, verdict: Verdict, gate: GateConfig, unchecked: Unchecked) -> Verdict:
-    """An edit that changes no skill has no pairs to split: every shard holds the same verdict."""
+def _shard_of_no_change(job: ShardJob, verdict: Verdict, gate: GateConfig, unchecked: Unchecked, *,
+                        static: StaticPolicy) -> Verdict:
+    """An edit that changes no skill, or none the model reads (static.proved_cosmetic), has no pairs to split:
+    every shard holds the same verdict."""
     frame = verdict.model_copy(update={"wall_ms": 0.0})
-    return _shard_result(job, frame, gate, verdict, selected=[], replay_unseen=[], unchecked=unchecked)
+    return _shard_result(job, frame, gate, verdict, selected=[], replay_unseen=[], unchecked=unchecked, static=static)
 
 
 def _shard_result(job: ShardJob, frame: Verdict, gate: GateConfig, verdict: Verdict, *, selected: list[str],
-                  replay_unseen: list[Unseen], unchecked: Unchecked) -> Verdict:
+                  replay_unseen: list[Unseen], unchecked: Unchecked, static: StaticPolicy) -> Verdict:
     run = ShardRun(base=frame.base, head=frame.head, gate_config=frame.gate_config, on_error=frame.on_error,
                    block_confidence=gate.block_confidence, shards=job.shard.count, selected=selected, frame=frame,
-                   replay_unseen=replay_unseen, unchecked=unchecked)
+                   replay_unseen=replay_unseen, unchecked=unchecked, static=static)
     job.result = ShardResult(shard=job.shard.index, run=run, pairs=verdict.pairs, wall_ms=verdict.wall_ms)
     return partial_verdict(job.result)
 
@@ -383,6 +408,12 @@ def _blessed_state(base_tree: Path, project: Project,
             raise GoldenError(f"golden for task {golden.task_id!r}, which is not in {paths.tasks}", path=file)
     goldens = {golden.task_id: golden for golden in files.values()}
     return tasks, goldens, share_within_skills(load_noise_records(files, contents), goldens)
+
+
+def _goldens_count(golden_bytes: dict[str, bytes] | None, goldens_dir: Path) -> int:
+    """How many goldens the base holds, counted without reading them (a cosmetic edit replays none)."""
+    names = golden_bytes.keys() if golden_bytes is not None else (p.name for p in goldens_dir.rglob("*.json"))
+    return sum(1 for name in names if name.endswith(".json") and not name.endswith(NOISE_SUFFIX))
 
 
 def _files_by_skill(changes: Sequence[ChangedPath], skills_dir: str, folders: set[str]) -> dict[str, list[str]]:

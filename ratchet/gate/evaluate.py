@@ -17,6 +17,7 @@ from pydantic import BaseModel
 
 from ratchet.clock import Clock, elapsed_ms, wall_clock
 from ratchet.config import Project
+from ratchet.diff.models import EditDiff
 from ratchet.errors import BudgetError
 from ratchet.gate.decide import decide_edit, no_change, with_unchecked
 from ratchet.gate.drift import FactSearch
@@ -72,6 +73,7 @@ def evaluate_edit(
     offered: frozenset[str] | None = None,
     noise: Mapping[str, NoiseRecord] | None = None,
     unchecked_at_cap: bool = False,
+    diffs: EditDiff | None = None,
 ) -> Evaluation:
     """Gate one edit: select, then each selected golden through the pair pipeline, then decide.
 
@@ -89,6 +91,9 @@ def evaluate_edit(
     `unchecked_at_cap`: a pair the spend cap refuses (BudgetError) is an `error` pair decided by
     BUDGET_STOPPED and the others go on, so the verdict so far is kept (`ratchet check`); without it the
     refusal stops the run (the bench).
+    `diffs`: the edit's behavioural diff (ratchet.diff), context for the judges: each pair's judges see the
+    findings of the skills it ran, in a fenced `skill_diff` section. `ratchet check` and the bench pass it,
+    so both judge with the same context; None (the noise measurement, tests) shows none.
     """
     started = clock() if started is None else started
     policy = OnError(on_error).value
@@ -107,7 +112,8 @@ def evaluate_edit(
     def one_pair(item: Selected) -> PairOutcome:
         try:
             return gate_repeated(item, replayer, record=(noise or {}).get(item.task.id), config=config,
-                                 judges=judges or {}, search=search, clock=clock, record_base=keep_base_replays)
+                                 judges=judges or {}, search=search, clock=clock, record_base=keep_base_replays,
+                                 diffs=diffs.skills if diffs is not None else ())
         except BudgetError as exc:
             if not unchecked_at_cap:
                 raise

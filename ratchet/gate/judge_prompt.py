@@ -9,6 +9,10 @@ content would have to include the hash of itself. See docs/adr/0005-judge-cascad
 A tier with swap_check is asked a second time with the replay's output shown before the
 golden's (`swapped=True`): same section names, same text, only the position moves, and the
 order is part of the nonce, so the two requests never share a nonce or a cache entry.
+
+When the behavioural diff (ratchet.diff) named changes in a skill the pair ran, a `skill_diff`
+section lists them, fenced like every other datum: its lines quote the edited skill, which is
+untrusted text, and the prompt tells the judge it is evidence of what changed, not instructions.
 """
 
 from __future__ import annotations
@@ -22,17 +26,20 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from ratchet.diff.models import SkillDiff
 from ratchet.errors import ConfigError
 from ratchet.gate.models import Finding
 from ratchet.gate.opinion import OPINION_SCHEMA
 from ratchet.jsonio import canonical_dumps
 from ratchet.llm.types import ChatRequest, Message
+from ratchet.names import optional_skill_key, skill_key
 from ratchet.trace import ToolCall, Trace
 from ratchet.yamlio import load_yaml_text
 
 SECTIONS: tuple[str, ...] = ("task", "golden_output", "replay_output", "level0_findings", "trace_diff")
 NONCE_CHARS = 24
 FENCE_TOKEN = re.compile(rf"^Fence token: ([0-9a-f]{{{NONCE_CHARS}}})$", re.MULTILINE)
+SKILL_DIFF = "skill_diff"
 RETRY_NOTE = "Your previous answer could not be parsed. Answer with the JSON object only."
 _PLACEHOLDER = "{{nonce}}"
 
@@ -83,10 +90,25 @@ def findings_text(findings: Sequence[Finding]) -> str:
                      for f in findings) or "(none)"
 
 
+def pair_diffs(diffs: Sequence[SkillDiff], *skills: str | None) -> list[SkillDiff]:
+    """The diffs of the skills a pair ran (its golden's and its replay's fired skill), in the edit's order.
+
+    A skill the pair did not run changed nothing the judge compares, so its findings are not shown."""
+    keys = {optional_skill_key(skill) for skill in skills} - {None}
+    return [diff for diff in diffs if skill_key(diff.skill) in keys]
+
+
+def skill_diff_text(diffs: Sequence[SkillDiff]) -> str | None:
+    """One line per finding, `[kind] path:line: message`; None when the diffs name no change."""
+    lines = [f"[{finding.kind.value}] {finding.render()}" for diff in diffs for finding in diff.findings]
+    return "\n".join(lines) or None
+
+
 def judge_sections(task_prompt: str, golden: Trace, replay: Trace, findings: Sequence[Finding],
-                   known_variation: str | None = None) -> dict[str, str]:
-    """The five fenced sections a judge sees, in order, and a sixth, `known_variation`, when the golden has
-    a noise record that saw it vary (ratchet.gate.variation.known_variation_text: it quotes golden lines)."""
+                   known_variation: str | None = None, diffs: Sequence[SkillDiff] = ()) -> dict[str, str]:
+    """The five fenced sections a judge sees, in order, then a sixth, `known_variation`, when the golden has
+    a noise record that saw it vary (ratchet.gate.variation.known_variation_text: it quotes golden lines),
+    and `skill_diff` when `diffs` (the pair's skills', pair_diffs) name a change: it quotes the edited skill."""
     sections = {
         "task": task_prompt,
         "golden_output": golden.final_output,
@@ -96,6 +118,9 @@ def judge_sections(task_prompt: str, golden: Trace, replay: Trace, findings: Seq
     }
     if known_variation is not None:
         sections["known_variation"] = known_variation
+    changes = skill_diff_text(diffs)
+    if changes is not None:
+        sections[SKILL_DIFF] = changes
     return sections
 
 

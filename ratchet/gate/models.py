@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from ratchet.diff.models import SkillDiff
 from ratchet.jsonio import canonical_dumps
 from ratchet.llm.types import USD, Usage
 from ratchet.tasks import Task
@@ -289,6 +290,13 @@ class Verdict(BaseModel):
         default_factory=EvidenceChanges, exclude_if=lambda value: not value,
         description="Goldens, noise records and tasks the edit adds, changes, moves or removes, and the skills "
         "left with less coverage; absent when there are none (an added field: the schema version stays 1).",
+    )
+    diff: list[SkillDiff] = Field(
+        default_factory=list, exclude_if=lambda value: not value,
+        description="The behavioural diff of each changed skill, read without a model for the harness the edit was "
+        "replayed with (ratchet.diff, docs/diff.md): its findings, or why it is cosmetic. A finding the static policy "
+        "acts on in a skill no replay exercised floors the verdict (ratchet.gate.static); absent when no skill "
+        "changed (an added field: the schema version stays 1).",
     )
 
     def to_json(self) -> str:

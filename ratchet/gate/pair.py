@@ -16,14 +16,15 @@ stated once, here:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from ratchet.clock import Clock, elapsed_ms, wall_clock
+from ratchet.diff.models import SkillDiff
 from ratchet.gate.cascade import run_cascade
 from ratchet.gate.drift import FactSearch, drift_check, moved_facts
 from ratchet.gate.gate_config import GateConfig
-from ratchet.gate.judge_prompt import JudgePrompt
+from ratchet.gate.judge_prompt import JudgePrompt, pair_diffs
 from ratchet.gate.level0 import level0_findings, settled_by_level0
 from ratchet.gate.models import DriftEvidence, Finding, JudgeResult, PairOutcome, Selected
 from ratchet.gate.variation import known_variation_text, mark_known, variation_parts
@@ -58,13 +59,15 @@ def gate_pair(
     record_base: bool = False,
     prompt: JudgePrompt | None = None,
     noise: NoiseRecord | None = None,
+    diffs: Sequence[SkillDiff] = (),
 ) -> PairOutcome:
     """Gate one selected golden; see the module docstring for the order.
 
     `record_base` replays the unchanged skill whenever a volatile fact moved, even if this
     configuration will not ask for it, so a re-judging configuration finds it stored. `noise`, the
     golden's noise record: when it saw the golden vary, the judges are told where (and whether this
-    replay differs only there); whether to replay again is ratchet.gate.repeats' question.
+    replay differs only there); whether to replay again is ratchet.gate.repeats' question. `diffs`: the
+    edit's behavioural diff per changed skill; the judges see the findings of the skills this pair ran.
     """
     started = clock()
     pair_id = pair_id or item.task.id
@@ -105,6 +108,7 @@ def gate_pair(
     result = settled or run_cascade(
         reference, replay, reference_findings, task=item.task, config=config, judges=judges,
         pair_id=pair_id, prompt=prompt, clock=clock, known_variation=known,
+        diffs=pair_diffs(diffs, golden.fired_skill, replay.fired_skill),
     )
     if prefix:
         result = result.model_copy(update={"reason": prefix + result.reason})

@@ -18,9 +18,10 @@ the noise, and `same`, `pass`, `drift` and `error` stand. A repeat that fails ma
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from ratchet.clock import Clock, wall_clock
+from ratchet.diff.models import SkillDiff
 from ratchet.errors import BudgetError
 from ratchet.gate.drift import FactSearch
 from ratchet.gate.gate_config import GateConfig
@@ -82,12 +83,15 @@ def gate_repeated(
     record_base: bool = False,
     prompt: JudgePrompt | None = None,
     pair_id: str | None = None,
+    diffs: Sequence[SkillDiff] = (),
 ) -> PairOutcome:
-    """The pair through gate_pair once, and again while the test says more replays can change the decision."""
+    """The pair through gate_pair once, and again while the test says more replays can change the decision.
+
+    `diffs`: the edit's behavioural diff per changed skill, context for every replay's judges (gate_pair)."""
     watched = _Watched(source)
     pair_id = pair_id or item.task.id
     first = gate_pair(item, watched, config=config, judges=judges, search=search, clock=clock,
-                      record_base=record_base, prompt=prompt, pair_id=pair_id, noise=record)
+                      record_base=record_base, prompt=prompt, pair_id=pair_id, noise=record, diffs=diffs)
     trigger = _trigger(first, watched.last, item, record, config)
     if trigger is None or record is None:
         return first
@@ -103,7 +107,7 @@ def gate_repeated(
             update={"seed": repeat_seed(item.task.id, item.golden.seed, run)})})
         try:
             outcomes.append(gate_pair(again, source, config=config, judges=judges, search=search, clock=clock,
-                                      pair_id=f"{pair_id}#{run}", prompt=prompt, noise=record))
+                                      pair_id=f"{pair_id}#{run}", prompt=prompt, noise=record, diffs=diffs))
         except BudgetError:
             stopped = True
             break

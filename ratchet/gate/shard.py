@@ -25,9 +25,11 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
+from ratchet.config import StaticPolicy
 from ratchet.errors import InputError
 from ratchet.gate.decide import decide_edit, with_unchecked
 from ratchet.gate.models import EvidenceChanges, PairOutcome, Unseen, Verdict
+from ratchet.gate.static import proved_cosmetic, with_static
 from ratchet.jsonio import canonical_dumps, load_json_file
 
 SHARD_SCHEMA_VERSION = 1
@@ -108,6 +110,8 @@ class ShardRun(BaseModel):
                            "shard shares.")
     replay_unseen: list[Unseen] = Field(default_factory=list, description="Unseen notes over all goldens.")
     unchecked: Unchecked = Field(default_factory=Unchecked)
+    static: StaticPolicy = Field(default="warn", description="The base's `static:` policy (ratchet.gate.static); the "
+                                 "frame carries the diff it applies to.")
 
 
 class ShardResult(BaseModel):
@@ -127,17 +131,20 @@ class ShardResult(BaseModel):
 def whole_verdict(run: ShardRun, pairs: Sequence[PairOutcome], *, wall_ms: float) -> Verdict:
     """The verdict over `pairs`, decided and annotated in the order check_edit does it.
 
-    evaluate_edit decides the pairs and names the replay's unseen notes; check_edit then names its
-    settings, submodules, an unblessed base and unowned files (two with_unchecked calls, whose
-    summaries nest in that order). An edit that changes no skill was decided before any
-    selection (decide.no_change): its frame is already the verdict.
+    evaluate_edit decides the pairs and names the replay's unseen notes; check_edit then applies the
+    static policy to the diff the frame carries (ratchet.gate.static) and names its settings,
+    submodules, an unblessed base and unowned files (with_unchecked, with_static, with_unchecked:
+    their summaries nest in that order). An edit that changes no skill (decide.no_change), or none
+    the model reads (static.cosmetic_verdict), was decided before any selection: its frame is
+    already the verdict.
     """
     decided = run.frame.model_copy(update={"wall_ms": wall_ms})
-    if run.frame.skills_changed:
+    if run.frame.skills_changed and not proved_cosmetic(run.frame.diff):
         decision, summary = decide_edit(pairs, on_error=run.on_error, block_confidence=run.block_confidence)
         decided = with_unchecked(decided.model_copy(update={
             "pairs": list(pairs), "decision": decision, "summary": summary, "cost_usd": sum(p.cost_usd for p in pairs),
         }), unseen=run.replay_unseen)
+        decided = with_static(decided, run.frame.diff, policy=run.static)
     return run.unchecked.named(decided)
 
 
@@ -209,7 +216,7 @@ def merge_shards(paths: Sequence[Path]) -> tuple[Verdict, ShardRun]:
 
 
 def _difference(a: ShardRun, b: ShardRun) -> str:
-    for name in ("base", "head", "gate_config", "on_error", "on_error_flag", "shards", "block_confidence"):
+    for name in ("base", "head", "gate_config", "on_error", "on_error_flag", "shards", "block_confidence", "static"):
         if getattr(a, name) != getattr(b, name):
             return f"{name} {getattr(a, name)!r} vs {getattr(b, name)!r}"
     if a.selected != b.selected:

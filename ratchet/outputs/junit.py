@@ -6,8 +6,11 @@ that could not be checked an <error>; same, pass and drift pass. Each warn-level
 gate did not check is a testcase with <failure type="unseen">, so "not checked" is red on the
 dashboard too. The goldens, noise records and tasks the edit changes come first, one testcase per
 line the terminal prints (classname ratchet.evidence): a <failure type="evidence"> when it is at
-least WARN, a passing case when it is a note (evidence added). Nothing is ever <skipped>: a skipped
-test reads as fine, and unseen is not fine.
+least WARN, a passing case when it is a note (evidence added). Before them, what the edit changes
+(the behavioural diff, ratchet.outputs.edit_diff), one testcase per line (classname ratchet.diff,
+named by its location): a <failure type="static"> for a finding the static policy floors the
+verdict on (no replay exercised it), a passing case otherwise. Nothing is ever <skipped>: a
+skipped test reads as fine, and unseen is not fine.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import xml.etree.ElementTree as ET
 
 from ratchet import SIMULATED_CHECK_BANNER
 from ratchet.gate.models import PairOutcome, Verdict
+from ratchet.outputs.edit_diff import diff_lines
 from ratchet.outputs.evidence import evidence_lines
 
 NO_SKILL = "no skill"
@@ -25,6 +29,8 @@ NOT_CHECKED = "ratchet.not-checked"
 """The classname of the testcases for what the gate could not check."""
 EVIDENCE = "ratchet.evidence"
 """The classname of the testcases for the goldens, noise records and tasks the edit changes (listed first)."""
+DIFF = "ratchet.diff"
+"""The classname of the testcases for what the edit changes (the behavioural diff; listed before all others)."""
 # XML 1.0 cannot carry these at all, escaped or not; a model's output may still contain them.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
@@ -85,10 +91,11 @@ def render_junit(verdict: Verdict) -> str:
     """The verdict as a JUnit XML document (UTF-8 declaration, two-space indent, one final newline)."""
     notes = not_checked(verdict)
     evidence = evidence_lines(verdict)
+    changes = diff_lines(verdict)
     failures = sum(p.outcome in ("regression", "unsure", "inconclusive") for p in verdict.pairs) + len(notes) \
-        + sum(line.level != "note" for line in evidence)
+        + sum(line.level != "note" for line in evidence) + sum(line.level != "note" for line in changes)
     errors = sum(p.outcome == "error" for p in verdict.pairs)
-    tests = len(verdict.pairs) + len(notes) + len(evidence)
+    tests = len(verdict.pairs) + len(notes) + len(evidence) + len(changes)
     root = ET.Element("testsuites", {"name": "ratchet", "tests": str(tests), "failures": str(failures),
                                      "errors": str(errors), "time": _seconds(verdict.wall_ms)})
     suite = ET.SubElement(root, "testsuite", {
@@ -102,7 +109,15 @@ def render_junit(verdict: Verdict) -> str:
                         ("simulated", str(verdict.simulated).lower()),
                         *((("label", SIMULATED_CHECK_BANNER),) if verdict.simulated else ())):
         ET.SubElement(properties, "property", {"name": name, "value": _xml_text(value)})
-    for line in evidence:  # first: what the edit does to what every later check compares with
+    for change in changes:  # first: what the edit changes, read without a model
+        case = ET.SubElement(suite, "testcase", {"classname": DIFF, "name": _xml_text(change.where or "diff"),
+                                                 "time": "0.000"})
+        if change.level == "note":
+            ET.SubElement(case, "system-out").text = _xml_text(f"{change}\n")
+        else:
+            ET.SubElement(case, "failure", {"type": "static", "message": _xml_text(change.text)}).text = \
+                _xml_text(f"{change}\n")
+    for line in evidence:  # then what the edit does to what every later check compares with
         case = ET.SubElement(suite, "testcase", {"classname": EVIDENCE, "name": _xml_text(line.label), "time": "0.000"})
         if line.level == "note":
             ET.SubElement(case, "system-out").text = _xml_text(f"{line.label}: {line.text}\n")

@@ -1,7 +1,7 @@
 """A verdict as Markdown for a pull-request comment or a CI job summary (docs/outputs.md).
 
-Order is the reviewer's: the decision first, what was not checked right after it, one row per
-distinct finding (the tasks it hit collapsed), cost and time, then one collapsible block of evidence
+Order is the reviewer's: the decision first, what was not checked right after it, what the edit
+changes (the behavioural diff, ratchet.outputs.edit_diff), one row per distinct finding (the tasks it hit collapsed), cost and time, then one collapsible block of evidence
 per pair that differs. Every piece of user text is escaped (ratchet.outputs.text).
 """
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ratchet import SIMULATED_CHECK_BANNER
 from ratchet.gate.models import DriftEvidence, Finding, Opinion, PairOutcome, Verdict
+from ratchet.outputs.edit_diff import diff_lines
 from ratchet.outputs.evidence import evidence_lines
 from ratchet.outputs.grouping import collapse_ids, finding_groups
 from ratchet.outputs.text import code_block, html_inline, md_inline
@@ -44,6 +45,11 @@ def not_checked_lines(verdict: Verdict) -> list[str]:
               for path in verdict.submodules_changed]
     lines += [f"- **not checked:** {md_inline(note.detail)}" for note in verdict.unseen if note.level == "warn"]
     return lines
+
+
+def diff_list(verdict: Verdict) -> list[str]:
+    """What the edit changes, as list items (the lines the terminal prints after `skills changed:`)."""
+    return [f"- **diff:** {md_inline(str(line))}" for line in diff_lines(verdict)]
 
 
 def findings_table(verdict: Verdict) -> list[str]:
@@ -141,7 +147,7 @@ def render_markdown(verdict: Verdict) -> str:
     blocks: list[list[str]] = [[decision_line(verdict)]]
     if verdict.simulated:
         blocks.append([f"> {md_inline(SIMULATED_CHECK_BANNER)}"])
-    for block in (not_checked_lines(verdict), findings_table(verdict)):
+    for block in (not_checked_lines(verdict), diff_list(verdict), findings_table(verdict)):
         if block:
             blocks.append(block)
     same = sorted(p.task_id for p in verdict.pairs if p.outcome == "same")

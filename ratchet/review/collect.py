@@ -7,7 +7,8 @@
   evidence and unseen notes but not the replays (`ratchet check` keeps none), so a pair shows its
   golden with the calls Level 0 named marked, and says how to record a replay at the edit; a
   replays file (EditReplays JSON, as the bench writes under results/replays/<config>/<edit>.json)
-  adds the full side by side.
+  adds the full side by side. The verdict's behavioural diff (what the edit changes, read without
+  a model) is the first item, as the lines the terminal prints.
 - labels: the bench's label queue (`ratchet bench label`), each label as `render_edit` shows it.
 """
 
@@ -29,6 +30,7 @@ from ratchet.gate.models import EditReplays, PairOutcome, Unseen, Verdict
 from ratchet.gate.unseen import unseen_notes
 from ratchet.jsonio import load_json_text, read_utf8
 from ratchet.names import optional_skill_key, skill_key
+from ratchet.outputs.edit_diff import diff_lines
 from ratchet.recording import pending_traces
 from ratchet.review.models import ReviewItem, ReviewPage
 from ratchet.skill_sets import load_skills
@@ -146,6 +148,10 @@ def verdict_page(project: Project, verdict_file: Path, replays_file: Path | None
     goldens = load_goldens(project.path("goldens"))
     items = [_pair_item(pair, goldens.get(pair.task_id), replays.get(pair.task_id), verdict.head)
              for pair in verdict.pairs]
+    changes = diff_lines(verdict)
+    if changes:  # what the edit changes, read without a model, before the pairs (ratchet.outputs.edit_diff)
+        items.insert(0, ReviewItem(item_id="diff", title="What the edit changes (ratchet diff)",
+                                   text="\n".join(str(line) for line in changes)))
     return ReviewPage(
         mode="verdict", title=f"Ratchet review: {verdict.decision}", source=_shown(verdict_file, project.root),
         summary=f"{verdict.decision}: {verdict.summary} (base {verdict.base[:12]}, head {verdict.head[:12]}, "

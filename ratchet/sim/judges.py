@@ -9,6 +9,10 @@ inside the fence; it only measures it. It then errs at a tier-specific rate
 seeded per (judged content, tier) with hashlib, and its confidence follows: wrong answers
 tend to come with lower confidence, which is what makes escalation do real work. Token
 usage is counted from the real prompt. It never sees labels, edit ids or edit types.
+
+A `skill_diff` section (what the behavioural diff found the edit changed) is context a careful
+reader of two outputs does not need: the simulated judge neither reads it nor seeds its error roll
+with it, so a pair errs the same with or without it. Its tokens count, as the whole prompt does.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from ratchet.gate.judge_prompt import fence_token, read_fenced
+from ratchet.gate.judge_prompt import SKILL_DIFF, fence_token, read_fenced
 from ratchet.jsonio import canonical_dumps
 from ratchet.llm.types import ChatRequest, ChatResponse, Message, Usage, approx_tokens
 from ratchet.sim.reading import ITEM, LABEL, is_framing, reader_changes
@@ -139,7 +143,8 @@ class SimJudge:
             return {"verdict": "unsure", "confidence": 0.2, "changed_elements": [],
                     "rationale": "The prompt did not contain the fenced golden and replay outputs."}
         truth = compare(sections)
-        key = f"{self.tier}\0{canonical_dumps(sections, indent=None)}"
+        judged = {name: text for name, text in sections.items() if name != SKILL_DIFF}
+        key = f"{self.tier}\0{canonical_dumps(judged, indent=None)}"
         erred = _unit(f"err\0{key}") < self.profile.error_rate
         low, high = self.profile.wrong if erred else self.profile.right
         confidence = round(low + (high - low) * _unit(f"conf\0{key}"), 2)

@@ -59,7 +59,8 @@ def test_the_scaffolded_ratchet_yaml_loads_as_the_defaults(empty: Path) -> None:
     assert config == RatchetConfig()
     text = (empty / "ratchet.yaml").read_text(encoding="utf-8")
     for key in ("schema_version:", "paths:", "skills:", "tasks:", "goldens:", "world:", "workspaces:",
-                "upstream: sim", "clock:", "max_agent_turns:", "timeout_s:", "# tiers:", "RATCHET_UPSTREAM"):
+                "upstream: sim", "clock:", "max_agent_turns:", "timeout_s:", "static: warn", "# tiers:",
+                "RATCHET_UPSTREAM"):
         assert key in text, key
 
 

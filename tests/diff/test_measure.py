@@ -18,7 +18,7 @@ def outcome(group: str, expected: list[DiffKind], found: list[DiffKind], floors:
 
 
 def test_the_corpus_holds_at_least_25_labelled_free_form_edits_that_all_diff(tmp_path: Path) -> None:
-    corpus = read_corpus(ROOT / "tests/data/diff_corpus")
+    corpus = read_corpus(ROOT / "bench/diff-corpus")
     assert len(corpus) >= 25
     assert {edit.harness for edit in corpus} == {"minimal", "claude-code", "codex"}
     assert any(not edit.expected for edit in corpus)

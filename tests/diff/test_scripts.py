@@ -92,3 +92,29 @@ def test_languages_come_from_the_suffix_or_the_shebang() -> None:
 
 def test_added_lines_are_the_inserted_and_replaced_ones() -> None:
     assert added_lines(["a", "b", "c"], ["a", "B", "c", "d"]) == {2, 4}
+
+
+def test_a_script_change_nothing_flags_is_still_a_finding_never_cosmetic(tmp_path: Path) -> None:
+    # A changed constant: no analyser or reading flags it, but it is behaviour, so a check must replay it.
+    new = TIDY.replace("print(len(rows))", "print(len(rows) - 1)")
+    diff = diff_texts(REFUND, REFUND, files={"scripts/tidy.py": (TIDY, new)}, scratch=tmp_path, analysers=NONE)
+    assert diff.status != "cosmetic"
+    assert [f.kind for f in diff.findings if f.kind is not DiffKind.ANALYSER_UNAVAILABLE] == []
+    with_bandit = diff_texts(REFUND, REFUND, files={"scripts/tidy.py": (TIDY, new)}, scratch=tmp_path)
+    assert [(f.kind, f.floors) for f in with_bandit.findings] == [(DiffKind.FILE_CHANGED, False)]
+    assert with_bandit.findings[0].message.startswith("changes the script (1 line(s) added or changed, 1 removed")
+
+
+def test_a_script_that_only_loses_lines_is_a_finding(tmp_path: Path) -> None:
+    guarded = ROTATE.replace("set -euo pipefail\n", "set -euo pipefail\n[ -d \"$1\" ] || exit 1\n")
+    diff = diff_texts(REFUND, REFUND, files={"scripts/rotate.sh": (guarded, ROTATE)}, scratch=tmp_path, analysers=NONE)
+    assert [f.kind for f in diff.findings] == [DiffKind.FILE_CHANGED]
+    assert diff.status != "cosmetic"
+
+
+def test_comments_and_blank_lines_in_a_shell_script_stay_cosmetic(tmp_path: Path) -> None:
+    commented = ROTATE.replace("set -euo pipefail\n", "set -euo pipefail\n\n# compress every log\n")
+    diff = diff_texts(REFUND, REFUND, files={"scripts/rotate.sh": (ROTATE, commented)}, scratch=tmp_path,
+                      analysers=Analysers(bandit=None, shellcheck=shutil.which("shellcheck")))
+    assert diff.findings == []
+    assert diff.status == "cosmetic"

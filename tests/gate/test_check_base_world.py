@@ -23,7 +23,8 @@ SKILL = "skills/fx-expense-converter/SKILL.md"
 
 def _edit_skill(repo: Path, message: str, extra: dict[str, str | None] | None = None) -> str:
     text = (repo / SKILL).read_text(encoding="utf-8")
-    return commit(repo, {SKILL: text + "\n", **(extra or {})}, message)
+    # A sentence the simulator does not read: a blank line alone is cosmetic, and replays nothing (ratchet.gate.static).
+    return commit(repo, {SKILL: text + "\nKeep the report tidy.\n", **(extra or {})}, message)
 
 
 def _base_folders(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
@@ -55,7 +56,9 @@ def test_the_base_export_leaves_out_world_and_workspaces_and_the_verdict_is_the_
     assert "world" not in skipped_base and "workspaces" not in skipped_base and "skills" in skipped_base
     assert {"world", "workspaces"} <= set(whole_base) & set(skipped_head) & set(whole_head)
     assert (skipped.decision, skipped.summary) == (whole.decision, whole.summary)
-    assert [p.model_dump() for p in skipped.pairs] == [p.model_dump() for p in whole.pairs]
+    # The second check's replays are the first's, from the cache: the same pairs, at no cost.
+    assert [p.model_dump(exclude={"cost_usd"}) for p in skipped.pairs] == \
+        [p.model_dump(exclude={"cost_usd"}) for p in whole.pairs]
 
 
 def _moved_rates(repo: Path) -> dict[str, float]:

@@ -53,7 +53,7 @@ def test_cascade_escalates_and_records_every_opinion(edited_demo: tuple[Path, st
     verdict = check_edit(repo, base=base, head="edit/changed-argument", config=resolve_gate_config("cascade"))
     judged = [p for p in verdict.pairs if p.opinions]
     assert all(p.opinions[0].tier == "nano" and len(p.opinions) >= 2 for p in judged)
-    assert all(o.prompt_version == "judge-v2" and o.tokens_in > 0 for p in judged for o in p.opinions)
+    assert all(o.prompt_version == "judge-v3" and o.tokens_in > 0 for p in judged for o in p.opinions)
     assert verdict.cost_usd == pytest.approx(sum(p.cost_usd for p in verdict.pairs), abs=1e-6)
     assert json.loads(verdict.to_json())["pairs"][1]["opinions"]
 
@@ -82,8 +82,10 @@ def test_a_moved_fx_rate_is_drift_with_the_cascade_and_not_with_drift_off(demo_r
     skill = demo_repo / "skills" / "fx-expense-converter" / "SKILL.md"
     head = commit(
         demo_repo,
-        {"world/zz-moved.yaml": _overlay(moved), "skills/fx-expense-converter/SKILL.md": skill.read_text(encoding="utf-8") + "\n"},
-        "D1: a blank line in the skill while the rates moved",
+        # A sentence the simulator does not read (a blank line alone is cosmetic: nothing would be replayed).
+        {"world/zz-moved.yaml": _overlay(moved),
+         "skills/fx-expense-converter/SKILL.md": skill.read_text(encoding="utf-8") + "\nKeep the report tidy.\n"},
+        "D1: a sentence of prose in the skill while the rates moved",
     )
     with_drift = check_edit(demo_repo, base=base, head=head, config=resolve_gate_config("cascade"))
     assert with_drift.decision == "PASS", with_drift.summary

@@ -35,7 +35,7 @@ def request(secs: dict[str, str], attempt: int = 1, tier: str = "nano", max_in: 
 
 
 def test_prompt_file_is_versioned() -> None:
-    assert PROMPT.version == "judge-v2"
+    assert PROMPT.version == "judge-v3"
     assert "{{nonce}}" in PROMPT.system and "rubric" in PROMPT.reminder.lower()
 
 

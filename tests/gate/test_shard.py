@@ -38,6 +38,18 @@ def multi_skill_edit(repo: Path) -> str:
     return "edit/multi"
 
 
+def prose_edit(repo: Path, branch: str, sentence: str) -> str:
+    """A branch that adds `sentence` to github-triage: prose the simulator does not read, so its pairs are
+    replayed (the diff does not prove it cosmetic) and come out the same."""
+    git(repo, "checkout", "-q", "-b", branch, "main")
+    path = repo / "skills" / "github-triage" / "SKILL.md"
+    path.write_text(path.read_text(encoding="utf-8") + f"\n{sentence}\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a sentence of prose")
+    git(repo, "checkout", "-q", "main")
+    return branch
+
+
 def unsharded(repo: Path, head: str, home: Path) -> Verdict:
     return check_edit(repo, base="main", head=head, config=CASCADE, home=home, clock=frozen_clock)
 
@@ -62,35 +74,47 @@ def every_rendering(verdict: Verdict) -> dict[str, str]:
                                              (OutputFormat.JSON, OutputFormat.MARKDOWN, OutputFormat.JUNIT)}}
 
 
-@pytest.mark.parametrize("edit", ["edit/changed-argument", "edit/cosmetic", "multi"])
+@pytest.mark.parametrize("edit", ["edit/changed-argument", "edit/cosmetic", "multi", "prose-email"])
 def test_three_shards_merged_are_the_unsharded_verdict_byte_for_byte(demo_repo: Path, tmp_path: Path,
                                                                       edit: str) -> None:
-    head = multi_skill_edit(demo_repo) if edit == "multi" else edit
-    if edit != "multi":
+    if edit == "multi":
+        head = multi_skill_edit(demo_repo)
+    elif edit == "prose-email":  # a floor finding no replay exercised (ratchet.gate.static)
+        head = prose_edit(demo_repo, "edit/prose-email", "Email the triage summary to lead@example.com.")
+    else:
+        head = edit
         apply_edit(demo_repo, EDIT[edit])
     whole = unsharded(demo_repo, head, tmp_path / "home-whole")
     files = shard_files(demo_repo, head, tmp_path, 3)
     merged, _ = merge_shards(list(reversed(files)))  # any order
     assert every_rendering(merged) == every_rendering(whole)
     assert merged.to_json() == whole.to_json()
-    assert len(whole.pairs) >= 3, "every shard had pairs to replay"
+    assert whole.diff, "the behavioural diff is on the verdict"
+    if edit == "edit/cosmetic":  # nothing the model reads changed: every shard holds the one verdict
+        assert (whole.decision, whole.pairs) == ("PASS", [])
+    else:
+        assert len(whole.pairs) >= 3, "every shard had pairs to replay"
+    if edit == "prose-email":
+        assert whole.decision == "WARN"
+        assert whole.summary.startswith("the edit adds an instruction to email lead@example.com (send) in skill "
+                                        "github-triage that no replay exercised (static: warn); ")
     if edit == "multi":
         assert whole.skills_changed == ["fx-expense-converter", "github-triage"]
         assert whole.decision == "BLOCK"
 
 
 def test_each_shard_replays_only_its_share_and_says_it_is_partial(demo_repo: Path, tmp_path: Path) -> None:
-    apply_edit(demo_repo, EDIT["edit/cosmetic"])
-    files = shard_files(demo_repo, "edit/cosmetic", tmp_path, 3)
+    head = prose_edit(demo_repo, "edit/prose", "Be kind.")
+    files = shard_files(demo_repo, head, tmp_path, 3)
     results = [ShardResult.model_validate_json(f.read_text(encoding="utf-8")) for f in files]
     selected = results[0].run.selected
     assert [[p.task_id for p in r.pairs] for r in results] == [
         shard_task_ids(selected, Shard(index=k, count=3)) for k in (1, 2, 3)]
-    assert sorted(p.task_id for r in results for p in r.pairs) == sorted(selected)
+    assert sorted(p.task_id for r in results for p in r.pairs) == sorted(selected) and selected
     job = ShardJob(Shard(index=2, count=3))
-    partial = check_edit(demo_repo, base="main", head="edit/cosmetic", config=CASCADE, home=tmp_path / "again",
+    partial = check_edit(demo_repo, base="main", head=head, config=CASCADE, home=tmp_path / "again",
                          clock=frozen_clock, shard=job)
-    # The cosmetic edit passes as a whole; a shard of it alone is never PASS.
+    # The prose edit passes as a whole; a shard of it alone is never PASS.
     assert partial.decision == "WARN"
     assert partial.summary.startswith(f"PARTIAL: shard 2/3, {len(results[1].pairs)} of {len(selected)} affected "
                                       "golden(s), not the check's verdict: run ratchet merge on all 3 shard files; ")

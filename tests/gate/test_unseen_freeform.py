@@ -1,13 +1,13 @@
 """Never a silent PASS: edits to free-form skills, unsent files and skills no golden exercises, end to end.
 
 A real temp git repo built from tests/data/freeform (four skills with no backticked program),
-recorded and blessed on the simulator, then `ratchet check` on an edit, through the CLI.
+recorded and blessed on the simulator (the `freeform` fixture, tests/helpers/freeform_repo.py),
+then `ratchet check` on an edit, through the CLI.
 """
 
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -16,45 +16,14 @@ from typer.testing import CliRunner
 from ratchet import SIMULATED_CHECK_BANNER
 from ratchet.cli import app
 from ratchet.sim.follow import NOTHING_TO_READ
-from tests.helpers.gitrepo import commit, git, make_repo
+from tests.helpers.gitrepo import commit, git
 
-CORPUS = Path(__file__).resolve().parents[1] / "data" / "freeform"
-RECORD = ["record", "--allow-unfollowed"]  # the simulator cannot follow these skills: record them anyway
 runner = CliRunner()
 
 
 def _unfollowed(skill: str) -> str:
     return (f"the simulator could not follow skill {skill} ({NOTHING_TO_READ}): "
             "a live upstream or a real harness is needed to check this edit")
-
-
-@pytest.fixture(scope="session")
-def _freeform_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("freeform-template")
-    files = {p.relative_to(CORPUS).as_posix(): p.read_text(encoding="utf-8") for p in CORPUS.rglob("*") if p.is_file()}
-    repo = make_repo(root, {**files, ".gitignore": ".ratchet/\n"})
-    mp = pytest.MonkeyPatch()
-    mp.setenv("RATCHET_UPSTREAM", "sim")
-    mp.setenv("RATCHET_HOME", str(repo / ".ratchet"))
-    try:
-        for args in (RECORD, ["bless"]):
-            result = runner.invoke(app, [*args, "--project", str(repo)])
-            assert result.exit_code == 0, result.output
-    finally:
-        mp.undo()
-    commit(repo, {}, "bless goldens")
-    return repo
-
-
-@pytest.fixture
-def freeform(_freeform_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    repo = tmp_path / "repo"
-    shutil.copytree(_freeform_template, repo, symlinks=True)
-    monkeypatch.setenv("RATCHET_UPSTREAM", "sim")
-    monkeypatch.setenv("RATCHET_HOME", str(repo / ".ratchet"))
-    monkeypatch.setenv("COLUMNS", "250")
-    monkeypatch.delenv("CI", raising=False)
-    return repo
 
 
 def _edit(repo: Path, path: str, old: str, new: str) -> dict[str, str | None]:
@@ -83,8 +52,12 @@ def test_deleting_a_key_instruction_of_a_free_form_skill_warns_first_never_passe
     code, lines = _check(freeform, base)
     assert code == 0  # WARN exits 0, as every WARN does
     assert lines[:2] == [SIMULATED_CHECK_BANNER, "not checked: " + _unfollowed("refund-reply")]
-    assert _decision(lines) == "WARN  " + _unfollowed("refund-reply") + "; 1 affected golden(s) replayed without a regression"
+    # The behavioural diff names the removed rule first (ratchet.gate.static), then what no replay could see.
+    rule = ("the edit removes the rule 'Refunds over 200 EUR always need a supervisor's approval before you promise "
+            "anything.' in skill refund-reply that no replay exercised (static: warn)")
+    assert _decision(lines).startswith("WARN  " + rule[:120])
     verdict = json.loads(runner.invoke(app, ["check", "--repo", str(freeform), "--base", base, "--json"]).stdout)
+    assert verdict["summary"] == f"{rule}; {_unfollowed('refund-reply')}; 1 affected golden(s) replayed without a regression"
     assert (verdict["decision"], [(u["kind"], u["skill"], u["level"]) for u in verdict["unseen"]]) == (
         "WARN", [("unfollowed", "refund-reply", "warn")]
     )
@@ -120,7 +93,9 @@ def test_a_changed_frontmatter_key_the_runner_never_sends_is_unsent(demo_repo: P
     assert (code, lines[1]) == (0, "not checked: frontmatter allowed-tools of skill fx-expense-converter changed, but "
                                    "the runner sends only SKILL.md's body to the agent: not replayed; review it, or "
                                    "check with a harness that loads it")
-    assert _decision(lines).startswith("WARN  frontmatter allowed-tools of skill fx-expense-converter changed")
+    assert _decision(lines).startswith("WARN  the edit allows the tool Bash (execute) in skill fx-expense-converter "
+                                       "that no replay exercised (static: warn); frontmatter allowed-tools of skill "
+                                       "fx-expense-converter changed")
 
 
 def test_a_changed_metadata_key_is_listed_and_changes_nothing(demo_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:

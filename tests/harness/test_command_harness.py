@@ -181,7 +181,17 @@ def test_an_agent_that_never_loads_a_skill_is_a_routing_change(command_demo: tup
 
 def test_goldens_recorded_through_the_agent_replay_the_same_on_the_minimal_runner(command_demo: tuple[Path, str]) -> None:
     root, base = command_demo
-    verdict = check_edit(root, base=base, head="edit/cosmetic", home=root / ".ratchet",
+    # A sentence the simulator does not read: the cosmetic edit's HTML comment is no change at all to the
+    # minimal runner, which then replays nothing (ratchet.gate.static).
+    repo = git.Repo(root)
+    repo.git.checkout("-q", "-b", "edit/prose", "main")
+    try:
+        path = root / "skills" / "github-triage" / "SKILL.md"
+        path.write_text(path.read_text(encoding="utf-8") + "\nBe kind.\n", encoding="utf-8")
+        head = commit_all(repo, "github-triage: a sentence of prose")
+    finally:
+        repo.git.checkout("-q", "main")
+    verdict = check_edit(root, base=base, head=head, home=root / ".ratchet",
                          config=resolve_gate_config("cascade"), harness="minimal")
     assert verdict.decision == "PASS", verdict.summary
     assert verdict.pairs and all(pair.outcome == "same" for pair in verdict.pairs)

@@ -6,6 +6,7 @@ Reusable by any test that needs a live upstream without the internet:
         server.script("ok", 429, "ok")      # per-request behaviours, then "ok" forever
         ... api_base=server.base_url ...
         server.requests                      # what reached the server
+        server.probes                        # GET /models (a preflight) answered
 
 Behaviours: "ok" (answer), an int (that HTTP status, with an OpenAI-style error body that
 echoes the Authorization header it got, the worst case for key hygiene), ("sleep", s)
@@ -69,6 +70,7 @@ class FakeOpenAI:
         self.delay_s = delay_s
         self.model = model
         self.requests: list[dict[str, Any]] = []
+        self.probes = 0  # GET /models: a preflight's "does it answer at all", not a model call
         self.responses: list[dict[str, Any]] = []
         self._script: deque[Behaviour] = deque()
         self._lock = threading.Lock()
@@ -98,6 +100,8 @@ class FakeOpenAI:
 
         @app.get("/v1/models")
         async def models() -> dict[str, Any]:
+            with self._lock:
+                self.probes += 1
             return {"object": "list", "data": [{"id": self.model, "object": "model", "owned_by": "fake"}]}
 
         @app.post("/v1/chat/completions")

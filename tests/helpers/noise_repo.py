@@ -24,19 +24,21 @@ FX_TASKS = tuple(f"fx-expense-converter-{n:02d}" for n in range(1, 11))
 TRIAGE_TASKS = tuple(f"github-triage-{n:02d}" for n in range(1, 11))
 
 
-def _comment_before_first_section(text: str) -> str:
-    # An HTML comment is prose the simulated agent never acts on: under a quiet simulator every replay is `same`.
+def _prose_before_first_section(text: str) -> str:
+    # A sentence of prose the simulated agent never acts on: under a quiet simulator every replay is `same`.
+    # Not an HTML comment: the minimal runner drops those, so the diff proves such an edit cosmetic and the
+    # check replays nothing (ratchet.gate.static), and these tests are about replays.
     if "\n## " not in text:
-        raise AssertionError("the demo skill has no '## ' section to put a comment before")
-    return text.replace("\n## ", "\n\n<!-- section reviewed 2026-10 -->\n## ", 1)
+        raise AssertionError("the demo skill has no '## ' section to put a sentence before")
+    return text.replace("\n## ", "\n\nTake your time with it.\n## ", 1)
 
 
 FX_COSMETIC = DemoEdit(
     branch="edit/fx-cosmetic",
     skill="fx-expense-converter",
-    message="fx-expense-converter: add a review comment",
+    message="fx-expense-converter: add a sentence of prose",
     expected="PASS",
-    apply=_comment_before_first_section,
+    apply=_prose_before_first_section,
 )
 
 
