@@ -8,6 +8,7 @@ environment is read by ratchet.settings; `retry` and `timeout_s` shape every mod
 from __future__ import annotations
 
 import hashlib
+import os
 import posixpath
 from pathlib import Path
 from typing import Literal
@@ -37,7 +38,7 @@ StaticPolicy = Literal["warn", "block"]
 __all__ = [
     "CONFIG_FILE", "DEFAULT_CLOCK", "DEFAULT_TIMEOUT_S", "Paths", "Price", "Project", "RatchetConfig",
     "RetryPolicy", "Routing", "StaticPolicy", "TierConfig", "Upstream", "default_home", "load_project", "parse_config", "project_from_text",
-    "project_root",
+    "project_root", "refuse_world_at_nothing", "world_at_nothing",
 ]
 
 
@@ -242,8 +243,52 @@ def load_project(root: Path, *, home: Path | None = None) -> Project:
     path = root / CONFIG_FILE
     text = read_utf8(path, error=ConfigError) if path.exists() else None
     project = project_from_text(root, text, source=str(path), home=home)
+    _refuse_links_out(project)
     _refuse_file_as_work_area(project.home)
     return project
+
+
+def world_at_nothing(where: str) -> str:
+    """What record, noise and check say of a paths.world set in ratchet.yaml that names nothing at `where`."""
+    return f"paths.world: no world at {where}: fix the path in {CONFIG_FILE}, or remove the setting to run with no world"
+
+
+def refuse_world_at_nothing(project: Project) -> None:
+    """ConfigError naming paths.world when the team set it and it names nothing in the working tree.
+
+    The default world folder may be missing (a project with no world); a path set in ratchet.yaml
+    that names nothing is a typo, and recording under it would bless goldens made with no world.
+    """
+    world = project.config.paths.world
+    if world != Paths.model_fields["world"].default and not project.path("world").exists():
+        raise ConfigError(world_at_nothing(world), path=project.root / CONFIG_FILE)
+
+
+def _refuse_links_out(project: Project) -> None:
+    """ConfigError naming the first paths.* setting that a symlink leads out of the project.
+
+    The validator keeps each value inside the project as written; a link can still carry it out (`skills ->
+    ~/x`), and then record, noise and validate would read, and the harness copy into a sandbox, the machine's
+    files. Only a working tree is checked here: check reads the base through git, where a link is a file.
+    """
+    for name in ("skills", "tasks", "goldens", "world", "workspaces"):
+        value: str = getattr(project.config.paths, name)
+        path = project.root
+        for part in Path(value).parts:
+            path = path / part
+            if path.is_symlink() and not _inside(path, project.root):
+                raise ConfigError(
+                    f"paths.{name}: {path.relative_to(project.root).as_posix()} is a symlink to "
+                    f"{os.readlink(path)!r}, which leads outside the project: Ratchet reads only the project's "
+                    f"own tree; move it into the project, or fix the path in {CONFIG_FILE}",
+                    path=project.root / CONFIG_FILE)
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        return path.resolve().is_relative_to(root)
+    except (OSError, RuntimeError):  # a link loop leads nowhere inside
+        return False
 
 
 def project_root(root: Path) -> Path:

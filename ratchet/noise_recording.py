@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from ratchet.config import Project
+from ratchet.config import Project, refuse_world_at_nothing
 from ratchet.errors import InputError
 from ratchet.gate.noise import MAX_REPEATS, measure_noise
 from ratchet.harness.settings import timed_out
@@ -41,6 +41,7 @@ def record_noise(project: Project, task_ids: Sequence[str] = (), *, repeats: int
     """Measure the goldens of `task_ids` (default: every golden) `repeats` times each; write their records."""
     if not 2 <= repeats <= MAX_REPEATS:
         raise InputError(f"--repeats must be between 2 and {MAX_REPEATS}, got {repeats}")
+    refuse_world_at_nothing(project)
     files = load_golden_files(project.path("goldens"))
     by_task = {golden.task_id: path for path, golden in files.items()}
     missing = [tid for tid in task_ids if tid not in by_task]

@@ -11,8 +11,8 @@ from pathlib import Path
 from pydantic import BaseModel, Field, PrivateAttr
 
 from ratchet.agent.runner import run_task
-from ratchet.config import CONFIG_FILE, Paths, Project
-from ratchet.errors import ConfigError, GoldenError, InputError, RoutingError, SkillError
+from ratchet.config import Project, refuse_world_at_nothing
+from ratchet.errors import GoldenError, InputError, RoutingError, SkillError
 from ratchet.harness.runner import WorldSource, run_through_harness
 from ratchet.harness.settings import timed_out
 from ratchet.ids import IdKind, check_id, inside
@@ -106,20 +106,8 @@ class RecordPlan(BaseModel):
             raise self.unfollowed[0].refusal(more=len(self.unfollowed) - 1)
 
 
-def _refuse_world_at_nothing(project: Project) -> None:
-    """ConfigError naming paths.world when the team set it and it names nothing.
-
-    The default world folder may be missing (a project with no world); a path set in ratchet.yaml
-    that names nothing is a typo, and recording under it would bless goldens made with no world.
-    """
-    world = project.config.paths.world
-    if world != Paths.model_fields["world"].default and not project.path("world").exists():
-        raise ConfigError(f"paths.world: no world at {world}: fix the path in {CONFIG_FILE}, "
-                          "or remove the setting to run with no world", path=project.root / CONFIG_FILE)
-
-
 def _inputs(project: Project, task_ids: Sequence[str]) -> _Inputs:
-    _refuse_world_at_nothing(project)
+    refuse_world_at_nothing(project)
     tasks = _pick(load_tasks(project.path("tasks")), task_ids)
     skills = load_skills(project.path("skills"))
     # Every input is checked before the first run: a bad workspace for the last task must not

@@ -15,9 +15,21 @@ from ratchet.names import skill_key
 from ratchet.skills import Problem, Skill, load_skill, read_skill_folder, sorted_problems
 
 
-def skill_folders(path: Path) -> list[Path]:
+def leaving_skills_message(target: str, where: object) -> str:
+    """What validate, record, noise and check say of a folder linked into `where` from outside it."""
+    return (f"symlink to {target!r} leads outside {where}: record, noise and check read skills "
+            "only from the project's skills folder; move the skill folder into it")
+
+
+def link_target(link: Path) -> str:
+    """The target of `link` as written, or where it resolves when the link is a folder above it."""
+    return os.readlink(link) if link.is_symlink() else str(link.resolve())
+
+
+def skill_folders(path: Path, *, escapes: list[Path] | None = None) -> list[Path]:
     """The skill folders a path names: itself if it has SKILL.md (or is one), else every skill
-    folder below it at any depth (ratchet.discovery).
+    folder below it at any depth (ratchet.discovery), never one linked from outside `path` (those
+    are added to `escapes` when given: the search does not leave the folder it was asked about).
 
     An empty folder (no skill and no subfolder) is taken as one skill folder missing its
     SKILL.md, so the user hears about it instead of seeing "0 skills"; a folder of folders with
@@ -31,8 +43,11 @@ def skill_folders(path: Path) -> list[Path]:
         raise InputError("not a skill folder: give a folder with SKILL.md, or a folder of them", path=path)
     if is_skill_folder(path):
         return [path]
-    found = find_skill_folders(path)
-    if found:
+    leaving: list[Path] = []
+    found = find_skill_folders(path, escapes=leaving)
+    if escapes is not None:
+        escapes.extend(leaving)
+    if found or leaving:
         return found
     try:
         has_subfolders = any(child.is_dir() for child in path.iterdir())
@@ -50,14 +65,19 @@ def no_skill_problem(path: Path) -> Problem:
 def read_paths(paths: list[Path]) -> list[tuple[Skill | None, list[Problem]]]:
     """read_skill_folder of every skill folder the paths name, each real folder once, in order.
 
-    A folder with no skill in it at any depth gives (None, [no_skill_problem]). Raises
-    InputError for a path that does not exist or is neither a skill folder nor a folder.
+    A folder with no skill in it at any depth gives (None, [no_skill_problem]); a folder linked into
+    one from outside it gives (None, [its error]), unread (load_skills refuses it the same way).
+    Raises InputError for a path that does not exist or is neither a skill folder nor a folder.
     """
     results: list[tuple[Skill | None, list[Problem]]] = []
     seen: set[Path] = set()
     for path in paths:
-        folders = skill_folders(path)
-        if not folders:
+        escapes: list[Path] = []
+        folders = skill_folders(path, escapes=escapes)
+        results.extend((None, [Problem(path=str(link), severity="error",
+                                       message=leaving_skills_message(link_target(link), path))])
+                       for link in escapes)
+        if not folders and not escapes:
             results.append((None, [no_skill_problem(path)]))
         for folder in folders:
             if folder.resolve() not in seen:
@@ -89,9 +109,7 @@ def load_skills(skills_dir: Path) -> dict[str, Skill]:
     folders = find_skill_folders(skills_dir, escapes=escapes)
     if escapes:
         link = min(escapes)
-        target = os.readlink(link) if link.is_symlink() else str(link.resolve())
-        raise SkillError(f"symlink to {target!r} leads outside {skills_dir}: record, noise and check read skills "
-                         "only from the project's skills folder; move the skill folder into it", path=link)
+        raise SkillError(leaving_skills_message(link_target(link), skills_dir), path=link)
     for folder in folders:
         skill = load_skill(folder)
         key = skill_key(skill.name)

@@ -4,7 +4,8 @@
 #   action_gate.sh base      refuse unsupported inputs, find the PR's merge base, set RATCHET_HOME
 #   action_gate.sh check     ratchet check --base <merge base>: verdict.json, comment.md, junit.xml
 #   action_gate.sh comment   ratchet ci comment: create or update the one sticky PR comment
-#   action_gate.sh decide    exit 1 on BLOCK, 3 on an infrastructure error, 2 on bad input
+#   action_gate.sh decide    exit 1 on BLOCK, 3 on an infrastructure error, 2 on bad input or a
+#                            budget stop (exit 2 with the verdict written: the cap stopped pairs)
 #
 # Why a script and not inline `run:` blocks: tests/ci/test_action_gate.py runs these same steps
 # with the environment a runner sets, against a fake GitHub API. Why phases: the job must fail
@@ -117,7 +118,14 @@ phase_decide() {
   case "$check" in
     0) ;;
     1) echo "::error::Ratchet: BLOCK (a regression); see the PR comment and the ratchet-outputs artifact" ;;
-    2) echo "::error::Ratchet: bad input (exit 2); see the check step's log" ;;
+    2) if [ -s "$OUT/verdict.json" ]; then
+         # Bad input stops the check before any verdict; only a --budget stop exits 2 after writing one.
+         echo "::error::Ratchet: the --budget cap stopped pairs before they were checked (exit 2); the verdict so" \
+           "far is in the PR comment and the ratchet-outputs artifact: raise the budget input, or set on-error: warn" \
+           "to let unchecked pairs through as WARN"
+       else
+         echo "::error::Ratchet: bad input (exit 2); see the check step's log"
+       fi ;;
     *) echo "::error::Ratchet: infrastructure error (exit ${check}); see the check step's log" ;;
   esac
   if [ "$check" -ne 0 ]; then exit "$check"; fi

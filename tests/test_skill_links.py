@@ -116,6 +116,42 @@ def test_a_skill_folder_linked_from_outside_the_skills_folder_is_refused_unsearc
         "read skills only from the project's skills folder; move the skill folder into it")
 
 
+OUTSIDE = "record, noise and check read skills only from the project's skills folder; move the skill folder into it"
+
+
+@pytest.mark.parametrize("args", [[], ["skills"]])
+def test_validate_errors_on_a_skill_folder_linked_from_outside_the_skills_folder_unread(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str]) -> None:
+    host = _host(tmp_path)
+    _skill(host / "installed", "personal")
+    # Read, this SKILL.md would give errors of its own: none shows, nothing in the linked folder is read.
+    (host / "installed" / "personal" / "SKILL.md").write_text("---\nname: Not A Name\n---\n", encoding="utf-8")
+    project = tmp_path / "proj"
+    _skill(project / "skills", "triage")
+    (project / "skills" / "mine").symlink_to(host / "installed")
+    (project / "ratchet.yaml").write_text("schema_version: 1\n", encoding="utf-8")
+    monkeypatch.chdir(project)
+    result = runner.invoke(app, ["validate", *args])
+    assert result.exit_code == 2
+    assert result.stdout == (f"skills/mine: error: symlink to {str(host / 'installed')!r} leads outside skills: {OUTSIDE}\n"
+                             "1 skill checked: 1 error, 0 warnings\n")
+
+
+def test_validate_errors_on_a_harness_skills_folder_linked_from_outside_the_project_unread(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no ratchet.yaml, validate looks in the harness folders of the current folder: not through a link out of it."""
+    host = _host(tmp_path)
+    _skill(host / "mine", "personal")
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "skills").symlink_to(host / "mine")
+    monkeypatch.chdir(project)
+    result = runner.invoke(app, ["validate"])
+    assert result.exit_code == 2
+    assert result.stdout == (f"skills: error: symlink to {str(host / 'mine')!r} leads outside the project: {OUTSIDE}\n"
+                             "0 skills checked: 1 error, 0 warnings\n")
+
+
 # --- record, noise and check ---------------------------------------------------------------------
 
 

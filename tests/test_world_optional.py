@@ -111,3 +111,28 @@ def test_record_with_paths_world_at_nothing_is_an_error_naming_the_setting(proje
     assert recorded.stderr == (f"error: {project / 'ratchet.yaml'}: paths.world: no world at nowhere: "
                                "fix the path in ratchet.yaml, or remove the setting to run with no world\n")
     assert not list((project.parent / "ratchet-home").glob("pending/*.json"))
+
+
+def test_noise_with_paths_world_at_nothing_is_an_error_naming_the_setting(project: Path) -> None:
+    assert runner.invoke(app, ["record"]).exit_code == 0
+    assert runner.invoke(app, ["bless"]).exit_code == 0
+    (project / "ratchet.yaml").write_text("schema_version: 1\npaths:\n  world: nowhere\n", encoding="utf-8")
+    measured = runner.invoke(app, ["noise", "--repeats", "2"])
+    assert (measured.exit_code, measured.stdout) == (2, "")
+    assert measured.stderr == (f"error: {project / 'ratchet.yaml'}: paths.world: no world at nowhere: "
+                               "fix the path in ratchet.yaml, or remove the setting to run with no world\n")
+    assert not list((project / "goldens").glob("*/*.noise.json"))
+
+
+def test_check_with_paths_world_at_nothing_at_the_head_is_an_error_naming_the_setting(project: Path) -> None:
+    assert runner.invoke(app, ["record"]).exit_code == 0
+    assert runner.invoke(app, ["bless"]).exit_code == 0
+    golden = "goldens/what-day/what-day-01.json"
+    base = commit(project, {golden: (project / golden).read_text(encoding="utf-8"),
+                            "ratchet.yaml": "schema_version: 1\npaths:\n  world: nowhere\n"}, "bless")
+    head = commit(project, {"skills/what-day/SKILL.md": SKILL.replace("# What day is it", "# What day is it\n\nBe brief.")},
+                  "edit")
+    checked = runner.invoke(app, ["check", "--base", base, "--level0-only"])
+    assert (checked.exit_code, checked.stdout) == (2, "")
+    assert checked.stderr == (f"error: ratchet.yaml@{base[:10]}: paths.world: no world at nowhere@{head[:10]}: "
+                              "fix the path in ratchet.yaml, or remove the setting to run with no world\n")

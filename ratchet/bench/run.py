@@ -19,7 +19,7 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,7 +65,7 @@ from ratchet.errors import BudgetError, ConfigError, InputError
 from ratchet.gate.decide import decide_edit
 from ratchet.gate.drift import FactSearch, FixtureSearch, make_search
 from ratchet.gate.evaluate import evaluate_edit, offered_tool_names
-from ratchet.gate.gate_config import GateConfig, load_gate_config
+from ratchet.gate.gate_config import GateConfig, check_judge_tiers, load_gate_config
 from ratchet.gate.models import Decision, EditReplays, Selected
 from ratchet.gate.repeats import gate_repeated
 from ratchet.gate.replay import Replayer
@@ -328,10 +328,12 @@ def _refuse_without_cascade(results: BenchResults, opts: RunOptions, config: Gat
         )
 
 
-def _check_tiers(config: GateConfig, project: Project, config_path: Path) -> None:
-    """Before anything is priced or run: every judge tier of the config is one the bench can run and price."""
+def check_bench_tiers(config: GateConfig, configured: Collection[str], config_path: Path) -> None:
+    """Before anything is priced or run: every judge tier of the config can judge (the check's own rule,
+    `configured` being ratchet.yaml's tiers) and is one the bench can price."""
+    check_judge_tiers(config, configured, source=config_path)
     priced = sorted(kind.removeprefix("judge-") for kind in PER_CALL_BUDGETS if kind.startswith("judge-"))
-    usable = [tier for tier in priced if tier in project.config.tiers]
+    usable = [tier for tier in priced if tier in configured]
     for step in config.tiers:
         if step.tier not in usable:
             raise ConfigError(f"unknown judge tier {step.tier!r}: the bench runs {', '.join(usable)} (ratchet.yaml "
@@ -343,7 +345,7 @@ def run_config(opts: RunOptions) -> RunSummary:
     config = load_gate_config(opts.config_path, project_root=opts.root)
     data = load_bench_data(opts.root, home=opts.home, results_dir=opts.out)
     project: Project = data.project
-    _check_tiers(config, project, opts.config_path)
+    check_bench_tiers(config, project.config.tiers, opts.config_path)
     simulated = project.config.upstream == "sim"
     noise = noise_settings(config, noise=opts.noise, bless_repeats=opts.bless_repeats, simulated=simulated)
     mode = run_mode(config, repeats=noise.measures)

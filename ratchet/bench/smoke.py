@@ -16,8 +16,9 @@ from pathlib import Path
 
 from ratchet.bench.report import write_report
 from ratchet.bench.results import FIGURE_FILE, REPLAYS_DIR, REPORT_FILE, RESULTS_FILE, TIMINGS_FILE
-from ratchet.bench.run import SMOKE_DIR, RunOptions, run_config
-from ratchet.gate.gate_config import gate_config_path
+from ratchet.bench.run import SMOKE_DIR, RunOptions, check_bench_tiers, run_config
+from ratchet.config import load_project
+from ratchet.gate.gate_config import gate_config_path, load_gate_config
 
 SMOKE_ORDER = ("noise", "cascade", "nano_only", "super_only", "ultra_only", "drift_off", "level0_off")
 
@@ -47,6 +48,11 @@ def run_smoke(
 ) -> SmokeResult:
     """Build (unless `build` is False), then run `configs` in order into bench/results/smoke-sim/."""
     os.environ["RATCHET_UPSTREAM"] = "sim"  # smoke is offline by definition, whatever the shell says
+    # Every config is loaded and its tiers checked first: a bad one is exit 2 before the build, not after the runs before it.
+    tiers = load_project(root, home=work).config.tiers
+    paths = {name: gate_config_path(name, project_root=root) for name in configs}
+    for path in paths.values():
+        check_bench_tiers(load_gate_config(path, project_root=root), tiers, path)
     started = time.perf_counter()
     result = SmokeResult(out=root / SMOKE_DIR)
     if build:
@@ -62,7 +68,7 @@ def run_smoke(
         command = f"ratchet bench run --config {name} --out {SMOKE_DIR.as_posix()}" \
             + (f" --limit {limit}" if limit is not None else "") + " --seed 0"
         t0 = time.perf_counter()
-        summary = run_config(RunOptions(config_path=gate_config_path(name, project_root=root), out=out, root=root,
+        summary = run_config(RunOptions(config_path=paths[name], out=out, root=root,
                                         home=work, limit=limit, command=command))
         echo(f"{name} ({summary.mode}): {summary.ran} in {time.perf_counter() - t0:.1f}s")
         result.configs.append(name)

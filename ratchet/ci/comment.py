@@ -27,6 +27,8 @@ EXIT_MEANING = {
     2: "bad input: fix what the error names",
     3: "infrastructure error: some of the edit could not be checked",
 }
+# Bad input stops a check before it writes a verdict; exit 2 after one is the --budget cap (docs/ledger.md).
+BUDGET_STOP = "the --budget cap stopped pairs before they were checked"
 
 
 def read_verdict(path: Path) -> Verdict | None:
@@ -61,7 +63,8 @@ def comment_body(verdict: Verdict | None, *, markdown: str | None = None, check_
     else:
         if check_exit in (2, 3):
             said = f": {md_inline(check_error)}" if check_error else ""
-            blocks.append(f"⚠️ **The job fails (exit {check_exit}, {EXIT_MEANING[check_exit]})**{said}")
+            meaning = BUDGET_STOP if check_exit == 2 else EXIT_MEANING[check_exit]
+            blocks.append(f"⚠️ **The job fails (exit {check_exit}, {meaning})**{said}")
         blocks.append(_fit((markdown if markdown is not None else render_markdown(verdict)).rstrip("\n"),
                            GITHUB_COMMENT_LIMIT - _ROOM))
     if run_url:

@@ -10,7 +10,7 @@ from ratchet.config import CONFIG_FILE, load_project
 from ratchet.discovery import harness_roots, is_skill_folder, no_harness_skills
 from ratchet.errors import ConfigError, RoutingError
 from ratchet.library import lint_library, task_probes
-from ratchet.skill_sets import read_paths, skill_folders
+from ratchet.skill_sets import leaving_skills_message, link_target, read_paths, skill_folders
 from ratchet.skills import Problem
 
 
@@ -70,6 +70,7 @@ def validate_command(
         except RoutingError as exc:
             refusal = exc
     empty: list[Path] = []
+    outside: list[Problem] = []
     if not paths:
         if has_config:
             paths = [_shown(load_project(cwd).path("skills"), cwd.resolve())]
@@ -77,12 +78,18 @@ def validate_command(
             paths = [_shown(root, cwd) for root in harness_roots(cwd)]
             if not paths:
                 raise no_harness_skills(Path("."))
+            # A harness folder linked from outside the project is not searched (a link to ~ must not have the
+            # machine validated as the project); ratchet.yaml's paths.skills is held to the same by load_project.
+            leaving = [path for path in paths if not (cwd / path).resolve().is_relative_to(cwd.resolve())]
+            outside = [Problem(path=str(path), severity="error",
+                               message=leaving_skills_message(link_target(path), "the project")) for path in leaving]
+            paths = [path for path in paths if path not in leaving]
         # A project's skills folder with nothing in it yet (right after `ratchet init`) is not a skill
         # missing its SKILL.md, as a folder named on the command line would be: it says so and passes.
         empty = [path for path in paths if _holds_nothing(path)]
         paths = [path for path in paths if path not in empty]
     results = read_paths(paths)
-    problems = sorted((p for _skill, found in results for p in found), key=Problem.sort_key)
+    problems = sorted((*outside, *(p for _skill, found in results for p in found)), key=Problem.sort_key)
     skills = len({folder.resolve() for path in paths for folder in skill_folders(path)})
     notes: list[str] = []
     if library:
@@ -91,6 +98,8 @@ def validate_command(
         report = lint_library([s for s, _found in results if s is not None], root=Path("."), probes=probes)
         problems = sorted([*problems, *report.problems], key=Problem.sort_key)
         notes = report.notes()
+    if has_config:
+        problems = sorted([*problems, *gate_config_problems(cwd)], key=Problem.sort_key)
     for problem in problems:
         typer.echo(problem.render())
     if not skills:
@@ -120,6 +129,26 @@ def _has_config(cwd: Path) -> bool:
 def _holds_nothing(root: Path) -> bool:
     """A skills folder with no skill and no subfolder in it (files such as a .gitkeep aside)."""
     return root.is_dir() and not is_skill_folder(root) and skill_folders(root) == [root]
+
+
+def gate_config_problems(root: Path) -> list[Problem]:
+    """One error per broken gate config of the project (configs/*.yaml, relative to `root`, the cwd).
+
+    Each is loaded as a check loads it (schema, judge_prompt inside the project, judge tiers that
+    ratchet.yaml configures), so a fault shows here rather than when a check first names the config.
+    """
+    from ratchet.gate.gate_config import PROJECT_CONFIGS_DIR, check_judge_tiers, load_gate_config
+
+    tiers = load_project(root).config.tiers
+    problems: list[Problem] = []
+    for path in sorted((root / PROJECT_CONFIGS_DIR).glob("*.yaml")):
+        shown = path.relative_to(root)
+        try:
+            check_judge_tiers(load_gate_config(shown, project_root=root), tiers, source=shown)
+        except ConfigError as exc:
+            problems.append(Problem(path=exc.path or shown.as_posix(), line=exc.line, severity="error",
+                                    message=exc.message))
+    return problems
 
 
 def register(app: typer.Typer) -> None:

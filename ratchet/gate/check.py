@@ -31,7 +31,14 @@ from typing import TYPE_CHECKING
 import git
 
 from ratchet.clock import Clock, elapsed_ms, wall_clock
-from ratchet.config import CONFIG_FILE, Paths, Project, StaticPolicy, project_from_text
+from ratchet.config import (
+    CONFIG_FILE,
+    Paths,
+    Project,
+    StaticPolicy,
+    project_from_text,
+    world_at_nothing,
+)
 from ratchet.diff.edit import skill_diffs
 from ratchet.diff.models import EditDiff
 from ratchet.errors import ConfigError, GoldenError, InfraError, RatchetError, SkillError
@@ -136,7 +143,8 @@ def check_edit(
         config_source = f"{CONFIG_FILE}@{_label(base_sha)}"
         project = project_from_text(root, config_text, source=config_source, home=home).with_harness(harness)
         paths = project.config.paths
-        blessed = _base_is_blessed(repo, base_sha, project, config_source if config_text is not None else None)
+        blessed = _base_is_blessed(repo, base_sha, project, config_source if config_text is not None else None,
+                                   head=head_rev)
         changes = changed_paths(repo, base_sha, None if staged else head_rev, staged=staged)
         folders = skill_folders_at(repo, [base_sha, head_rev], paths.skills)
         changed = skills_touched(changes, paths.skills, folders)
@@ -304,14 +312,17 @@ def _label(rev: str) -> str:
     return rev if rev == INDEX else rev[:10]
 
 
-def _base_is_blessed(repo: git.Repo, rev: str, project: Project, source: str | None) -> bool:
+def _base_is_blessed(repo: git.Repo, rev: str, project: Project, source: str | None, *, head: str) -> bool:
     """Whether the base holds a project to compare against; an error when a path setting points at nothing.
 
     False only when the base has none of skills, tasks and goldens and ratchet.yaml sets no path
     there (the first commit, or the commit before Ratchet was adopted): nothing was ever blessed.
-    `source` names the base's ratchet.yaml in errors (None when the base has none).
+    `source` names the base's ratchet.yaml in errors (None when the base has none). The world is
+    the head's (every replay runs over it): a set paths.world must name something there, as record's must.
     """
     paths, label = project.config.paths, _label(rev)
+    if paths.world != Paths.model_fields["world"].default and not path_exists_at(repo, head, paths.world):
+        raise ConfigError(world_at_nothing(f"{paths.world}@{_label(head)}"), path=source)
     where = {name: str(getattr(paths, name)) for name in ("skills", "tasks", "goldens")}
     # A path set to something other than its default is a choice that can be a typo; the default is not.
     configured = {name for name, value in where.items() if value != Paths.model_fields[name].default}

@@ -41,7 +41,7 @@ def decide_edit(
     if regressions:
         return "BLOCK", f"{len(regressions)} regression(s), first {regressions[0].task_id}: {regressions[0].reason}"
     if errors and on_error == "block":
-        return "BLOCK", f"{len(errors)} pair(s) could not be checked (on-error block), first {errors[0].task_id}: {errors[0].reason}"
+        return "BLOCK", f"{len(errors)} pair(s) could not be checked (unchecked pairs block), first {errors[0].task_id}: {errors[0].reason}"
     if errors or unsure or doubtful or inconclusive:
         parts = []
         if inconclusive:

@@ -53,13 +53,15 @@ def test_rejudge_without_cascade_is_refused(mini: Path) -> None:
         _run(mini, "super_only", mini / "out")
 
 
-def test_a_config_with_an_unknown_tier_is_refused_naming_it(mini: Path, tmp_path: Path) -> None:
+def test_a_config_with_a_tier_the_bench_cannot_price_is_refused_naming_it(mini: Path, tmp_path: Path) -> None:
+    # injector is configured in ratchet.yaml (the check could call it) but has no per-call budget to price it by;
+    # tiers ratchet.yaml does not configure are refused as the check refuses them (test_judge_tiers_at_load.py).
     strict = tmp_path / "strict.yaml"
-    strict.write_text("schema_version: 1\ntiers:\n  - tier: mega\n    threshold: 0.5\n", encoding="utf-8")
+    strict.write_text("schema_version: 1\ntiers:\n  - tier: injector\n    threshold: 0.5\n", encoding="utf-8")
     opts = RunOptions(config_path=strict, out=mini / "out", root=mini, command="test strict")
     with pytest.raises(ConfigError) as info:
         run_config(opts)
-    assert info.value.one_line() == (f"{strict}: unknown judge tier 'mega': the bench runs nano, super, ultra "
+    assert info.value.one_line() == (f"{strict}: unknown judge tier 'injector': the bench runs nano, super, ultra "
                                      "(ratchet.yaml tiers with a per-call budget); name one of them")
     assert not (mini / "out").exists()
 

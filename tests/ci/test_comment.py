@@ -42,3 +42,12 @@ def test_a_verdict_from_a_check_that_failed_as_infrastructure_leads_with_that() 
     body = comment_body(verdict, check_exit=3, check_error="1 pair(s) could not be checked, first t-0000: boom")
     assert body.startswith("⚠️ **The job fails (exit 3, infrastructure error: some of the edit could not be checked)**"
                            ": 1 pair(s) could not be checked, first t-0000: boom\n\n❌ **Ratchet: BLOCK**")
+
+
+def test_a_verdict_from_a_check_the_budget_stopped_names_the_budget_not_bad_input() -> None:
+    # Bad input (exit 2) writes no verdict; exit 2 with a verdict is the --budget cap stopping pairs (docs/ledger.md).
+    verdict = big_verdict(1)
+    stopped = "1 pair(s) not checked: the run's budget stopped them, first t-0000: refused"
+    body = comment_body(verdict, check_exit=2, check_error=stopped)
+    assert body.startswith("⚠️ **The job fails (exit 2, the --budget cap stopped pairs before they were checked)**"
+                           f": {stopped}\n\n❌ **Ratchet: BLOCK**")

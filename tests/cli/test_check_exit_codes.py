@@ -74,6 +74,7 @@ def test_unchecked_pairs_exit_3_with_the_verdict_printed(empty_cache: tuple[Path
     verdict = json.loads(out)
     assert {p["outcome"] for p in verdict["pairs"]} == {"error"}
     assert verdict["decision"] == "BLOCK" and verdict["on_error"] is None  # no --on-error: not "block" (exit 1)
+    assert "(unchecked pairs block)" in verdict["summary"] and "on-error" not in verdict["summary"]
     assert err.startswith(UNCHECKED) and err.count("\n") == 1
     assert err.rstrip().endswith("fix the cause and re-run, or pass --on-error warn to let it through as WARN")
 
@@ -102,7 +103,7 @@ def test_on_error_block_explicitly_blocks_with_exit_1(empty_cache: tuple[Path, s
     code, out, err = check(repo, "--base", base, "--head", EDIT, "--cache", "none", "--work", home,
                            "--on-error", "block")
     assert (code, err) == (1, "")
-    assert "BLOCK" in out and "on-error block" in out
+    assert "BLOCK" in out and "could not be checked (unchecked pairs block)" in out
 
 
 def test_a_clean_check_still_exits_0_with_no_flag(demo_repo: Path) -> None:

@@ -77,6 +77,11 @@ def test_demo_edits_get_their_decisions_and_replay_catalog_neighbours(model_rout
     verdict = check_edit(demo_repo, base=base, head=branch, config=resolve_gate_config("cascade"))
     assert verdict.decision == EDIT[branch].expected, verdict.summary
     edited = EDIT[branch].skill
+    if branch == "edit/cosmetic":
+        # An HTML comment and whitespace: the diff proves it cosmetic for the minimal runner, so nothing,
+        # neighbours included, is replayed (ratchet.gate.static).
+        assert verdict.pairs == [] and verdict.summary.startswith("no change in instructions: "), verdict.summary
+        return
     because = {p.task_id: p.selected_because for p in verdict.pairs}
     goldens = load_goldens(demo_repo / "goldens")
     # Two skills: the other one is the edited skill's nearest neighbour, so every golden is replayed.
