@@ -15,6 +15,7 @@ from ratchet.diff.align import align
 from ratchet.diff.classify import classify
 from ratchet.diff.effects import ToolCatalog
 from ratchet.diff.instructions import read_instructions
+from ratchet.diff.layout import layout_units
 from ratchet.diff.models import DiffFinding, DiffKind, SkillDiff, SkillStatus
 from ratchet.diff.reading import actions
 from ratchet.diff.scripts import Analysers, diff_script, script_language
@@ -49,6 +50,8 @@ def diff_skill_folder(*, skill: str, folder: str, base: Mapping[str, bytes], hea
             continue
         findings += _file(path, old, new, harness=harness, catalog=catalog, analysers=analysers, scratch=scratch)
     changed = [path for path in sorted(base.keys() | head.keys()) if base.get(path) != head.get(path)]
+    if status == "changed" and not findings:
+        findings = _moved(changed, base, head, harness)
     if status == "changed" and not findings and changed:
         return SkillDiff(skill=skill, folder=folder, harness=harness, status="cosmetic",
                          cosmetic_reason=_cosmetic_reason(changed, base, head, harness))
@@ -104,6 +107,24 @@ def _new_skill(skill: str, path: str, data: bytes, harness: HarnessName, catalog
     return findings
 
 
+def _moved(changed: list[str], base: Mapping[str, bytes], head: Mapping[str, bytes],
+           harness: HarnessName) -> list[DiffFinding]:
+    """A finding for each Markdown file whose instructions, all paired, no longer sit where they did:
+    the classifier found nothing, but only ratchet.diff.layout may call a file's edit cosmetic."""
+    found: list[DiffFinding] = []
+    for path in changed:
+        if PurePosixPath(path).suffix.lower() not in MARKDOWN_SUFFIXES:
+            continue
+        old, new = _text(base.get(path)) or "", _text(head.get(path)) or ""
+        if strips_comments(harness):
+            old, new = drop_html_comments(old), drop_html_comments(new)
+        if layout_units(old) != layout_units(new):
+            found.append(DiffFinding(kind=DiffKind.ORDER_CHANGED, path=path, message=(
+                "moves instructions (their order, section or nesting, or the layout of code), which can change "
+                "what the model does: not proved cosmetic")))
+    return found
+
+
 def _collapsed(text: str) -> str:
     return " ".join(text.split())
 
@@ -114,13 +135,16 @@ def _cosmetic_reason(changed: list[str], base: Mapping[str, bytes], head: Mappin
     reasons: list[str] = []
     strip = strips_comments(harness)
     for path in changed:
+        if PurePosixPath(path).suffix.lower() not in MARKDOWN_SUFFIXES:
+            reasons.append(f"comments, blank lines or trailing whitespace in {PurePosixPath(path).name}")
+            continue
         old, new = _text(base.get(path)) or "", _text(head.get(path)) or ""
         sent_old, sent_new = (drop_html_comments(old), drop_html_comments(new)) if strip else (old, new)
         if strip and _comments(old) != _comments(new):
             reasons.append(f"HTML comments, which the {harness} runner does not send")
         if sent_old != sent_new:
             reasons.append("whitespace and line breaks" if _collapsed(sent_old) == _collapsed(sent_new) else
-                           "Markdown layout (line breaks, list numbering, table padding, the order of unordered items)")
+                           "Markdown layout (line breaks inside a paragraph or item, blank lines, table padding)")
     return "; ".join(dict.fromkeys(reasons)) or "no change the model reads"
 
 

@@ -101,6 +101,10 @@ if TYPE_CHECKING:
 
 __all__ = ["OnError", "check_edit"]
 
+# ratchet.world.tools.declared.TOOLS_FOLDER, named here so a check does not import the declared-tool
+# reader it may never need (tests/gate/test_check_imports.py); a test pins the two equal.
+_TOOLS_FOLDER = "tools"
+
 
 def check_edit(
     path: Path,
@@ -172,7 +176,7 @@ def check_edit(
         for folder in (*golden_skip, *world_skip):
             if _reads_inside(gate, base_tree, folder):
                 export_tree(repo, base_sha, base_tree, prefix=folder)  # the gate keeps fixtures or its prompt there
-        unchecked = Unchecked(settings_changed=_settings_changed(changes, gate, base_tree, config_at),
+        unchecked = Unchecked(settings_changed=_settings_changed(changes, gate, base_tree, config_at, paths),
                               submodules_changed=submodules_under(changes, paths.skills),
                               unowned=_unowned(changes, paths.skills, folders),
                               nothing_blessed_at=None if blessed else _label(base_sha), evidence=evidence_changes(
@@ -463,14 +467,20 @@ def _config_at_base(repo: git.Repo, rev: str, config: GateConfig | str, root: Pa
 
 
 def _settings_changed(changes: Sequence[ChangedPath], gate: GateConfig, base_tree: Path,
-                      config_at: str | None) -> list[str]:
+                      config_at: str | None, paths: Paths) -> list[str]:
     """Repo paths of the gate's own settings the edit changes: the config given by path (named first),
-    ratchet.yaml, configs/, and what the config reads from the base (its judge prompt, its drift fixtures)."""
+    ratchet.yaml, configs/, what the config reads from the base (its judge prompt, its drift fixtures),
+    and the world's tool declarations (<world>/tools/).
+
+    The declarations are read from the head, like the rest of the world, so that a new skill can bring
+    its tools; but their `effect` is what Level 0's hard fail reads, so an edit that relabels a write as
+    a read would otherwise turn its own new side effect into a PASS: it is named and gated instead."""
     read = ([gate.prompt_path()] if gate.judge_prompt is not None else []) + \
         ([base_tree / gate.drift.fixtures] if gate.drift.enabled else [])
     base = base_tree.resolve()
     inside = [Path(os.path.normpath(path.resolve())) for path in read]
-    owned = [CONFIG_FILE, PROJECT_CONFIGS_DIR, *([config_at] if config_at else []),
+    tools = posixpath.join(posixpath.normpath(paths.world), _TOOLS_FOLDER)
+    owned = [CONFIG_FILE, PROJECT_CONFIGS_DIR, tools, *([config_at] if config_at else []),
              *(path.relative_to(base).as_posix() for path in inside if path != base and path.is_relative_to(base))]
     changed = [c.path for c in changes if any(c.path == own or c.path.startswith(own + "/") for own in owned)]
     return sorted(changed, key=lambda path: path != config_at)

@@ -261,3 +261,41 @@ def test_evidence_in_a_verdict_names_the_repo_path_not_the_scratch_folder(tmp_pa
     assert named.pairs[0].reason == f"replay failed: cannot read {expected}"
     assert named.pairs[0].error == f"tool: {expected}"
     assert named.summary.endswith(expected) and str(scratch) not in named.to_json()
+
+
+# -- the world's tool declarations: what Level 0 calls a side effect ---------------------------------
+
+_CRM = """schema_version: 1
+tools:
+  - name: crm_ping
+    description: Tell the CRM a contact was reached.
+    effect: {effect}
+    input_schema:
+      type: object
+      properties:
+        email: {{type: string}}
+      required: [email]
+      additionalProperties: false
+    default:
+      result: {{ok: true}}
+"""
+
+
+def test_an_edit_that_relabels_a_declared_tools_effect_is_a_settings_change(demo_repo: Path) -> None:
+    # A write relabelled as a read at the head would make the edit's own new call a read that Level 0
+    # lets through; the declarations are the gate's, so the change is named first and blocks in CI.
+    commit(demo_repo, {"world/tools/crm.yaml": _CRM.format(effect="write")}, "declare a CRM tool")
+    base = _head(demo_repo)
+    commit(demo_repo, {"world/tools/crm.yaml": _CRM.format(effect="read"),
+                       **_edited(demo_repo, "edit/reworded-status")}, "the tool only reads, honest")
+    verdict = check_edit(demo_repo, base=base, config=LEVEL0_ONLY, on_error="block")
+    assert verdict.settings_changed == ["world/tools/crm.yaml"]
+    assert verdict.decision == "BLOCK", verdict.summary
+    assert verdict.summary.startswith(SETTINGS_NOTE.format("world/tools/crm.yaml") + "; ")
+
+
+def test_the_check_names_the_tools_folder_the_declared_tools_are_read_from() -> None:
+    from ratchet.gate import check
+    from ratchet.world.tools.declared import TOOLS_FOLDER
+
+    assert check._TOOLS_FOLDER == TOOLS_FOLDER
