@@ -20,7 +20,7 @@ import tokenize
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from pathlib import Path, PurePosixPath
-from typing import Literal
+from typing import Any, Literal
 
 from ratchet.diff.lexicon import COMMANDS
 from ratchet.diff.models import DiffFinding, DiffKind
@@ -182,23 +182,25 @@ def _copy(scratch: Path, path: str, data: bytes) -> Path:
     return target
 
 
-def _run(command: list[str]) -> subprocess.CompletedProcess[str] | str:
+def _report(command: list[str], key: str) -> list[dict[str, Any]] | str:
+    """The `key` list of an analyser's JSON report, or why there is none (it could not run or answer)."""
     try:
-        return subprocess.run(command, capture_output=True, text=True, timeout=ANALYSER_TIMEOUT_S, check=False)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=ANALYSER_TIMEOUT_S, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    try:
+        found: list[dict[str, Any]] = json.loads(done.stdout)[key]
+    except (ValueError, KeyError, TypeError) as exc:
+        return str(exc)
+    return found
 
 
 def _bandit(path: str, data: bytes, added: set[int], analysers: Analysers, scratch: Path) -> list[DiffFinding]:
     if analysers.bandit is None:
         return [_unavailable(path, "Bandit", "is not installed (pip install bandit)")]
-    done = _run([*analysers.bandit, "-f", "json", "-q", str(_copy(scratch, path, data))])
-    try:
-        if isinstance(done, str):
-            raise ValueError(done)
-        results = json.loads(done.stdout)["results"]
-    except (ValueError, KeyError, TypeError) as exc:
-        return [_unavailable(path, "Bandit", f"failed ({exc})")]
+    results = _report([*analysers.bandit, "-f", "json", "-q", str(_copy(scratch, path, data))], "results")
+    if isinstance(results, str):
+        return [_unavailable(path, "Bandit", f"failed ({results})")]
     findings = []
     for issue in results:
         lines = set(issue.get("line_range") or [issue["line_number"]])
@@ -218,13 +220,9 @@ def _shellcheck(path: str, data: bytes, added: set[int], analysers: Analysers, s
     command = [analysers.shellcheck, "-f", "json1"]
     if not data.startswith(b"#!"):
         command += ["-s", "bash"]
-    done = _run([*command, str(_copy(scratch, path, data))])
-    try:
-        if isinstance(done, str):
-            raise ValueError(done)
-        comments = json.loads(done.stdout)["comments"]
-    except (ValueError, KeyError, TypeError) as exc:
-        return [_unavailable(path, "ShellCheck", f"failed ({exc})")]
+    comments = _report([*command, str(_copy(scratch, path, data))], "comments")
+    if isinstance(comments, str):
+        return [_unavailable(path, "ShellCheck", f"failed ({comments})")]
     return [DiffFinding(kind=DiffKind.SCRIPT_FINDING, path=path, line=comment["line"],
                         analyser=f"shellcheck SC{comment['code']}",
                         message=f"ShellCheck SC{comment['code']} ({comment['level']}) on an added line: {comment['message']}")

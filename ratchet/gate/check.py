@@ -95,15 +95,13 @@ from ratchet.skills import leaving_link_message
 from ratchet.store import open_store
 from ratchet.tasks import Task, load_tasks
 from ratchet.trace import NOISE_SUFFIX, Trace, load_golden_files
+from ratchet.world.state import DECLARED_TOOLS_FOLDER as _TOOLS_FOLDER
 
 if TYPE_CHECKING:
     from ratchet.pool import WorkPool
 
 __all__ = ["OnError", "check_edit"]
 
-# ratchet.world.tools.declared.TOOLS_FOLDER, named here so a check does not import the declared-tool
-# reader it may never need (tests/gate/test_check_imports.py); a test pins the two equal.
-_TOOLS_FOLDER = "tools"
 
 
 def check_edit(
