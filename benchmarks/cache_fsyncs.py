@@ -41,7 +41,9 @@ class Echo:
 
     def complete(self, request: ChatRequest) -> ChatResponse:
         text = str(request.messages[-1].content)
-        return ChatResponse(message=Message(role="assistant", content=f"echo {text}"), usage=Usage(tokens_in=9, tokens_out=3))
+        return ChatResponse(
+            message=Message(role="assistant", content=f"echo {text}"), usage=Usage(tokens_in=9, tokens_out=3)
+        )
 
 
 class EntrySyncedCache(ResponseCache):
@@ -53,8 +55,13 @@ class EntrySyncedCache(ResponseCache):
             return
         body = response.model_dump(mode="json")
         content = digest(body)
-        record = {"schema_version": CACHE_SCHEMA_VERSION, "key": key, "response": body,
-                  "response_sha256": content, "mac": cache_module._mac(secret, key, content)}
+        record = {
+            "schema_version": CACHE_SCHEMA_VERSION,
+            "key": key,
+            "response": body,
+            "response_sha256": content,
+            "mac": cache_module._mac(secret, key, content),
+        }
         atomic_write_text(self.path(key), canonical_dumps(record))
 
 
@@ -88,14 +95,18 @@ def counted(counts: Counts, *, syncfs: bool) -> Iterator[None]:
         counts.syncfs += done
         return done
 
-    with swapped(os, "fsync", fsync), swapped(cache_module, "sync_filesystem", sync_filesystem), \
-            swapped(cache_module, "_syncfs", cache_module.__dict__["_syncfs"] if syncfs else lambda: None):
+    with (
+        swapped(os, "fsync", fsync),
+        swapped(cache_module, "sync_filesystem", sync_filesystem),
+        swapped(cache_module, "_syncfs", cache_module.__dict__["_syncfs"] if syncfs else lambda: None),
+    ):
         yield
 
 
 def _request(check: int, i: int) -> ChatRequest:
-    return ChatRequest.model_validate({"messages": [{"role": "user", "content": f"check {check} question {i}"}],
-                                       "max_tokens": 20})
+    return ChatRequest.model_validate(
+        {"messages": [{"role": "user", "content": f"check {check} question {i}"}], "max_tokens": 20}
+    )
 
 
 def run_variant(variant: str, k: int, checks: int) -> dict[str, float]:
@@ -126,8 +137,14 @@ def run_variant(variant: str, k: int, checks: int) -> dict[str, float]:
                 live_s += time.perf_counter() - started
         store.close()
     n = k * checks
-    return {"live_fsync": live.fsync / n, "live_syncfs": live.syncfs / n, "hit_fsync": hits.fsync / n,
-            "hit_syncfs": hits.syncfs / n, "live_ms": live_s * 1000 / n, "hit_ms": hit_s * 1000 / n}
+    return {
+        "live_fsync": live.fsync / n,
+        "live_syncfs": live.syncfs / n,
+        "hit_fsync": hits.fsync / n,
+        "hit_syncfs": hits.syncfs / n,
+        "live_ms": live_s * 1000 / n,
+        "hit_ms": hit_s * 1000 / n,
+    }
 
 
 def main(k: int = 40, checks: int = 5) -> None:
@@ -135,8 +152,10 @@ def main(k: int = 40, checks: int = 5) -> None:
     print(f"{'variant':<16} {'per live call: fsync  syncfs   ms':>34} {'per cache hit: fsync  syncfs   ms':>36}")
     for variant in ("before", "after", "after-no-syncfs"):
         r = run_variant(variant, k, checks)
-        print(f"{variant:<16} {r['live_fsync']:20.3f} {r['live_syncfs']:7.3f} {r['live_ms']:5.2f}"
-              f" {r['hit_fsync']:21.3f} {r['hit_syncfs']:7.3f} {r['hit_ms']:5.2f}")
+        print(
+            f"{variant:<16} {r['live_fsync']:20.3f} {r['live_syncfs']:7.3f} {r['live_ms']:5.2f}"
+            f" {r['hit_fsync']:21.3f} {r['hit_syncfs']:7.3f} {r['hit_ms']:5.2f}"
+        )
 
 
 if __name__ == "__main__":

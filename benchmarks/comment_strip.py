@@ -43,8 +43,10 @@ def main() -> None:
         assert _drop_comments(text) == old_drop_comments(text)
         old = _seconds(old_drop_comments, text, repeat=1)
         new = _seconds(_drop_comments, text, repeat=5)
-        print(f"{name:>15} ({len(text) // 1024} KiB): old {old * 1000:9.1f} ms, new {new * 1000:7.2f} ms, "
-              f"old/new {old / new:8.1f}x")
+        print(
+            f"{name:>15} ({len(text) // 1024} KiB): old {old * 1000:9.1f} ms, new {new * 1000:7.2f} ms, "
+            f"old/new {old / new:8.1f}x"
+        )
 
 
 if __name__ == "__main__":

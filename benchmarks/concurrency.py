@@ -102,8 +102,15 @@ def _project_copy(dest: Path, base_url: str) -> Path:
     raw = yaml.safe_load((ROOT / "ratchet.yaml").read_text(encoding="utf-8"))
     raw["upstream"] = "live"
     defaults = {"agent": 5000, "nano": 300, "super": 1000, "ultra": 2000}
-    raw["tiers"] = {tier: {"model": f"openai/sim-{tier}", "api_base": base_url, "api_key_env": KEY_ENV,
-                           "max_tokens": defaults[tier]} for tier in TIERS}
+    raw["tiers"] = {
+        tier: {
+            "model": f"openai/sim-{tier}",
+            "api_base": base_url,
+            "api_key_env": KEY_ENV,
+            "max_tokens": defaults[tier],
+        }
+        for tier in TIERS
+    }
     raw["prices"] = {f"openai/sim-{tier}": PRICE for tier in TIERS}
     (dest / "ratchet.yaml").write_text(yaml.safe_dump(raw, sort_keys=False), encoding="utf-8")
     return dest
@@ -120,18 +127,31 @@ def _one(upstream: SimUpstream, work: Path, concurrency: int, edits: int) -> dic
             first.append(time.perf_counter())
 
     started = time.perf_counter()
-    run_config(RunOptions(config_path=packaged_config("cascade"), out=out, root=root, home=root / "var" / "home",
-                          limit=edits, concurrency=concurrency, yes=True, command="benchmarks/concurrency.py",
-                          on_progress=progress))
+    run_config(
+        RunOptions(
+            config_path=packaged_config("cascade"),
+            out=out,
+            root=root,
+            home=root / "var" / "home",
+            limit=edits,
+            concurrency=concurrency,
+            yes=True,
+            command="benchmarks/concurrency.py",
+            on_progress=progress,
+        )
+    )
     wall = time.perf_counter() - started
     with closing(open_store(root / "var" / "home")) as store:
         run_ids = read_timings(out).run_ids["cascade"]
         rows = [row for rid in run_ids for row in store.ledger(rid)]
         hits = sum(store.cache_hits(rid) for rid in run_ids)
     return {
-        "wall_s": wall, "startup_s": (first[0] - started) if first else wall, "server": upstream.requests,
+        "wall_s": wall,
+        "startup_s": (first[0] - started) if first else wall,
+        "server": upstream.requests,
         "paid": sum(1 for r in rows if not r.cache_hit and r.status == "ok"),
-        "errors": sum(1 for r in rows if r.status != "ok"), "hits": hits,
+        "errors": sum(1 for r in rows if r.status != "ok"),
+        "hits": hits,
         "results": (out / RESULTS_FILE).read_bytes(),
     }
 
@@ -156,16 +176,22 @@ def main() -> None:
     finally:
         upstream.server.stop()
     print(f"cascade over {args.edits} edits, upstream delay {args.delay * 1000:.0f} ms, cold cache each")
-    print(f"{'concurrency':>11} {'wall s':>8} {'start-up s':>10} {'server saw':>10} {'paid rows':>9} "
-          f"{'errors':>6} {'hits':>6}")
+    print(
+        f"{'concurrency':>11} {'wall s':>8} {'start-up s':>10} {'server saw':>10} {'paid rows':>9} "
+        f"{'errors':>6} {'hits':>6}"
+    )
     for c, r in runs.items():
-        print(f"{c:>11} {r['wall_s']:>8.2f} {r['startup_s']:>10.2f} {r['server']:>10} {r['paid']:>9} "
-              f"{r['errors']:>6} {r['hits']:>6}")
+        print(
+            f"{c:>11} {r['wall_s']:>8.2f} {r['startup_s']:>10.2f} {r['server']:>10} {r['paid']:>9} "
+            f"{r['errors']:>6} {r['hits']:>6}"
+        )
     low, high = runs[1], runs[args.high]
     print(f"speed-up {args.high} vs 1: {low['wall_s'] / high['wall_s']:.2f}x")
-    print(f"paid upstream calls equal: {low['paid'] == high['paid']}; ledger = server at both: "
-          f"{all(r['paid'] + r['errors'] == r['server'] for r in runs.values())}; "
-          f"results.json identical: {low['results'] == high['results']}")
+    print(
+        f"paid upstream calls equal: {low['paid'] == high['paid']}; ledger = server at both: "
+        f"{all(r['paid'] + r['errors'] == r['server'] for r in runs.values())}; "
+        f"results.json identical: {low['results'] == high['results']}"
+    )
 
 
 if __name__ == "__main__":

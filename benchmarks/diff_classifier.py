@@ -38,8 +38,15 @@ def bench_edits() -> list[LabelledEdit]:
         base = (ROOT / "skills" / edit.skill / "SKILL.md").read_bytes()
         if hashlib.sha256(base).hexdigest() != edit.base_content_hash:
             raise SystemExit(f"{edit.id}: skills/{edit.skill}/SKILL.md is not the base it was built on")
-        edits.append(LabelledEdit(id=edit.id, group=types.get(edit.id, edit.type), base={"SKILL.md": base.decode()},
-                                  head={"SKILL.md": edit.skill_md}, expected=[]))
+        edits.append(
+            LabelledEdit(
+                id=edit.id,
+                group=types.get(edit.id, edit.type),
+                base={"SKILL.md": base.decode()},
+                head={"SKILL.md": edit.skill_md},
+                expected=[],
+            )
+        )
     return sorted(edits, key=lambda e: e.id)
 
 
@@ -58,10 +65,14 @@ def run(edits: list[LabelledEdit], scratch: Path) -> tuple[list[Outcome], list[f
 
 def import_cost_ms() -> float:
     """Median over 5 fresh interpreters of importing ratchet.diff after ratchet.gate.check."""
-    code = ("import time, ratchet.gate.check; t = time.perf_counter(); import ratchet.diff.edit; "
-            "print((time.perf_counter() - t) * 1000)")
-    runs = [float(subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                                 check=True).stdout) for _ in range(5)]
+    code = (
+        "import time, ratchet.gate.check; t = time.perf_counter(); import ratchet.diff.edit; "
+        "print((time.perf_counter() - t) * 1000)"
+    )
+    runs = [
+        float(subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout)
+        for _ in range(5)
+    ]
     return statistics.median(runs)
 
 
@@ -82,9 +93,13 @@ def main() -> None:
     print(f"\n## Benchmark edits ({len(bench_outcomes)}, bench/edits, labels/labels.json)\n")
     print(bench_table(bench_outcomes))
     print("## Time\n")
-    print(f"- a SKILL.md edit: median {statistics.median(bench_times):.1f} ms per skill (benchmark edits), "
-          f"{statistics.median(skill_times):.1f} ms (corpus)")
-    print(f"- an edit with a script (Bandit or ShellCheck run): median {statistics.median(script_times):.1f} ms per skill")
+    print(
+        f"- a SKILL.md edit: median {statistics.median(bench_times):.1f} ms per skill (benchmark edits), "
+        f"{statistics.median(skill_times):.1f} ms (corpus)"
+    )
+    print(
+        f"- an edit with a script (Bandit or ShellCheck run): median {statistics.median(script_times):.1f} ms per skill"
+    )
     print(f"- importing the diff in a check's process, once: median {import_cost_ms():.1f} ms")
 
 

@@ -47,11 +47,37 @@ def main() -> None:
         for edit in EDITS:
             apply_edit(repo, edit)
         version = [sys.executable, "-m", "ratchet", "--version"]
-        commands = {edit.branch: {
-            "diff": [sys.executable, "-m", "ratchet", "diff", "--repo", str(repo), "--base", "main", "--head", edit.branch],
-            "check": [sys.executable, "-m", "ratchet", "check", "--repo", str(repo), "--base", "main",
-                      "--head", edit.branch, "--on-error", "warn"],
-        } for edit in EDITS}
+        commands = {
+            edit.branch: {
+                "diff": [
+                    sys.executable,
+                    "-m",
+                    "ratchet",
+                    "diff",
+                    "--repo",
+                    str(repo),
+                    "--base",
+                    "main",
+                    "--head",
+                    edit.branch,
+                ],
+                "check": [
+                    sys.executable,
+                    "-m",
+                    "ratchet",
+                    "check",
+                    "--repo",
+                    str(repo),
+                    "--base",
+                    "main",
+                    "--head",
+                    edit.branch,
+                    "--on-error",
+                    "warn",
+                ],
+            }
+            for edit in EDITS
+        }
         for pair in commands.values():  # first runs: warm the OS caches and the response cache
             for argv in pair.values():
                 _timed(argv, env)
@@ -61,15 +87,21 @@ def main() -> None:
                 runs[branch]["version"].append(_timed(version, env)[0])
                 for name, argv in pair.items():
                     runs[branch][name].append(_timed(argv, env)[0])
-        print(f"{args.rounds} rounds, whole processes; medians in seconds, and the diff's share of the check's own work")
+        print(
+            f"{args.rounds} rounds, whole processes; medians in seconds, and the diff's share of the check's own work"
+        )
         print(f"{'edit':<28} {'--version':>9} {'diff':>7} {'check':>7} {'diff/check':>10} {'share':>7}")
         for branch, times in runs.items():
-            shares = [(d - v) / max(c - v, 1e-9) for v, d, c in zip(times["version"], times["diff"], times["check"],
-                                                                    strict=True)]
+            shares = [
+                (d - v) / max(c - v, 1e-9)
+                for v, d, c in zip(times["version"], times["diff"], times["check"], strict=True)
+            ]
             ratios = [d / c for d, c in zip(times["diff"], times["check"], strict=True)]
-            print(f"{branch:<28} {statistics.median(times['version']):9.3f} {statistics.median(times['diff']):7.3f} "
-                  f"{statistics.median(times['check']):7.3f} {statistics.median(ratios):10.2f} "
-                  f"{statistics.median(shares):7.2f}")
+            print(
+                f"{branch:<28} {statistics.median(times['version']):9.3f} {statistics.median(times['diff']):7.3f} "
+                f"{statistics.median(times['check']):7.3f} {statistics.median(ratios):10.2f} "
+                f"{statistics.median(shares):7.2f}"
+            )
 
 
 if __name__ == "__main__":

@@ -52,8 +52,13 @@ def main() -> None:
             for name, retry in (("default retry", ""), ("configured retry", FAST)):
                 _live(repo, server.base_url, retry)
                 started = time.perf_counter()
-                verdict = check_edit(repo, base=base, head=edit.branch, home=Path(tmp) / f"home-{len(timings)}",
-                                     config=resolve_gate_config("cascade"))
+                verdict = check_edit(
+                    repo,
+                    base=base,
+                    head=edit.branch,
+                    home=Path(tmp) / f"home-{len(timings)}",
+                    config=resolve_gate_config("cascade"),
+                )
                 timings[name] = time.perf_counter() - started
                 outcomes = {p.outcome for p in verdict.pairs}
                 assert verdict.decision == "WARN" and outcomes == {"error"}, (verdict.decision, outcomes)

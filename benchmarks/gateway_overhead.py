@@ -42,8 +42,9 @@ def main(n: int = 200) -> None:
     os.environ["RATCHET_BENCH_USD_CAP"] = "1000"
     with FakeOpenAI() as server, tempfile.TemporaryDirectory() as tmp:
         tier = TierConfig(model="openai/fake-model", api_base=server.base_url)
-        config = RatchetConfig(upstream="live", tiers={"nano": tier},
-                               prices={"openai/fake-model": Price(input=1e-7, output=4e-7)})
+        config = RatchetConfig(
+            upstream="live", tiers={"nano": tier}, prices={"openai/fake-model": Price(input=1e-7, output=4e-7)}
+        )
         project = Project(root=Path(tmp), config=config, home=Path(tmp) / "home")
         raw = LiteLLMModel(tier, timeout_s=30)
         store = open_store(project.home)

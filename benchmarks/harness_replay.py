@@ -55,19 +55,42 @@ def _replay_times(rounds: int) -> dict[str, list[float]]:
         model = SimAgentModel()
         for _ in range(rounds):
             for task in tasks:
-                src = WorldSource(world_dir=project.path("world"), workspaces_dir=project.path("workspaces"),
-                                  workspace=task.workspace, frozen_time=project.config.clock)
+                src = WorldSource(
+                    world_dir=project.path("world"),
+                    workspaces_dir=project.path("workspaces"),
+                    workspace=task.workspace,
+                    frozen_time=project.config.clock,
+                )
                 start = time.perf_counter()
-                world = load_world(src.world_dir, workspaces_dir=src.workspaces_dir, workspace=src.workspace,
-                                   frozen_time=src.frozen_time)
-                run_task(task, skills, world, model, seed=task_seed(task.id), frozen_time=src.frozen_time,
-                         models={"agent": model.model_id}, routing="model")
+                world = load_world(
+                    src.world_dir,
+                    workspaces_dir=src.workspaces_dir,
+                    workspace=src.workspace,
+                    frozen_time=src.frozen_time,
+                )
+                run_task(
+                    task,
+                    skills,
+                    world,
+                    model,
+                    seed=task_seed(task.id),
+                    frozen_time=src.frozen_time,
+                    models={"agent": model.model_id},
+                    routing="model",
+                )
                 times["minimal"].append(time.perf_counter() - start)
                 for harness in HARNESSES:
                     start = time.perf_counter()
-                    trace = run_through_harness(task, skills, src, model, settings=HarnessSettings(name=harness),
-                                                home=Path(home), seed=task_seed(task.id),
-                                                models={"agent": model.model_id})
+                    trace = run_through_harness(
+                        task,
+                        skills,
+                        src,
+                        model,
+                        settings=HarnessSettings(name=harness),
+                        home=Path(home),
+                        seed=task_seed(task.id),
+                        models={"agent": model.model_id},
+                    )
                     times[harness].append(time.perf_counter() - start)
                     if trace.status != "ok":
                         raise SystemExit(f"{harness} {task.id}: {trace.error}")
@@ -110,9 +133,12 @@ def _cached_recheck(harness: HarnessName) -> tuple[float, float, int, int, float
 def _ledger(home: Path) -> tuple[int, int]:
     """(model calls, of those not answered from the cache) over the whole store: rows and rollups."""
     with closing(sqlite3.connect(home / STORE_FILE)) as db:
-        counts = [db.execute(f"SELECT COALESCE({total}, 0), COALESCE(SUM(CASE WHEN cache_hit = 0 THEN {one} END), 0) "
-                             f"FROM {table}").fetchone() for table, total, one in
-                  (("model_calls", "COUNT(*)", "1"), ("call_rollups", "SUM(calls)", "calls"))]
+        counts = [
+            db.execute(
+                f"SELECT COALESCE({total}, 0), COALESCE(SUM(CASE WHEN cache_hit = 0 THEN {one} END), 0) FROM {table}"
+            ).fetchone()
+            for table, total, one in (("model_calls", "COUNT(*)", "1"), ("call_rollups", "SUM(calls)", "calls"))
+        ]
     return sum(int(c[0]) for c in counts), sum(int(c[1]) for c in counts)
 
 
@@ -129,8 +155,10 @@ def main() -> None:
         print(f"  {name:<12} {median * 1000:9.1f} ms   {median / base:7.1f}x minimal")
     for harness in HARNESSES:
         first, second, calls, upstream, took = _cached_recheck(harness)
-        print(f"cached re-check of the cosmetic edit through {harness}: first ${first:.6f} (simulated), "
-              f"again ${second:.6f} in {took:.1f} s, {upstream} of {calls} model calls reached the upstream")
+        print(
+            f"cached re-check of the cosmetic edit through {harness}: first ${first:.6f} (simulated), "
+            f"again ${second:.6f} in {took:.1f} s, {upstream} of {calls} model calls reached the upstream"
+        )
 
 
 if __name__ == "__main__":

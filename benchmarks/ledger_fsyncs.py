@@ -39,11 +39,30 @@ store.close()
 def _syncs(kind: str, n: int) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "strace.txt"
-        subprocess.run(["strace", "-f", "-c", "-e", "trace=fsync,fdatasync", "-o", str(report), sys.executable,
-                        "-c", CHILD.format(root=str(ROOT)), kind, str(n), str(Path(tmp) / "ratchet.sqlite")],
-                       check=True)
-        return sum(int(m.group(1)) for m in re.finditer(r"^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?f(?:data)?sync",
-                                                          report.read_text(), re.M))
+        subprocess.run(
+            [
+                "strace",
+                "-f",
+                "-c",
+                "-e",
+                "trace=fsync,fdatasync",
+                "-o",
+                str(report),
+                sys.executable,
+                "-c",
+                CHILD.format(root=str(ROOT)),
+                kind,
+                str(n),
+                str(Path(tmp) / "ratchet.sqlite"),
+            ],
+            check=True,
+        )
+        return sum(
+            int(m.group(1))
+            for m in re.finditer(
+                r"^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?f(?:data)?sync", report.read_text(), re.M
+            )
+        )
 
 
 def main(n: int = 200) -> None:

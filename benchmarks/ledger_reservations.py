@@ -40,8 +40,17 @@ def _fill(path: Path, rows: int) -> None:
     db.executemany(
         "INSERT INTO model_calls (run_id, ts, purpose, tier, model, tokens_in, tokens_out, cost_usd, simulated,"
         " request_digest, status) VALUES (?, ?, 'replay', ?, 'm', 1000, 100, ?, ?, ?, 'ok')",
-        ((f"bench-{i % 20}", 1_000_000.0 + i, ("agent", "nano", "super")[i % 3], 0.0 if i % 10 == 0 else 1e-6,
-          int(i % 7 == 0), f"{i:064x}") for i in range(have, rows)),
+        (
+            (
+                f"bench-{i % 20}",
+                1_000_000.0 + i,
+                ("agent", "nano", "super")[i % 3],
+                0.0 if i % 10 == 0 else 1e-6,
+                int(i % 7 == 0),
+                f"{i:064x}",
+            )
+            for i in range(have, rows)
+        ),
     )
     db.execute("COMMIT")
     db.close()
@@ -51,8 +60,9 @@ def _time_reservations(store: Store, n: int) -> list[float]:
     out = []
     for _ in range(n):
         start = time.perf_counter()
-        held = store.try_reserve(run_id="bench-7", amount_usd=1e-4, simulated=False, global_cap=1e6, run_cap=1e6,
-                                 **ARGS)
+        held = store.try_reserve(
+            run_id="bench-7", amount_usd=1e-4, simulated=False, global_cap=1e6, run_cap=1e6, **ARGS
+        )
         out.append((time.perf_counter() - start) * 1000)
         assert held is not None
         store.release(held)
@@ -96,8 +106,10 @@ def main(n: int = 200) -> None:
     print(f"reservations per size: {n} (try_reserve under both caps, then release; synced commits; interleaved)")
     print(f"{'ledger rows':>12} {'reserve median':>15} {'x empty':>8} {'old 4 SUMs':>12} {'x empty':>8} {'fill':>7}")
     for size in SIZES:
-        print(f"{size:>12,} {reserve[size]:>12.3f} ms {reserve[size] / reserve[0]:>7.2f}x {old[size]:>9.3f} ms "
-              f"{old[size] / old[0]:>7.0f}x {fills[size]:>6.1f}s")
+        print(
+            f"{size:>12,} {reserve[size]:>12.3f} ms {reserve[size] / reserve[0]:>7.2f}x {old[size]:>9.3f} ms "
+            f"{old[size] / old[0]:>7.0f}x {fills[size]:>6.1f}s"
+        )
     print(f"reservation at 1M rows / empty ledger: {reserve[SIZES[-1]] / reserve[0]:.2f}x (must stay within 2x)")
 
 

@@ -45,8 +45,18 @@ def _live_yaml(api_base: str) -> str:
 
 
 def _timed_check(repo: Path, base: str, head: str, env: dict[str, str]) -> tuple[float, int, str]:
-    command = [sys.executable, "-c", "from ratchet.cli import main; main()",
-               "check", "--repo", str(repo), "--base", base, "--head", head]
+    command = [
+        sys.executable,
+        "-c",
+        "from ratchet.cli import main; main()",
+        "check",
+        "--repo",
+        str(repo),
+        "--base",
+        base,
+        "--head",
+        head,
+    ]
     started = time.perf_counter()
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120, check=False)
     return time.perf_counter() - started, done.returncode, done.stderr.strip()

@@ -80,8 +80,11 @@ def main() -> None:
         for edit in EDITS:
             if edit.branch in (DECIDED, COSMETIC):
                 apply_edit(repo, edit)
-        commands = {"version": [sys.executable, "-m", "ratchet", "--version"],
-                    "decided": _check(repo, DECIDED), "cosmetic": _check(repo, COSMETIC)}
+        commands = {
+            "version": [sys.executable, "-m", "ratchet", "--version"],
+            "decided": _check(repo, DECIDED),
+            "cosmetic": _check(repo, COSMETIC),
+        }
         first = {name: _timed(argv, env) for name, argv in commands.items()}  # decides (a); warms the OS caches
         codes = {name: code for name, (_, _, code) in first.items()}
         print(f"exit codes: {codes} (check: 1 is BLOCK, 0 PASS/WARN)")
@@ -94,16 +97,21 @@ def main() -> None:
         print(f"{args.rounds} rounds; median of each, then its ratio to that round's --version")
         print(f"{'':<30} {'wall s':>8} {'cpu s':>8} {'wall x':>8} {'cpu x':>8}")
         over = []
-        for name, label in (("version", "ratchet --version"), ("decided", f"repeat of {DECIDED}"),
-                            ("cosmetic", f"{COSMETIC} (from cache)")):
+        for name, label in (
+            ("version", "ratchet --version"),
+            ("decided", f"repeat of {DECIDED}"),
+            ("cosmetic", f"{COSMETIC} (from cache)"),
+        ):
             walls = [w for w, _ in runs[name]]
             cpus = [c for _, c in runs[name]]
             wall_x = statistics.median(w / v for (w, _), (v, _) in zip(runs[name], version, strict=True))
             cpu_x = statistics.median(c / v for (_, c), (_, v) in zip(runs[name], version, strict=True))
             limit = LIMITS.get(name)
             note = "" if limit is None else f"  (must be <= {limit:g}x)"
-            print(f"{label:<30} {statistics.median(walls):8.3f} {statistics.median(cpus):8.3f} "
-                  f"{wall_x:8.2f} {cpu_x:8.2f}{note}")
+            print(
+                f"{label:<30} {statistics.median(walls):8.3f} {statistics.median(cpus):8.3f} "
+                f"{wall_x:8.2f} {cpu_x:8.2f}{note}"
+            )
             if limit is not None and wall_x > limit:
                 over.append(f"{label} {wall_x:.2f}x > {limit:g}x")
         if args.profile is not None:

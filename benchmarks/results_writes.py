@@ -86,8 +86,18 @@ def former_schedule() -> Iterator[None]:
     """execute() as it was: results.json and timings.json rewritten after every 25th journaled item."""
     real_execute, real_journal = run_module.__dict__["execute"], schedule_module.__dict__["journal_item"]
 
-    def execute(work: Any, run: Any, results: Any, timings: Any, pending: list[str], *, out: Path, total: int,
-                write: Callable[[Path, Any], None], **rest: Any) -> None:
+    def execute(
+        work: Any,
+        run: Any,
+        results: Any,
+        timings: Any,
+        pending: list[str],
+        *,
+        out: Path,
+        total: int,
+        write: Callable[[Path, Any], None],
+        **rest: Any,
+    ) -> None:
         finished = [total - len(pending)]
 
         def journal_item(where: Path, config: str, item: Any, wall_ms: float | None = None) -> None:
@@ -111,15 +121,25 @@ def run_once(out: Path, work: Path, configs: list[str], limit: int | None) -> tu
     with counted(sizes, writes):
         for config in configs:  # in turn into one --out, as `bench smoke` runs them
             _first_write_of_run[:] = [(writes[RESULTS_FILE], sizes[RESULTS_FILE])]
-            run_config(RunOptions(config_path=gate_config_path(config, project_root=ROOT), out=out, root=ROOT,
-                                  home=work, limit=limit, command=f"ratchet bench run --config {config}"))
+            run_config(
+                RunOptions(
+                    config_path=gate_config_path(config, project_root=ROOT),
+                    out=out,
+                    root=ROOT,
+                    home=work,
+                    limit=limit,
+                    command=f"ratchet bench run --config {config}",
+                )
+            )
     return sizes, writes, time.perf_counter() - started
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--limit", type=int, default=40, help="0: every item, as `bench smoke` runs")
-    parser.add_argument("--configs", default="cascade", help=f"comma-separated, in order; a smoke: {','.join(SMOKE_ORDER)}")
+    parser.add_argument(
+        "--configs", default="cascade", help=f"comma-separated, in order; a smoke: {','.join(SMOKE_ORDER)}"
+    )
     parser.add_argument("--work", type=Path, default=ROOT / "var" / "bench")
     args = parser.parse_args()
     configs, limit = args.configs.split(","), args.limit or None
@@ -131,13 +151,20 @@ def main() -> None:
         for name in ("before", "after"):
             with former_schedule() if name == "before" else _nothing():
                 rows[name] = run_once(Path(tmp) / f"out-{name}", work, configs, limit)
-        same = (Path(tmp) / "out-before" / RESULTS_FILE).read_bytes() == (Path(tmp) / "out-after" / RESULTS_FILE).read_bytes()
-    print(f"bench run --config {' then '.join(configs)}" + (f" --limit {limit}" if limit else "")
-          + f" on the simulator, each variant into a fresh --out (results.json identical: {same})")
+        same = (Path(tmp) / "out-before" / RESULTS_FILE).read_bytes() == (
+            Path(tmp) / "out-after" / RESULTS_FILE
+        ).read_bytes()
+    print(
+        f"bench run --config {' then '.join(configs)}"
+        + (f" --limit {limit}" if limit else "")
+        + f" on the simulator, each variant into a fresh --out (results.json identical: {same})"
+    )
     print(f"{'':<8} {'results.json':>22} {'timings.json':>20} {'journal':>20} {'wall':>7}")
     for name, (sizes, writes, wall) in rows.items():
-        print(f"{name:<8} {sizes[RESULTS_FILE]:>13,} B ({writes[RESULTS_FILE]}x) {sizes[TIMINGS_FILE]:>11,} B ({writes[TIMINGS_FILE]}x)"
-              f" {sizes['journal']:>11,} B ({writes['journal']}x) {wall:6.1f}s")
+        print(
+            f"{name:<8} {sizes[RESULTS_FILE]:>13,} B ({writes[RESULTS_FILE]}x) {sizes[TIMINGS_FILE]:>11,} B ({writes[TIMINGS_FILE]}x)"
+            f" {sizes['journal']:>11,} B ({writes['journal']}x) {wall:6.1f}s"
+        )
     before, after = rows["before"][0][RESULTS_FILE], rows["after"][0][RESULTS_FILE]
     print(f"results.json bytes after / before: {after / before:.2f}")
     at_start, starts = rows["after"][0]["results-at-start"], rows["after"][1]["results-at-start"]

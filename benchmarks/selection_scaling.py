@@ -70,9 +70,11 @@ def _description(i: int) -> str:
 
 
 def _skill_md(i: int, description: str) -> str:
-    return (f"---\nname: {_skill_name(i)}\ndescription: {description}\n---\n# What day is it for {_word(2 * i)}\n\n"
-            "## Steps\n\n1. Read the clock: `clock_now()` as `$now`.\n\n## Output\n\nReply with one line per field:\n\n"
-            "- `date`: `$now.date`\n- `weekday`: `$now.weekday`\n")
+    return (
+        f"---\nname: {_skill_name(i)}\ndescription: {description}\n---\n# What day is it for {_word(2 * i)}\n\n"
+        "## Steps\n\n1. Read the clock: `clock_now()` as `$now`.\n\n## Output\n\nReply with one line per field:\n\n"
+        "- `date`: `$now.date`\n- `weekday`: `$now.weekday`\n"
+    )
 
 
 def _tasks(goldens: int) -> list[tuple[str, int, str]]:
@@ -83,13 +85,20 @@ def _tasks(goldens: int) -> list[tuple[str, int, str]]:
     for owner in owners:
         seen[owner] = seen.get(owner, 0) + 1
         a, b = _word(2 * owner), _word(2 * owner + 1)
-        rows.append((f"{_skill_name(owner)}-{seen[owner]:02d}", owner,
-                     f"What day is it for the {a} {b} team? Tell me the date and weekday (request {seen[owner]})."))
+        rows.append(
+            (
+                f"{_skill_name(owner)}-{seen[owner]:02d}",
+                owner,
+                f"What day is it for the {a} {b} team? Tell me the date and weekday (request {seen[owner]}).",
+            )
+        )
     return rows
 
 
 def _tasks_yaml(rows: list[tuple[str, int, str]]) -> str:
-    body = "".join(f"- id: {tid}\n  skill: {_skill_name(owner)}\n  prompt: {json.dumps(prompt)}\n" for tid, owner, prompt in rows)
+    body = "".join(
+        f"- id: {tid}\n  skill: {_skill_name(owner)}\n  prompt: {json.dumps(prompt)}\n" for tid, owner, prompt in rows
+    )
     return "schema_version: 1\ntasks:\n" + body
 
 
@@ -112,10 +121,17 @@ def build_project(root: Path, goldens: int) -> tuple[Path, str, str]:
         if owner == 0:
             continue
         name = _skill_name(owner)
-        golden = dict(template, task_id=tid, prompt=prompt, expected_skill=name, seed=task_seed(tid),
-                      final_output=template["final_output"].replace(_skill_name(0), name),
-                      skills_fired=[{"content_hash": skills[name].content_hash, "name": name,
-                                     "substance_hash": skills[name].substance_hash}])
+        golden = dict(
+            template,
+            task_id=tid,
+            prompt=prompt,
+            expected_skill=name,
+            seed=task_seed(tid),
+            final_output=template["final_output"].replace(_skill_name(0), name),
+            skills_fired=[
+                {"content_hash": skills[name].content_hash, "name": name, "substance_hash": skills[name].substance_hash}
+            ],
+        )
         path = repo / "goldens" / name / f"{tid}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(golden, indent=2, sort_keys=True) + "\n", encoding="utf-8")
@@ -128,8 +144,22 @@ def build_project(root: Path, goldens: int) -> tuple[Path, str, str]:
 def run_check(repo: Path, base: str, head: str, profile: Path | None) -> tuple[float, float, dict[str, Any]]:
     """Wall seconds and peak RSS (MB) of one `ratchet check --level0-only --json` in a fresh process."""
     prefix = [sys.executable, "-m", "cProfile", "-o", str(profile)] if profile else [sys.executable]
-    command = [*prefix, "-m", "ratchet", "check", "--level0-only", "--json", "--base", base, "--head", head,
-               "--repo", str(repo), "--work", str(repo / ".home")]
+    command = [
+        *prefix,
+        "-m",
+        "ratchet",
+        "check",
+        "--level0-only",
+        "--json",
+        "--base",
+        base,
+        "--head",
+        head,
+        "--repo",
+        str(repo),
+        "--work",
+        str(repo / ".home"),
+    ]
     env = {**os.environ, "RATCHET_UPSTREAM": "sim", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
     started = time.perf_counter()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
@@ -165,8 +195,16 @@ def time_selection(repo: Path, runs: int = 3) -> tuple[float, int]:
     return best, selected
 
 
-_PROFILED = ("affected_goldens", "load_tasks", "item_lines", "load_skills", "load_golden_files", "export_tree",
-             "_release_scratch", "gate_pair")
+_PROFILED = (
+    "affected_goldens",
+    "load_tasks",
+    "item_lines",
+    "load_skills",
+    "load_golden_files",
+    "export_tree",
+    "_release_scratch",
+    "gate_pair",
+)
 
 
 def print_profile(path: Path) -> None:
@@ -176,7 +214,11 @@ def print_profile(path: Path) -> None:
     stats = pstats.Stats(str(path)).stats  # type: ignore[attr-defined]  # typeshed leaves the table out
     total = max(cum for _, _, _, cum, _ in stats.values())
     for name in _PROFILED:
-        rows = [(f"{Path(file).name}:{line}", cum) for (file, line, func), (_, _, _, cum, _) in stats.items() if func == name]
+        rows = [
+            (f"{Path(file).name}:{line}", cum)
+            for (file, line, func), (_, _, _, cum, _) in stats.items()
+            if func == name
+        ]
         for where, cum in rows:
             print(f"  {name:<18} {where:<22} {cum:6.2f} s  {cum / total:5.1%} of {total:.2f} s (under cProfile)")
 
@@ -208,13 +250,17 @@ def main() -> None:
             built = time.perf_counter()
             repo, base, head = build_project(Path(tmp), size)
             built_s = time.perf_counter() - built
-            wall, rss, verdict = min((run_check(repo, base, head, None) for _ in range(max(1, args.repeat))),
-                                     key=lambda run: run[0])
+            wall, rss, verdict = min(
+                (run_check(repo, base, head, None) for _ in range(max(1, args.repeat))), key=lambda run: run[0]
+            )
             select_s, selected = time_selection(repo)
             rows.append((size, wall, rss, select_s, selected, verdict, built_s))
-            print(f"{size:>6,} goldens  check {wall:6.2f} s  peak RSS {rss:6.1f} MB  selection {select_s * 1000:7.1f} ms "
-                  f"({selected} selected)  decision {verdict['decision']}  pairs {len(verdict['pairs'])}  "
-                  f"(built in {built_s:.1f} s)", flush=True)
+            print(
+                f"{size:>6,} goldens  check {wall:6.2f} s  peak RSS {rss:6.1f} MB  selection {select_s * 1000:7.1f} ms "
+                f"({selected} selected)  decision {verdict['decision']}  pairs {len(verdict['pairs'])}  "
+                f"(built in {built_s:.1f} s)",
+                flush=True,
+            )
             if size == SIZES[-1]:
                 old_ms, new_ms = per_prompt_ms(repo)
                 if args.profile:
@@ -222,11 +268,15 @@ def main() -> None:
     by = {size: (wall, rss, select_s) for size, wall, rss, select_s, *_ in rows}
     check_ratio = by[10_000][0] / by[1_000][0]
     select_ratio = by[10_000][2] / by[1_000][2]
-    print(f"check 10,000 / 1,000 goldens: {check_ratio:.2f}x (must be <= {LIMIT_RATIO:g}x); "
-          f"selection alone: {select_ratio:.2f}x ({by[1_000][2] / 1_000 * 1e6:.1f} / {by[10_000][2] / 10_000 * 1e6:.1f} us "
-          "per task, head index built inside)")
-    print(f"per routed prompt at {SKILLS:,} skills: old matcher {old_ms:.2f} ms, index {new_ms * 1000:.1f} us "
-          f"({old_ms / new_ms:,.0f}x)")
+    print(
+        f"check 10,000 / 1,000 goldens: {check_ratio:.2f}x (must be <= {LIMIT_RATIO:g}x); "
+        f"selection alone: {select_ratio:.2f}x ({by[1_000][2] / 1_000 * 1e6:.1f} / {by[10_000][2] / 10_000 * 1e6:.1f} us "
+        "per task, head index built inside)"
+    )
+    print(
+        f"per routed prompt at {SKILLS:,} skills: old matcher {old_ms:.2f} ms, index {new_ms * 1000:.1f} us "
+        f"({old_ms / new_ms:,.0f}x)"
+    )
     wall, rss, _ = by[10_000]
     print(f"10,000-golden check: {wall:.2f} s (limit {LIMIT_S:g}), {rss:.0f} MB (limit {LIMIT_MB:g})")
     if args.profile:

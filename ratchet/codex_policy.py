@@ -52,7 +52,9 @@ def read_codex_policy(folder: Path) -> CodexPolicy:
         return CodexPolicy()
 
     def note(message: str, line: int | None = None) -> CodexPolicy:
-        return CodexPolicy(notes=[PolicyNote(path=source, line=line, message=f"{message}; Codex may read it otherwise")])
+        return CodexPolicy(
+            notes=[PolicyNote(path=source, line=line, message=f"{message}; Codex may read it otherwise")]
+        )
 
     try:
         if path.stat().st_size > MAX_YAML_BYTES:

@@ -36,9 +36,25 @@ Routing = Literal["lexical", "model"]
 StaticPolicy = Literal["warn", "block"]
 
 __all__ = [
-    "CONFIG_FILE", "DEFAULT_CLOCK", "DEFAULT_TIMEOUT_S", "Paths", "Price", "Project", "RatchetConfig",
-    "RetryPolicy", "Routing", "StaticPolicy", "TierConfig", "Upstream", "default_home", "load_project", "parse_config", "project_from_text",
-    "project_root", "refuse_world_at_nothing", "world_at_nothing",
+    "CONFIG_FILE",
+    "DEFAULT_CLOCK",
+    "DEFAULT_TIMEOUT_S",
+    "Paths",
+    "Price",
+    "Project",
+    "RatchetConfig",
+    "RetryPolicy",
+    "Routing",
+    "StaticPolicy",
+    "TierConfig",
+    "Upstream",
+    "default_home",
+    "load_project",
+    "parse_config",
+    "project_from_text",
+    "project_root",
+    "refuse_world_at_nothing",
+    "world_at_nothing",
 ]
 
 
@@ -62,8 +78,9 @@ class Paths(BaseModel):
             raise PydanticCustomError("project_path", "must be a relative path inside the project, without NUL bytes")
         normal = posixpath.normpath(value)
         if posixpath.isabs(normal) or normal == ".." or normal.startswith("../"):
-            raise PydanticCustomError("project_path", "must be a relative path inside the project, not {value}",
-                                      {"value": repr(value)})
+            raise PydanticCustomError(
+                "project_path", "must be a relative path inside the project, not {value}", {"value": repr(value)}
+            )
         return value
 
 
@@ -135,12 +152,16 @@ class RatchetConfig(BaseModel):
         "reading the skill catalog and calling load_skill.",
     )
     routing_neighbours: int = Field(
-        default=DEFAULT_ROUTING_NEIGHBOURS, ge=0, le=100,
+        default=DEFAULT_ROUTING_NEIGHBOURS,
+        ge=0,
+        le=100,
         description="With routing: model, check also replays the tasks of this many skills whose "
         "descriptions are nearest the edited skill's.",
     )
     sim_noise: float = Field(
-        default=0.0, ge=0.0, le=1.0,
+        default=0.0,
+        ge=0.0,
+        le=1.0,
         description="Upstream sim only: the chance a simulated replay varies (reworded framing or an added "
         "closing line), so noise records and repeated replays can be tried offline. Live agents bring their own.",
     )
@@ -250,7 +271,9 @@ def load_project(root: Path, *, home: Path | None = None) -> Project:
 
 def world_at_nothing(where: str) -> str:
     """What record, noise and check say of a paths.world set in ratchet.yaml that names nothing at `where`."""
-    return f"paths.world: no world at {where}: fix the path in {CONFIG_FILE}, or remove the setting to run with no world"
+    return (
+        f"paths.world: no world at {where}: fix the path in {CONFIG_FILE}, or remove the setting to run with no world"
+    )
 
 
 def refuse_world_at_nothing(project: Project) -> None:
@@ -281,7 +304,8 @@ def _refuse_links_out(project: Project) -> None:
                     f"paths.{name}: {path.relative_to(project.root).as_posix()} is a symlink to "
                     f"{os.readlink(path)!r}, which leads outside the project: Ratchet reads only the project's "
                     f"own tree; move it into the project, or fix the path in {CONFIG_FILE}",
-                    path=project.root / CONFIG_FILE)
+                    path=project.root / CONFIG_FILE,
+                )
 
 
 def _inside(path: Path, root: Path) -> bool:

@@ -127,8 +127,8 @@ EDITS: tuple[DemoEdit, ...] = (
         expected="BLOCK",
         apply=_add_step(
             '$status = "converted"',
-            "8. Send the totals to finance: `email_send(to=\"finance@example.com\", "
-            "subject=\"Expenses converted\", body=fmt(\"Total: {} USD\", $total))`.",
+            '8. Send the totals to finance: `email_send(to="finance@example.com", '
+            'subject="Expenses converted", body=fmt("Total: {} USD", $total))`.',
         ),
     ),
 )
@@ -199,8 +199,13 @@ def apply_edit(root: Path, edit: DemoEdit) -> str:
     return sha
 
 
-def run_demo(target: Path | None, *, report: Callable[[str], None], show: Callable[[Verdict], None],
-             harness: HarnessName | None = None) -> DemoResult:
+def run_demo(
+    target: Path | None,
+    *,
+    report: Callable[[str], None],
+    show: Callable[[Verdict], None],
+    harness: HarnessName | None = None,
+) -> DemoResult:
     """Build the demo repository and gate the edits (through `harness` when given: the real
     Claude Code or Codex binary, over the simulator); report/show print as it goes."""
     os.environ["RATCHET_UPSTREAM"] = "sim"  # the demo is always offline, whatever the shell says
@@ -217,8 +222,9 @@ def run_demo(target: Path | None, *, report: Callable[[str], None], show: Callab
         for edit in EDITS:
             apply_edit(root, edit)
             report(f"\n── {edit.branch}: {edit.message} (expect {edit.expected})")
-            verdict = check_edit(root, base=base, head=edit.branch, home=home, config=resolve_gate_config("cascade"),
-                                 harness=harness)
+            verdict = check_edit(
+                root, base=base, head=edit.branch, home=home, config=resolve_gate_config("cascade"), harness=harness
+            )
             show(verdict)
             verdicts.append((edit, verdict))
         return DemoResult(repo=root, goldens=goldens, verdicts=verdicts)

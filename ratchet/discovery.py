@@ -129,11 +129,12 @@ def skill_folders_in_tree(files: Iterable[str], root: str) -> set[str]:
         parts = PurePosixPath(file).parts
         if len(parts) < len(prefix) + 2 or parts[: len(prefix)] != prefix or not is_skill_file_name(parts[-1]):
             continue
-        below = parts[len(prefix):-1]
+        below = parts[len(prefix) : -1]
         if all(is_searched(part) for part in below):
             candidates.add(parts[:-1])
     outermost = {
-        folder for folder in candidates
+        folder
+        for folder in candidates
         if not any(folder[:end] in candidates for end in range(len(prefix) + 1, len(folder)))
     }
     return {"/".join(folder) for folder in outermost}
@@ -141,5 +142,7 @@ def skill_folders_in_tree(files: Iterable[str], root: str) -> set[str]:
 
 def no_harness_skills(cwd: Path) -> InputError:
     """The error for `ratchet validate` with no PATH where no harness layout exists."""
-    return InputError(f"no skills found: looked in {', '.join(HARNESS_LAYOUTS)}; give a PATH, or set "
-                      "paths.skills in ratchet.yaml", path=cwd)
+    return InputError(
+        f"no skills found: looked in {', '.join(HARNESS_LAYOUTS)}; give a PATH, or set paths.skills in ratchet.yaml",
+        path=cwd,
+    )

@@ -38,7 +38,6 @@ EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 """The SHA-1 empty tree: a valid base for "everything is new" (a branch with no merge-base)."""
 
 
-
 # -- running git ---------------------------------------------------------------------------
 
 
@@ -234,8 +233,10 @@ def _range_refusal(rev: str) -> str:
     """The one line refusing a range where one commit is wanted, quoting it as typed."""
     left, dots, right = rev.partition("..")
     if dots and not right.startswith(".") and not left.startswith("^"):
-        return (f"revision '{rev}' is a range, not one commit: for a range A..B pass --base A --head B "
-                f"(here --base {left or 'HEAD'} --head {right or 'HEAD'})")
+        return (
+            f"revision '{rev}' is a range, not one commit: for a range A..B pass --base A --head B "
+            f"(here --base {left or 'HEAD'} --head {right or 'HEAD'})"
+        )
     return f"revision '{rev}' is a range, not one commit: name a single commit"
 
 
@@ -255,8 +256,9 @@ def resolve_revs(repo: git.Repo, revs: Sequence[str]) -> list[str]:
     resolve_rev does.
     """
     names = [rev for rev in dict.fromkeys(revs) if _FULL_ID.fullmatch(rev) is None]
-    if len(names) < 2 or any(not rev or rev.startswith(("-", "^", ":")) or ".." in rev or rev in (INDEX, EMPTY_TREE)
-                             for rev in names):
+    if len(names) < 2 or any(
+        not rev or rev.startswith(("-", "^", ":")) or ".." in rev or rev in (INDEX, EMPTY_TREE) for rev in names
+    ):
         return [resolve_rev(repo, rev) for rev in revs]
     try:
         out = _git(repo, "rev-parse", "--revs-only", "--end-of-options", *(f"{rev}^{{commit}}" for rev in names), "--")
@@ -329,8 +331,11 @@ def _listing_changes(base: Sequence[_Entry], head: Sequence[_Entry]) -> list[Cha
         before, after = old.get(path), new.get(path)
         if before is not None and after is not None and (before.mode, before.sha) == (after.mode, after.sha):
             continue
-        changes.append(ChangedPath(path, before.mode if before is not None else _ABSENT,
-                                   after.mode if after is not None else _ABSENT))
+        changes.append(
+            ChangedPath(
+                path, before.mode if before is not None else _ABSENT, after.mode if after is not None else _ABSENT
+            )
+        )
     return changes
 
 
@@ -343,7 +348,7 @@ def _under(path: str, folder: str) -> tuple[str, ...] | None:
     """The parts of `path` below `folder`, or None when it is not below it."""
     prefix = PurePosixPath(folder.strip("/")).parts
     parts = PurePosixPath(path).parts
-    return parts[len(prefix):] if len(parts) > len(prefix) and parts[: len(prefix)] == prefix else None
+    return parts[len(prefix) :] if len(parts) > len(prefix) and parts[: len(prefix)] == prefix else None
 
 
 def skills_touched(
@@ -466,8 +471,9 @@ def changed_skills(
 ) -> list[str]:
     """Names of skill folders with any changed file or submodule, sorted (see skills_touched)."""
     revs = [resolve_rev(repo, base), INDEX if staged or head == INDEX else resolve_rev(repo, head or "HEAD")]
-    return skills_touched(changed_paths(repo, base, head, staged=staged), skills_dir,
-                          skill_folders_at(repo, revs, skills_dir))
+    return skills_touched(
+        changed_paths(repo, base, head, staged=staged), skills_dir, skill_folders_at(repo, revs, skills_dir)
+    )
 
 
 # -- reading trees ---------------------------------------------------------------------------
@@ -630,8 +636,7 @@ def _is_under(path: str, folders: Iterable[str]) -> bool:
     return any(path == folder or path.startswith(folder + "/") for folder in folders)
 
 
-def export_tree(repo: git.Repo, rev: str, dest: Path, *, prefix: str | None = None,
-                skip: Collection[str] = ()) -> None:
+def export_tree(repo: git.Repo, rev: str, dest: Path, *, prefix: str | None = None, skip: Collection[str] = ()) -> None:
     """Write every file of the tree at `rev` (or INDEX), optionally only under `prefix`, into dest.
 
     Paths keep their place relative to the repository root; folders in `skip` (repo paths) are
@@ -662,7 +667,7 @@ def export_tree(repo: git.Repo, rev: str, dest: Path, *, prefix: str | None = No
         try:
             data = memoryview(blobs[entry.sha])
             while data:
-                data = data[os.write(fd, data):]
+                data = data[os.write(fd, data) :]
             if entry.mode == "100755":
                 os.fchmod(fd, os.fstat(fd).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
         finally:

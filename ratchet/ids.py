@@ -48,7 +48,9 @@ def _is_skill_name(value: str) -> bool:
     return (
         0 < len(value) <= MAX_SKILL_NAME_CHARS
         and all(c == "-" or (c.isalnum() and c == c.lower()) for c in value)
-        and not value.startswith("-") and not value.endswith("-") and "--" not in value
+        and not value.startswith("-")
+        and not value.endswith("-")
+        and "--" not in value
     )
 
 
@@ -62,7 +64,11 @@ def id_problem(kind: IdKind, value: object) -> str | None:
 
 
 def check_id(
-    kind: IdKind, value: str, *, path: Path | str | None = None, line: int | None = None,
+    kind: IdKind,
+    value: str,
+    *,
+    path: Path | str | None = None,
+    line: int | None = None,
     error: type[InputError] = InputError,
 ) -> str:
     """`value` when it is a valid id of this kind; else `error` naming the file (and line)."""

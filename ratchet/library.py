@@ -86,11 +86,14 @@ class LibraryReport(BaseModel):
 
     def notes(self) -> list[str]:
         """Lines for `validate --library` besides the problems."""
-        lines = [f"{path}: not model-invocable ({why}): only an explicit mention runs it"
-                 for path, why in self.not_invocable]
+        lines = [
+            f"{path}: not model-invocable ({why}): only an explicit mention runs it" for path, why in self.not_invocable
+        ]
         invocable = self.skills - len(self.not_invocable)
-        lines.append(f"library: {invocable} of {self.skills} skills model-invocable; catalog {self.catalog.chars:,} "
-                     f"characters (Codex lists about {CATALOG_BUDGET_CHARS:,} when the context window is unknown)")
+        lines.append(
+            f"library: {invocable} of {self.skills} skills model-invocable; catalog {self.catalog.chars:,} "
+            f"characters (Codex lists about {CATALOG_BUDGET_CHARS:,} when the context window is unknown)"
+        )
         return lines
 
 
@@ -148,11 +151,15 @@ def _entry_problems(skills: Sequence[Skill], root: Path) -> list[Problem]:
         length = len(skill.description) + (len(extra) if isinstance(extra, str) else 0)
         if length > CLAUDE_ENTRY_LIMIT:
             what = "description + when_to_use" if isinstance(extra, str) else "description"
-            problems.append(Problem(
-                path=_skill_md(skill, root), line=skill.key_lines.get("description"), severity="warning",
-                message=f"catalog entry is {length:,} characters ({what}); Claude Code cuts it at "
-                        f"{CLAUDE_ENTRY_LIMIT:,}: say when to use the skill first, move detail into the body",
-            ))
+            problems.append(
+                Problem(
+                    path=_skill_md(skill, root),
+                    line=skill.key_lines.get("description"),
+                    severity="warning",
+                    message=f"catalog entry is {length:,} characters ({what}); Claude Code cuts it at "
+                    f"{CLAUDE_ENTRY_LIMIT:,}: say when to use the skill first, move detail into the body",
+                )
+            )
     return problems
 
 
@@ -166,21 +173,29 @@ def _collisions(invocable: dict[str, Skill], root: Path, probes: Sequence[Probe]
             if other == name or score < THRESHOLD or scores[name] - score >= MARGIN or pair in pairs:
                 continue
             pairs.add(pair)
-            problems.append(Problem(
-                path=_skill_md(skill, root), line=skill.key_lines.get("description"), severity="warning",
-                message=f"trigger collision: '{other}' scores {score:.3f} on this skill's own name and description, "
-                        f"within the matcher's margin ({MARGIN}) of its {scores[name]:.3f}: a prompt meant for one "
-                        "may fire the other or neither; make each description say where it stops",
-            ))
+            problems.append(
+                Problem(
+                    path=_skill_md(skill, root),
+                    line=skill.key_lines.get("description"),
+                    severity="warning",
+                    message=f"trigger collision: '{other}' scores {score:.3f} on this skill's own name and description, "
+                    f"within the matcher's margin ({MARGIN}) of its {scores[name]:.3f}: a prompt meant for one "
+                    "may fire the other or neither; make each description say where it stops",
+                )
+            )
     for probe in probes:
         ranked = sorted(route_scores(probe.prompt, invocable).items(), key=lambda item: (-item[1], item[0]))
         if len(ranked) > 1 and ranked[1][1] >= THRESHOLD and ranked[0][1] - ranked[1][1] < MARGIN:
             (first, a), (second, b) = ranked[0], ranked[1]
-            problems.append(Problem(
-                path=probe.path, line=probe.line, severity="warning",
-                message=f"trigger collision on {probe.label}: '{first}' {a:.3f} and '{second}' {b:.3f} are within "
-                        f"the matcher's margin ({MARGIN}), so neither fires: make their descriptions tell them apart",
-            ))
+            problems.append(
+                Problem(
+                    path=probe.path,
+                    line=probe.line,
+                    severity="warning",
+                    message=f"trigger collision on {probe.label}: '{first}' {a:.3f} and '{second}' {b:.3f} are within "
+                    f"the matcher's margin ({MARGIN}), so neither fires: make their descriptions tell them apart",
+                )
+            )
     return problems
 
 
@@ -192,36 +207,53 @@ def _duplicates(skills: Sequence[Skill], root: Path) -> list[Problem]:
     for key, same in sorted(by_key.items()):
         if len(same) > 1:
             paths = [_skill_md(s, root) for s in same]
-            problems.append(Problem(
-                path=paths[1], severity="warning",
-                message=f"skill '{key}' is also at {paths[0]}: a harness lists one of them; rename or remove one",
-            ))
+            problems.append(
+                Problem(
+                    path=paths[1],
+                    severity="warning",
+                    message=f"skill '{key}' is also at {paths[0]}: a harness lists one of them; rename or remove one",
+                )
+            )
     return problems
 
 
 def lint_library(skills: Sequence[Skill], *, root: Path, probes: Sequence[Probe] = ()) -> LibraryReport:
     """The library-level problems of these skills (paths shown relative to root), sorted."""
     invocable = {skill_key(s.name): s for s in skills if s.model_invocable}
-    entries = [CatalogEntry(name=s.name, description=s.description, path=_skill_md(s, root)) for s in invocable.values()]
+    entries = [
+        CatalogEntry(name=s.name, description=s.description, path=_skill_md(s, root)) for s in invocable.values()
+    ]
     catalog = catalog_outcome(entries)
     problems = _entry_problems(skills, root) + _collisions(invocable, root, probes) + _duplicates(skills, root)
     if catalog.dropped or catalog.shortened:
-        what = (f"removes every description and drops {', '.join(catalog.dropped)}" if catalog.dropped
-                else f"shortens the descriptions of {', '.join(catalog.shortened)}")
-        problems.append(Problem(
-            path=str(root), severity="warning",
-            message=f"the catalog of model-invocable skills is at least {catalog.chars:,} characters (name + description "
-                    f"+ {CATALOG_LINE_OVERHEAD} + SKILL.md path per skill); Codex lists about {CATALOG_BUDGET_CHARS:,} "
-                    f"when it does not know the context window, so it {what}",
-        ))
+        what = (
+            f"removes every description and drops {', '.join(catalog.dropped)}"
+            if catalog.dropped
+            else f"shortens the descriptions of {', '.join(catalog.shortened)}"
+        )
+        problems.append(
+            Problem(
+                path=str(root),
+                severity="warning",
+                message=f"the catalog of model-invocable skills is at least {catalog.chars:,} characters (name + description "
+                f"+ {CATALOG_LINE_OVERHEAD} + SKILL.md path per skill); Codex lists about {CATALOG_BUDGET_CHARS:,} "
+                f"when it does not know the context window, so it {what}",
+            )
+        )
     not_invocable = sorted((_skill_md(s, root), _why_not_invocable(s)) for s in skills if not s.model_invocable)
-    return LibraryReport(problems=sorted(problems, key=Problem.sort_key), not_invocable=not_invocable,
-                         skills=len(skills), catalog=catalog)
+    return LibraryReport(
+        problems=sorted(problems, key=Problem.sort_key),
+        not_invocable=not_invocable,
+        skills=len(skills),
+        catalog=catalog,
+    )
 
 
 def task_probes(tasks_file: Path, *, shown: str) -> list[Probe]:
     """Every task of a tasks.yaml as a Probe, located at its entry's line (messages name `shown`)."""
     tasks = load_tasks(tasks_file)
     lines = item_lines(tasks_file.read_text(encoding="utf-8"), "tasks")
-    return [Probe(label=f"task {task.id}", prompt=task.prompt, path=shown, line=lines[i] if i < len(lines) else None)
-            for i, task in enumerate(tasks)]
+    return [
+        Probe(label=f"task {task.id}", prompt=task.prompt, path=shown, line=lines[i] if i < len(lines) else None)
+        for i, task in enumerate(tasks)
+    ]

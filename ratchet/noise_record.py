@@ -37,12 +37,15 @@ class NoiseRecord(BaseModel):
     differed: int = Field(ge=0, description="Repeats that differed from the golden in anything Level 0 compares.")
     errors: int = Field(default=0, ge=0, description="Repeats that failed and were left out.")
     varying: dict[str, int] = Field(
-        default_factory=dict, description="Part that varied (ratchet.gate.variation keys) -> repeats it varied in.")
+        default_factory=dict, description="Part that varied (ratchet.gate.variation keys) -> repeats it varied in."
+    )
     runs: list[list[str]] = Field(default_factory=list, description="Per repeat, in seed order: the parts that varied.")
     seen_elsewhere: list[str] = Field(
-        default_factory=list, exclude_if=lambda value: not value,
+        default_factory=list,
+        exclude_if=lambda value: not value,
         description="Never written by a measurement: filled when records are read for gating (share_within_skills) "
-        "with parts that varied in other goldens of the same skill.")
+        "with parts that varied in other goldens of the same skill.",
+    )
 
     @property
     def flip_rate(self) -> float:
@@ -102,15 +105,20 @@ def parse_noise_record(text: str, *, source: str) -> NoiseRecord:
     raw = load_json_text(text, source=source, error=GoldenError)
     if not isinstance(raw, dict) or raw.get("schema_version") != NOISE_SCHEMA_VERSION:
         version = raw.get("schema_version") if isinstance(raw, dict) else None
-        raise GoldenError(f"unsupported noise record schema_version {version!r} "
-                          f"(this Ratchet reads {NOISE_SCHEMA_VERSION})", path=source)
+        raise GoldenError(
+            f"unsupported noise record schema_version {version!r} (this Ratchet reads {NOISE_SCHEMA_VERSION})",
+            path=source,
+        )
     try:
         record = NoiseRecord.model_validate(raw)
     except ValidationError as exc:
         raise GoldenError(validation_summary(exc), path=source) from None
     if record.differed > record.repeats or len(record.runs) not in (0, record.repeats):
-        raise GoldenError(f"noise record counts disagree: {record.differed} differed of {record.repeats} repeats, "
-                          f"{len(record.runs)} runs listed", path=source)
+        raise GoldenError(
+            f"noise record counts disagree: {record.differed} differed of {record.repeats} repeats, "
+            f"{len(record.runs)} runs listed",
+            path=source,
+        )
     return record
 
 

@@ -31,8 +31,10 @@ class NoiseResult(BaseModel):
     written: list[Path] = Field(default_factory=list)
     lines: list[str] = Field(default_factory=list, description="One line per measured golden.")
     refused: list[str] = Field(default_factory=list, description="Goldens the user must fix first (one line each).")
-    failed: list[str] = Field(default_factory=list, description="Goldens none of whose repeats ran (one line each, "
-                              "naming the first failure): infrastructure.")
+    failed: list[str] = Field(
+        default_factory=list,
+        description="Goldens none of whose repeats ran (one line each, naming the first failure): infrastructure.",
+    )
     timed_out: int = Field(default=0, description="How many of `failed` failed at a harness timeout.")
     cost_usd: float = 0.0
 
@@ -50,14 +52,22 @@ def record_noise(project: Project, task_ids: Sequence[str] = (), *, repeats: int
     wanted = set(task_ids or by_task)
     tasks = [task for task in load_tasks(project.path("tasks")) if task.id in wanted]
     goldens = {golden.task_id: golden for golden in files.values() if golden.task_id in wanted}
-    with closing(open_store(project.home)) as store, Gateway(
-        project, store, run_id=f"noise-{uuid.uuid4().hex[:12]}"
-    ) as gateway:
+    with (
+        closing(open_store(project.home)) as store,
+        Gateway(project, store, run_id=f"noise-{uuid.uuid4().hex[:12]}") as gateway,
+    ):
         agent = gateway.model("agent", "bless")
         # Before the first replay: a missing key or an upstream that does not answer is one line, not one per repeat.
         gateway.preflight(["agent"])
-        run = measure_noise(project, tasks=tasks, goldens=goldens, skills=load_skills(project.path("skills")),
-                            agent=agent, repeats=repeats, tree=project.root)
+        run = measure_noise(
+            project,
+            tasks=tasks,
+            goldens=goldens,
+            skills=load_skills(project.path("skills")),
+            agent=agent,
+            repeats=repeats,
+            tree=project.root,
+        )
     timeouts = sum(1 for task_id, error in run.first_errors.items() if timed_out(error) and task_id not in run.records)
     result = NoiseResult(refused=run.refused, failed=run.failed, timed_out=timeouts, cost_usd=run.cost_usd)
     for task_id, record in run.records.items():
@@ -65,6 +75,8 @@ def record_noise(project: Project, task_ids: Sequence[str] = (), *, repeats: int
         write_noise_record(path, record)
         result.written.append(path)
         failed = f", {record.errors} failed (first: {run.first_errors[task_id]})" if record.errors else ""
-        result.lines.append(f"{task_id}: {record.differed} of {record.repeats} repeats differed from the golden"
-                            f"{failed}; {len(record.varying)} part(s) varied")
+        result.lines.append(
+            f"{task_id}: {record.differed} of {record.repeats} repeats differed from the golden"
+            f"{failed}; {len(record.varying)} part(s) varied"
+        )
     return result

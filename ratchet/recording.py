@@ -36,11 +36,13 @@ class RecordResult(BaseModel):
 
     written: list[str]
     errors: list[str]
-    timed_out: list[str] = Field(default_factory=list, description="Tasks whose harness was killed at its timeout "
-                                 "(each also in `errors`).")
+    timed_out: list[str] = Field(
+        default_factory=list, description="Tasks whose harness was killed at its timeout (each also in `errors`)."
+    )
     cost_usd: USD
     routing: RoutingReport | None = Field(
-        default=None, description="Under routing: model with strict, the skills the agent model loaded, per task.")
+        default=None, description="Under routing: model with strict, the skills the agent model loaded, per task."
+    )
 
 
 def _pick(tasks: Sequence[Task], task_ids: Sequence[str]) -> list[Task]:
@@ -73,15 +75,21 @@ class UnfollowedSkill(BaseModel):
     def refusal(self, *, more: int = 0) -> SkillError:
         """What `ratchet record` refuses the skill with (one line, naming SKILL.md and the body's line)."""
         others = f" (and {more} more skill{'' if more == 1 else 's'})" if more else ""
-        return SkillError(f"the simulator cannot follow skill {self.skill} ({self.reason}): its golden would "
-                          "record nothing the skill asks for; record it with a live upstream or a real harness, "
-                          f"or pass --allow-unfollowed{others}", path=self.path, line=self.line)
+        return SkillError(
+            f"the simulator cannot follow skill {self.skill} ({self.reason}): its golden would "
+            "record nothing the skill asks for; record it with a live upstream or a real harness, "
+            f"or pass --allow-unfollowed{others}",
+            path=self.path,
+            line=self.line,
+        )
 
     def note(self) -> str:
         """The one line `ratchet record --allow-unfollowed` warns with instead."""
-        return (f"warning: the simulator could not follow skill {self.skill} ({self.path}:{self.line}: {self.reason}); "
-                "its goldens hold what the simulator did, not what the skill asks: a live upstream or a real harness "
-                "is needed to record it")
+        return (
+            f"warning: the simulator could not follow skill {self.skill} ({self.path}:{self.line}: {self.reason}); "
+            "its goldens hold what the simulator did, not what the skill asks: a live upstream or a real harness "
+            "is needed to record it"
+        )
 
 
 @dataclass(frozen=True)
@@ -137,11 +145,15 @@ def _unfollowed(project: Project, inputs: _Inputs, routing: RoutingReport) -> li
         if row.fired is None or row.fired in found:
             continue
         skill = inputs.skills[row.fired]
-        report = follow_report(skill.body, frozenset(spec.name for spec in tool_specs(world)), body_line=skill.body_line)
+        report = follow_report(
+            skill.body, frozenset(spec.name for spec in tool_specs(world)), body_line=skill.body_line
+        )
         if not report.followable:
             found[row.fired] = UnfollowedSkill(
-                skill=skill.name, path=_shown(Path(skill.folder) / "SKILL.md", project.root),
-                line=skill.body_line, reason=report.reason or "nothing it can act on",
+                skill=skill.name,
+                path=_shown(Path(skill.folder) / "SKILL.md", project.root),
+                line=skill.body_line,
+                reason=report.reason or "nothing it can act on",
             )
     return [found[name] for name in sorted(found)]
 
@@ -159,8 +171,13 @@ def plan_record(project: Project, task_ids: Sequence[str] = ()) -> RecordPlan:
 
 
 def record_tasks(
-    project: Project, task_ids: Sequence[str] = (), *, purpose: str = "bless",
-    strict: bool = False, allow_unfollowed: bool = False, plan: RecordPlan | None = None,
+    project: Project,
+    task_ids: Sequence[str] = (),
+    *,
+    purpose: str = "bless",
+    strict: bool = False,
+    allow_unfollowed: bool = False,
+    plan: RecordPlan | None = None,
 ) -> RecordResult:
     """Run tasks under the working tree's skills and world; write pending traces.
 
@@ -186,28 +203,48 @@ def record_tasks(
     timeouts: list[str] = []
     cost = 0.0
     held: list[tuple[str, Trace]] = []  # routing: model + strict: written once every task loaded its own skill
-    with closing(open_store(project.home)) as store, Gateway(
-        project, store, run_id=f"record-{uuid.uuid4().hex[:12]}", cache_mode=CacheMode.ALL
-    ) as gateway:
+    with (
+        closing(open_store(project.home)) as store,
+        Gateway(project, store, run_id=f"record-{uuid.uuid4().hex[:12]}", cache_mode=CacheMode.ALL) as gateway,
+    ):
         model = gateway.model("agent", purpose)
         # Before the first task: a missing key or an upstream that does not answer is one line, not one per task.
         gateway.preflight(["agent"])
         for task, world in zip(tasks, worlds, strict=True):
             if project.config.harness.is_minimal:
                 trace = run_task(
-                    task, skills, world, model,
-                    seed=task_seed(task.id), frozen_time=project.config.clock,
-                    models={"agent": model.model_id}, upstream=project.config.upstream,
-                    max_turns=project.config.max_agent_turns, max_tokens=project.agent_max_tokens(), purpose=purpose,
+                    task,
+                    skills,
+                    world,
+                    model,
+                    seed=task_seed(task.id),
+                    frozen_time=project.config.clock,
+                    models={"agent": model.model_id},
+                    upstream=project.config.upstream,
+                    max_turns=project.config.max_agent_turns,
+                    max_tokens=project.agent_max_tokens(),
+                    purpose=purpose,
                     routing=project.config.routing,
                 )
             else:
-                source = WorldSource(world_dir=project.path("world"), workspaces_dir=project.path("workspaces"),
-                                     workspace=task.workspace, frozen_time=project.config.clock)
-                trace = run_through_harness(task, skills, source, model, settings=project.config.harness,
-                                            home=project.home, seed=task_seed(task.id),
-                                            models={"agent": model.model_id}, upstream=project.config.upstream,
-                                            purpose=purpose)
+                source = WorldSource(
+                    world_dir=project.path("world"),
+                    workspaces_dir=project.path("workspaces"),
+                    workspace=task.workspace,
+                    frozen_time=project.config.clock,
+                )
+                trace = run_through_harness(
+                    task,
+                    skills,
+                    source,
+                    model,
+                    settings=project.config.harness,
+                    home=project.home,
+                    seed=task_seed(task.id),
+                    models={"agent": model.model_id},
+                    upstream=project.config.upstream,
+                    purpose=purpose,
+                )
             cost += trace.cost_usd
             if trace.status == "error":
                 errors.append(f"{task.id}: {trace.error}")
@@ -224,8 +261,9 @@ def record_tasks(
         # Only a task that ran loaded a skill: one that failed (a harness timeout, a crash) is in `errors`,
         # named as what it is, never as a task that loaded no skill.
         ran = {task_id: trace.fired_skill for task_id, trace in held}
-        routing = model_routed(plan.routing.model_copy(update={
-            "rows": [row for row in plan.routing.rows if row.task_id in ran]}), ran)
+        routing = model_routed(
+            plan.routing.model_copy(update={"rows": [row for row in plan.routing.rows if row.task_id in ran]}), ran
+        )
         try:
             routing.refuse()  # nothing is written when a task loaded another skill than tasks.yaml expects
         except RoutingError as exc:
@@ -268,14 +306,18 @@ def _promotion(source: Path, known_tasks: set[str], tasks_file: Path, goldens_di
     if trace.task_id != task_id:
         raise GoldenError(
             f"pending trace holds task id {trace.task_id!r}, not the file's name {task_id!r}: "
-            f"re-record it with `ratchet record {task_id}`", path=source,
+            f"re-record it with `ratchet record {task_id}`",
+            path=source,
         )
     if task_id not in known_tasks:
-        raise GoldenError(f"task {task_id!r} is not in {tasks_file}: delete the pending trace or add the task", path=source)
+        raise GoldenError(
+            f"task {task_id!r} is not in {tasks_file}: delete the pending trace or add the task", path=source
+        )
     if trace.status == "error":
         raise GoldenError(
             f"task {task_id} ended in error ({trace.error or 'no message'}): fix the cause and re-record it, "
-            "a failed run is never a golden", path=source,
+            "a failed run is never a golden",
+            path=source,
         )
     if trace.fired_skill is not None:
         check_id(IdKind.SKILL, trace.fired_skill, path=source, error=GoldenError)

@@ -45,8 +45,11 @@ class RoutingRow(BaseModel):
     def problem(self) -> str:
         """What is wrong with this row, in the words of the refusal."""
         if self.score is None or self.margin is None:
-            wanted = f"task {self.task_id} is a canary (no skill should take it)" if self.expected is None else (
-                f"task {self.task_id} expects skill {self.expected}")
+            wanted = (
+                f"task {self.task_id} is a canary (no skill should take it)"
+                if self.expected is None
+                else (f"task {self.task_id} expects skill {self.expected}")
+            )
             return f"{wanted} but the model loaded {f'skill {self.fired}' if self.fired else 'no skill'}"
         numbers = f"score {self.score:.3f}, margin {self.margin:.3f}"
         if self.expected is None:
@@ -65,7 +68,9 @@ class RoutingReport(BaseModel):
 
     source: str = Field(description="tasks.yaml as the user names it (relative to the project root).")
     rows: list[RoutingRow]
-    by_model: bool = Field(default=False, description="The fired skills are what the agent model loaded (routing: model).")
+    by_model: bool = Field(
+        default=False, description="The fired skills are what the agent model loaded (routing: model)."
+    )
 
     @property
     def misrouted(self) -> list[RoutingRow]:
@@ -77,15 +82,21 @@ class RoutingReport(BaseModel):
         widths = [max([len(head), *(len(n[i]) for n in names)]) for i, head in enumerate(("task", "expected", "fired"))]
 
         def line(task: str, expected: str, fired: str, score: str, margin: str, status: str) -> str:
-            return (f"{task:<{widths[0]}}  {expected:<{widths[1]}}  {fired:<{widths[2]}}  "
-                    f"{score:>5}  {margin:>6}  {status}").rstrip()
+            return (
+                f"{task:<{widths[0]}}  {expected:<{widths[1]}}  {fired:<{widths[2]}}  {score:>5}  {margin:>6}  {status}"
+            ).rstrip()
 
         out = [line("task", "expected", "fired", "score", "margin", "")]
-        out += [line(*n, _number(r.score), _number(r.margin), "ok" if r.ok else "MISROUTED")
-                for n, r in zip(names, self.rows, strict=True)]
+        out += [
+            line(*n, _number(r.score), _number(r.margin), "ok" if r.ok else "MISROUTED")
+            for n, r in zip(names, self.rows, strict=True)
+        ]
         count = len(self.rows)
-        rule = ("the skill the agent model loaded" if self.by_model
-                else f"a skill fires at score >= {THRESHOLD:.2f} and margin >= {MARGIN:.2f}")
+        rule = (
+            "the skill the agent model loaded"
+            if self.by_model
+            else f"a skill fires at score >= {THRESHOLD:.2f} and margin >= {MARGIN:.2f}"
+        )
         out.append(f"routing: {count} task{'' if count == 1 else 's'}, {len(self.misrouted)} misrouted ({rule})")
         return "\n".join(out)
 
@@ -112,22 +123,35 @@ def model_routed(report: RoutingReport, fired: Mapping[str, str | None]) -> Rout
     Under `routing: model` the lexical matcher only predicts; what counts is what the agent loaded,
     so the rows carry no score or margin.
     """
-    rows = [row.model_copy(update={"fired": fired.get(row.task_id), "best": fired.get(row.task_id),
-                                   "score": None, "margin": None}) for row in report.rows]
+    rows = [
+        row.model_copy(
+            update={"fired": fired.get(row.task_id), "best": fired.get(row.task_id), "score": None, "margin": None}
+        )
+        for row in report.rows
+    ]
     return report.model_copy(update={"rows": rows, "by_model": True})
 
 
-def route_tasks(tasks: Sequence[Task], skills: Mapping[str, Skill], *, lines: Sequence[int | None], source: str) -> RoutingReport:
+def route_tasks(
+    tasks: Sequence[Task], skills: Mapping[str, Skill], *, lines: Sequence[int | None], source: str
+) -> RoutingReport:
     """Route every task through the matcher the MinimalRunner uses; lines[i] is task i's tasks.yaml line."""
     known = {skill_key(name) for name in skills}
     rows = []
     for task, line in zip(tasks, lines, strict=True):
         ranking = ranked_scores(task.prompt, skills)
-        rows.append(RoutingRow(
-            task_id=task.id, line=line, expected=task.skill, fired=ranking.fired, best=ranking.best,
-            score=ranking.score, margin=ranking.margin,
-            expected_known=task.skill is None or skill_key(task.skill) in known,
-        ))
+        rows.append(
+            RoutingRow(
+                task_id=task.id,
+                line=line,
+                expected=task.skill,
+                fired=ranking.fired,
+                best=ranking.best,
+                score=ranking.score,
+                margin=ranking.margin,
+                expected_known=task.skill is None or skill_key(task.skill) in known,
+            )
+        )
     return RoutingReport(source=source, rows=rows)
 
 
@@ -140,5 +164,4 @@ def project_routing(
     at = dict(zip((task.id for task in every), item_lines(path.read_text(encoding="utf-8"), "tasks"), strict=False))
     chosen = every if tasks is None else list(tasks)
     skills = load_skills(project.path("skills")) if skills is None else skills
-    return route_tasks(chosen, skills, lines=[at.get(task.id) for task in chosen],
-                       source=project.config.paths.tasks)
+    return route_tasks(chosen, skills, lines=[at.get(task.id) for task in chosen], source=project.config.paths.tasks)

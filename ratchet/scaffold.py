@@ -77,8 +77,9 @@ def init_project(root: Path) -> Scaffold:
     skills_dir = detect_skills_dir(root)
     for folder in (Path(WORLD_README).parent.as_posix(), skills_dir):
         if (root / folder).exists() and not (root / folder).is_dir():
-            raise InputError(f"this is a file, but ratchet init makes {folder}/ a folder: move the file away",
-                             path=root / folder)
+            raise InputError(
+                f"this is a file, but ratchet init makes {folder}/ a folder: move the file away", path=root / folder
+            )
     found = _skill_folders(root / skills_dir)
     values = {"@SKILLS@": skills_dir, "@SKILL@": found[0] if found else EXAMPLE_SKILL}
     scaffold = Scaffold(wrote=[], skills_dir=skills_dir, skills_found=found, in_git=_in_git(root))

@@ -81,8 +81,9 @@ def _hold_new_scratch(root: Path) -> tuple[Path, int]:
         try:
             fd = take_lock(_lock_path(folder), create=True)
         except OSError as exc:
-            raise InfraError(f"cannot make a scratch folder here ({exc.strerror}); check its permissions",
-                             path=root) from None
+            raise InfraError(
+                f"cannot make a scratch folder here ({exc.strerror}); check its permissions", path=root
+            ) from None
         if fd is None:
             continue  # the name was taken, or a pruner removed our lock file before we held it
         if not os.path.lexists(folder):

@@ -17,8 +17,10 @@ from ratchet.skills import Problem, Skill, load_skill, read_skill_folder, sorted
 
 def leaving_skills_message(target: str, where: object) -> str:
     """What validate, record, noise and check say of a folder linked into `where` from outside it."""
-    return (f"symlink to {target!r} leads outside {where}: record, noise and check read skills "
-            "only from the project's skills folder; move the skill folder into it")
+    return (
+        f"symlink to {target!r} leads outside {where}: record, noise and check read skills "
+        "only from the project's skills folder; move the skill folder into it"
+    )
 
 
 def link_target(link: Path) -> str:
@@ -58,8 +60,9 @@ def skill_folders(path: Path, *, escapes: list[Path] | None = None) -> list[Path
 
 def no_skill_problem(path: Path) -> Problem:
     """A folder given to validate that holds no skill at any depth."""
-    return Problem(path=str(path), severity="error",
-                   message=f"no skill found: no folder here or below holds a {SKILL_FILE}")
+    return Problem(
+        path=str(path), severity="error", message=f"no skill found: no folder here or below holds a {SKILL_FILE}"
+    )
 
 
 def read_paths(paths: list[Path]) -> list[tuple[Skill | None, list[Problem]]]:
@@ -74,9 +77,10 @@ def read_paths(paths: list[Path]) -> list[tuple[Skill | None, list[Problem]]]:
     for path in paths:
         escapes: list[Path] = []
         folders = skill_folders(path, escapes=escapes)
-        results.extend((None, [Problem(path=str(link), severity="error",
-                                       message=leaving_skills_message(link_target(link), path))])
-                       for link in escapes)
+        results.extend(
+            (None, [Problem(path=str(link), severity="error", message=leaving_skills_message(link_target(link), path))])
+            for link in escapes
+        )
         if not folders and not escapes:
             results.append((None, [no_skill_problem(path)]))
         for folder in folders:

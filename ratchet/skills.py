@@ -91,8 +91,10 @@ class Problem(BaseModel):
     severity: Severity
     message: str
     stops_loading: bool = Field(
-        default=True, description="False for an error the runner guards against itself (a `</skill>` in the "
-        "body): validate reports it, the gate still loads the skill and replays what it makes the agent do.")
+        default=True,
+        description="False for an error the runner guards against itself (a `</skill>` in the "
+        "body): validate reports it, the gate still loads the skill and replays what it makes the agent do.",
+    )
 
     def render(self) -> str:
         """`path:line: severity: message`, the form editors and CI annotators parse."""
@@ -104,6 +106,7 @@ class Problem(BaseModel):
 
 
 # --- substance -------------------------------------------------------------------------------
+
 
 def substance_of(text: str) -> str:
     """SKILL.md text with Markdown comments and whitespace differences normalized away.
@@ -134,7 +137,9 @@ class _Report:
     def runner_error(self, message: str, line: int | None) -> None:
         """An error `validate` reports that still lets the skill load: the runner guards against it
         itself, and the gate must replay what such a skill makes the agent do, not refuse the edit."""
-        self.problems.append(Problem(path=self.source, line=line, severity="error", message=message, stops_loading=False))
+        self.problems.append(
+            Problem(path=self.source, line=line, severity="error", message=message, stops_loading=False)
+        )
 
     def warning(self, message: str, line: int | None) -> None:
         self.problems.append(Problem(path=self.source, line=line, severity="warning", message=message))
@@ -164,8 +169,10 @@ def _plain(node: yaml.Node, active: set[int]) -> Any:
         if isinstance(node, yaml.SequenceNode):
             return [_plain(item, active) for item in node.value]
         if isinstance(node, yaml.MappingNode):
-            return {_plain(k, active) if isinstance(k, yaml.ScalarNode) else repr(_plain(k, active)): _plain(v, active)
-                    for k, v in node.value}
+            return {
+                _plain(k, active) if isinstance(k, yaml.ScalarNode) else repr(_plain(k, active)): _plain(v, active)
+                for k, v in node.value
+            }
         raise ValueError(f"unsupported YAML node {type(node).__name__}")
     finally:
         active.discard(id(node))
@@ -229,8 +236,9 @@ def _text(fields: dict[str, _Field], key: str, report: _Report) -> str | None:
     if field is None:
         return None
     if not isinstance(field.node, yaml.ScalarNode):
-        report.error(f"'{key}' must be a string, not a YAML {type(field.node).__name__.removesuffix('Node').lower()}",
-                     field.line)
+        report.error(
+            f"'{key}' must be a string, not a YAML {type(field.node).__name__.removesuffix('Node').lower()}", field.line
+        )
         return None
     return str(field.value)
 
@@ -261,12 +269,17 @@ def _check_name(fields: dict[str, _Field], folder: Path, report: _Report) -> str
     # skills-ref folds these through NFKC and accepts them; a client that compares raw strings (or
     # allows only a-z) sees another name, or drops the skill: one identity, two spellings.
     if is_lookalike(written):
-        report.error(f"'name' {written!r} is a look-alike spelling of {name!r} "
-                     f"(NFKC folds its compatibility characters): write it as {name!r}", line)
+        report.error(
+            f"'name' {written!r} is a look-alike spelling of {name!r} "
+            f"(NFKC folds its compatibility characters): write it as {name!r}",
+            line,
+        )
     if is_lookalike(folder.name):
-        report.error(f"folder name {folder.name!r} is a look-alike spelling of {skill_key(folder.name)!r} "
-                     f"(NFKC folds its compatibility characters): rename the folder to {skill_key(folder.name)!r}",
-                     line)
+        report.error(
+            f"folder name {folder.name!r} is a look-alike spelling of {skill_key(folder.name)!r} "
+            f"(NFKC folds its compatibility characters): rename the folder to {skill_key(folder.name)!r}",
+            line,
+        )
     if skill_key(folder.name) != name:
         report.error(f"'name' {name!r} must equal the folder name {folder.name!r}: rename one of them", line)
     return name
@@ -308,14 +321,17 @@ def _check_optional(fields: dict[str, _Field], report: _Report) -> None:
         else:
             for key, value in node.value:
                 if not (isinstance(key, yaml.ScalarNode) and isinstance(value, yaml.ScalarNode)):
-                    report.error("'metadata' values must be strings (nested lists and mappings are not allowed)",
-                                 key.start_mark.line + 2)
+                    report.error(
+                        "'metadata' values must be strings (nested lists and mappings are not allowed)",
+                        key.start_mark.line + 2,
+                    )
     for key, field in fields.items():
         if key in SPEC_KEYS:
             continue
         if key in CLIENT_KEYS:
-            report.warning(f"'{key}' is a client-specific key, not in the agentskills.io spec; other clients ignore it",
-                           field.line)
+            report.warning(
+                f"'{key}' is a client-specific key, not in the agentskills.io spec; other clients ignore it", field.line
+            )
         else:
             report.error(f"unknown frontmatter key '{key}': allowed keys are {', '.join(SPEC_KEYS)}", field.line)
 
@@ -337,8 +353,11 @@ def _check(text: str, folder: Path, report: _Report) -> Skill | None:
     body_lines = body.split("\n")
     for index, line in enumerate(body_lines):
         if _SKILL_CLOSE_ANY.search(line):
-            report.runner_error(f"the body contains {SKILL_CLOSE!r}, which closes the skill block a runner wraps the body "
-                         "in: reword it or write it as '&lt;/skill>'", body_line + index)
+            report.runner_error(
+                f"the body contains {SKILL_CLOSE!r}, which closes the skill block a runner wraps the body "
+                "in: reword it or write it as '&lt;/skill>'",
+                body_line + index,
+            )
     if body_lines and body_lines[-1] == "":
         body_lines.pop()
     if len(body_lines) > MAX_BODY_LINES:
@@ -376,8 +395,10 @@ def _model_invocable(fields: dict[str, _Field], folder: Path, report: _Report) -
 
 def leaving_link_message(target: str) -> str:
     """What validate, load_skill and the harness installer say of a symlink that leads out of its skill folder."""
-    return (f"symlink to {target!r} leads outside the skill folder: put the file itself in the folder "
-            "(a replay never gets a file from outside the skill)")
+    return (
+        f"symlink to {target!r} leads outside the skill folder: put the file itself in the folder "
+        "(a replay never gets a file from outside the skill)"
+    )
 
 
 def links_leaving(folder: Path) -> list[tuple[Path, str]]:
@@ -444,8 +465,12 @@ def read_skill_folder(folder: Path) -> tuple[Skill | None, list[Problem]]:
     leaving = links_leaving(folder)
     if leaving:
         # Nothing in the folder is read (SKILL.md, agents/openai.yaml): not even a message may quote a host file.
-        return None, sorted_problems([Problem(path=str(link), severity="error", message=leaving_link_message(target))
-                                      for link, target in leaving])
+        return None, sorted_problems(
+            [
+                Problem(path=str(link), severity="error", message=leaving_link_message(target))
+                for link, target in leaving
+            ]
+        )
     text, report = _read(folder)
     skill = _check(text, folder, report) if text is not None else None
     return skill, sorted_problems(report.problems)

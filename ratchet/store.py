@@ -31,9 +31,17 @@ from ratchet.store_owners import hold_owner_lock, owner_alive, pid_alive
 from ratchet.store_schema import MIGRATIONS, statements
 
 __all__ = [
-    "BUSY_TIMEOUT_S", "MIGRATIONS", "OWNERS_DIR", "STORE_FILE", "CompactResult", "LedgerEntry", "Refusal", "Reservation",
+    "BUSY_TIMEOUT_S",
+    "MIGRATIONS",
+    "OWNERS_DIR",
+    "STORE_FILE",
+    "CompactResult",
+    "LedgerEntry",
+    "Refusal",
+    "Reservation",
     "Store",
-    "ensure_work_area", "open_store",
+    "ensure_work_area",
+    "open_store",
 ]
 
 STORE_FILE = "ratchet.sqlite"
@@ -172,23 +180,28 @@ class Store:
     def _refuse_foreign(self) -> None:
         """Raise unless the file is empty or a ledger whose migrations this Ratchet knows."""
         db = self._db
-        tables = sorted(row[0] for row in db.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"))
+        tables = sorted(
+            row[0]
+            for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        )
         if not tables:
             return
-        if "migrations" not in tables or [
-            row[1] for row in db.execute("PRAGMA table_info(migrations)")
-        ] != ["name", "applied_at"]:
-            raise InfraError(f"not a Ratchet ledger (it has tables {', '.join(tables[:5])}); {_MOVE_AWAY}",
-                             path=self.path)
+        if "migrations" not in tables or [row[1] for row in db.execute("PRAGMA table_info(migrations)")] != [
+            "name",
+            "applied_at",
+        ]:
+            raise InfraError(
+                f"not a Ratchet ledger (it has tables {', '.join(tables[:5])}); {_MOVE_AWAY}", path=self.path
+            )
         applied = [row[0] for row in db.execute("SELECT name FROM migrations ORDER BY rowid")]
         known = [name for name, _ in MIGRATIONS]
         unknown = [name for name in applied if name not in known]
         if not unknown:
             return
         if applied[0] != known[0]:
-            raise InfraError(f"not a Ratchet ledger (unknown migrations {', '.join(unknown[:3])}); {_MOVE_AWAY}",
-                             path=self.path)
+            raise InfraError(
+                f"not a Ratchet ledger (unknown migrations {', '.join(unknown[:3])}); {_MOVE_AWAY}", path=self.path
+            )
         raise InfraError(
             f"ledger was written by a newer Ratchet (unknown migration {', '.join(unknown[:3])}); "
             "upgrade Ratchet, or move the file away to start a new ledger",
@@ -253,12 +266,32 @@ class Store:
         request_digest: str,
     ) -> Reservation | None:
         """Set aside amount_usd if neither cap would be passed; None (nothing written) if it would (`reserve`)."""
-        held = self.reserve(run_id=run_id, amount_usd=amount_usd, simulated=simulated, global_cap=global_cap,
-                            run_cap=run_cap, purpose=purpose, tier=tier, model=model, request_digest=request_digest)
+        held = self.reserve(
+            run_id=run_id,
+            amount_usd=amount_usd,
+            simulated=simulated,
+            global_cap=global_cap,
+            run_cap=run_cap,
+            purpose=purpose,
+            tier=tier,
+            model=model,
+            request_digest=request_digest,
+        )
         return held if isinstance(held, Reservation) else None
 
-    def reserve(self, *, run_id: str, amount_usd: float, simulated: bool, global_cap: float | None,
-                run_cap: float | None, purpose: str, tier: str, model: str, request_digest: str) -> Reservation | Refusal:
+    def reserve(
+        self,
+        *,
+        run_id: str,
+        amount_usd: float,
+        simulated: bool,
+        global_cap: float | None,
+        run_cap: float | None,
+        purpose: str,
+        tier: str,
+        model: str,
+        request_digest: str,
+    ) -> Reservation | Refusal:
         """Set aside amount_usd if neither cap would be passed; else (nothing written) the Refusal, with the
         totals it was decided on, so its message is the run's spend at that moment, not a later read.
 
@@ -270,20 +303,41 @@ class Store:
             row = db.execute("SELECT settled_usd, held_usd FROM run_totals WHERE run_id = ?", (run_id,)).fetchone()
             run_spent, run_held = (float(row[0]), float(row[1])) if row else (0.0, 0.0)
             if global_cap is not None:
-                row = db.execute("SELECT settled_usd + held_usd FROM pool_totals WHERE simulated = ?",
-                                 (int(simulated),)).fetchone()
+                row = db.execute(
+                    "SELECT settled_usd + held_usd FROM pool_totals WHERE simulated = ?", (int(simulated),)
+                ).fetchone()
                 counted = float(row[0]) if row else 0.0
                 if counted + amount_usd > global_cap + 1e-12:
-                    return Refusal(cap="global", limit_usd=global_cap, counted_usd=counted, run_spent_usd=run_spent,
-                                   run_held_usd=run_held)
+                    return Refusal(
+                        cap="global",
+                        limit_usd=global_cap,
+                        counted_usd=counted,
+                        run_spent_usd=run_spent,
+                        run_held_usd=run_held,
+                    )
             if run_cap is not None and run_spent + run_held + amount_usd > run_cap + 1e-12:
-                return Refusal(cap="run", limit_usd=run_cap, counted_usd=run_spent + run_held,
-                               run_spent_usd=run_spent, run_held_usd=run_held)
+                return Refusal(
+                    cap="run",
+                    limit_usd=run_cap,
+                    counted_usd=run_spent + run_held,
+                    run_spent_usd=run_spent,
+                    run_held_usd=run_held,
+                )
             cursor = db.execute(
                 "INSERT INTO reservations (run_id, pid, ts, amount_usd, simulated, purpose, tier, model, request_digest,"
                 " owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (run_id, os.getpid(), time.time(), amount_usd, int(simulated), purpose, tier, model, request_digest,
-                 self.owner),
+                (
+                    run_id,
+                    os.getpid(),
+                    time.time(),
+                    amount_usd,
+                    int(simulated),
+                    purpose,
+                    tier,
+                    model,
+                    request_digest,
+                    self.owner,
+                ),
             )
             assert cursor.lastrowid is not None
             return Reservation(id=cursor.lastrowid, run_id=run_id, amount_usd=amount_usd, simulated=simulated)
@@ -316,8 +370,19 @@ class Store:
                     "INSERT INTO call_rollups (run_id, purpose, tier, model, simulated, cache_hit, status, calls,"
                     " tokens_in, tokens_out, tokens_cached, cost_usd, latency_ms) VALUES (?, ?, ?, ?, ?, 1, ?, 1, ?, ?,"
                     " ?, ?, ?)" + _ROLLUP_UPSERT,
-                    (entry.run_id, entry.purpose, entry.tier, entry.model, int(entry.simulated), entry.status,
-                     entry.tokens_in, entry.tokens_out, entry.tokens_cached, entry.cost_usd, entry.latency_ms),
+                    (
+                        entry.run_id,
+                        entry.purpose,
+                        entry.tier,
+                        entry.model,
+                        int(entry.simulated),
+                        entry.status,
+                        entry.tokens_in,
+                        entry.tokens_out,
+                        entry.tokens_cached,
+                        entry.cost_usd,
+                        entry.latency_ms,
+                    ),
                 )
 
     def _insert_row(self, db: sqlite3.Connection, entry: LedgerEntry) -> int:
@@ -349,14 +414,26 @@ class Store:
                 " FROM reservations"
             ).fetchall()
             owners = self.path.parent / OWNERS_DIR
-            dead = [row[:9] for row in rows
-                    if (not owner_alive(owners, str(row[9])) if row[9] else not pid_alive(int(row[2])))]
+            dead = [
+                row[:9]
+                for row in rows
+                if (not owner_alive(owners, str(row[9])) if row[9] else not pid_alive(int(row[2])))
+            ]
             for rid, run_id, _pid, amount, simulated, purpose, tier, model, digest_ in dead:
                 db.execute(
                     "INSERT INTO model_calls (run_id, ts, purpose, tier, model, cost_usd, simulated,"
                     " request_digest, status, attempts, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'orphaned', 0, ?)",
-                    (run_id, time.time(), purpose, tier, model, amount, simulated, digest_,
-                     "process died with the call in flight; charged at its reserved worst case"),
+                    (
+                        run_id,
+                        time.time(),
+                        purpose,
+                        tier,
+                        model,
+                        amount,
+                        simulated,
+                        digest_,
+                        "process died with the call in flight; charged at its reserved worst case",
+                    ),
                 )
                 db.execute("DELETE FROM reservations WHERE id = ?", (rid,))
         return len(dead)
@@ -374,10 +451,12 @@ class Store:
     def cache_hits(self, run_id: str) -> int:
         """How many of a run's calls were answered from the cache."""
         with self._read() as db:
-            rows = db.execute("SELECT COUNT(*) FROM model_calls WHERE run_id = ? AND cache_hit = 1",
-                              (run_id,)).fetchone()[0]
-            rolled = db.execute("SELECT COALESCE(SUM(calls), 0) FROM call_rollups WHERE run_id = ? AND cache_hit = 1",
-                                (run_id,)).fetchone()[0]
+            rows = db.execute(
+                "SELECT COUNT(*) FROM model_calls WHERE run_id = ? AND cache_hit = 1", (run_id,)
+            ).fetchone()[0]
+            rolled = db.execute(
+                "SELECT COALESCE(SUM(calls), 0) FROM call_rollups WHERE run_id = ? AND cache_hit = 1", (run_id,)
+            ).fetchone()[0]
         return int(rows) + int(rolled)
 
     def observed_tokens(self, tier: str) -> tuple[int, int] | None:
@@ -386,10 +465,14 @@ class Store:
         with self._read() as db:
             n, t_in, t_out = db.execute(
                 f"SELECT COUNT(*), COALESCE(SUM(tokens_in), 0), COALESCE(SUM(tokens_out), 0) FROM model_calls"
-                f" WHERE {where}", (tier,)).fetchone()
+                f" WHERE {where}",
+                (tier,),
+            ).fetchone()
             m, r_in, r_out = db.execute(
                 f"SELECT COALESCE(SUM(calls), 0), COALESCE(SUM(tokens_in), 0), COALESCE(SUM(tokens_out), 0)"
-                f" FROM call_rollups WHERE {where}", (tier,)).fetchone()
+                f" FROM call_rollups WHERE {where}",
+                (tier,),
+            ).fetchone()
         count = int(n) + int(m)
         if not count:
             return None

@@ -42,8 +42,9 @@ class Reservation(BaseModel):
 class Refusal(BaseModel):
     """Why a reservation was refused: which cap, and the totals the refusal was decided on."""
 
-    cap: Literal["global", "run"] = Field(description="global: RATCHET_BENCH_USD_CAP over all runs of the pool; "
-                                          "run: the run's own budget (--budget).")
+    cap: Literal["global", "run"] = Field(
+        description="global: RATCHET_BENCH_USD_CAP over all runs of the pool; run: the run's own budget (--budget)."
+    )
     limit_usd: float
     counted_usd: float = Field(description="What the cap counted before this call: settled plus held.")
     run_spent_usd: float = Field(description="The run's settled spend.")

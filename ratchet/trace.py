@@ -82,14 +82,20 @@ class ModelCall(BaseModel):
 
     @property
     def usage(self) -> Usage:
-        return Usage(tokens_in=self.tokens_in, tokens_out=self.tokens_out, tokens_cached=self.tokens_cached,
-                     usd=self.cost_usd)
+        return Usage(
+            tokens_in=self.tokens_in, tokens_out=self.tokens_out, tokens_cached=self.tokens_cached, usd=self.cost_usd
+        )
 
     @classmethod
     def of(cls, *, usage: Usage, **fields: Any) -> ModelCall:
         """A model call record with its usage spread into the trace's flat fields."""
-        return cls(tokens_in=usage.tokens_in, tokens_out=usage.tokens_out, tokens_cached=usage.tokens_cached,
-                   cost_usd=usage.usd, **fields)
+        return cls(
+            tokens_in=usage.tokens_in,
+            tokens_out=usage.tokens_out,
+            tokens_cached=usage.tokens_cached,
+            cost_usd=usage.usd,
+            **fields,
+        )
 
 
 class HarnessRef(BaseModel):
@@ -128,7 +134,8 @@ class Trace(BaseModel):
     status: Literal["ok", "error"] = "ok"
     error: str | None = None
     harness: HarnessRef | None = Field(
-        default=None, exclude_if=lambda value: value is None,
+        default=None,
+        exclude_if=lambda value: value is None,
         description="Set when a real harness ran the task (left out of the JSON for the minimal runner).",
     )
     tokens_in: int = Field(default=0, description="Totals over model_calls (see with_totals).")
@@ -149,8 +156,9 @@ class Trace(BaseModel):
     def with_totals(self) -> Trace:
         """This trace with its total fields set from its model calls (the one place they are summed)."""
         usage = self.usage
-        return self.model_copy(update={"tokens_in": usage.tokens_in, "tokens_out": usage.tokens_out,
-                                       "cost_usd": usage.usd})
+        return self.model_copy(
+            update={"tokens_in": usage.tokens_in, "tokens_out": usage.tokens_out, "cost_usd": usage.usd}
+        )
 
     @property
     def fired_skill(self) -> str | None:
@@ -216,11 +224,17 @@ def load_golden_files(goldens_dir: Path, contents: Mapping[Path, bytes] | None =
             raise GoldenError(
                 f"a golden must be {goldens_dir.name}/<skill>/<task>.json; move it there or delete it", path=path
             )
-        trace = read_trace(path) if contents is None else parse_trace(
-            decode_utf8(contents[path], path=path, error=GoldenError), source=str(path))
+        trace = (
+            read_trace(path)
+            if contents is None
+            else parse_trace(decode_utf8(contents[path], path=path, error=GoldenError), source=str(path))
+        )
         if trace.status != "ok":
-            raise GoldenError(f"a golden must be a run with status ok, not {trace.status!r}: re-record the task "
-                              "and bless a run that succeeded", path=path)
+            raise GoldenError(
+                f"a golden must be a run with status ok, not {trace.status!r}: re-record the task "
+                "and bless a run that succeeded",
+                path=path,
+            )
         if trace.task_id in seen:
             raise GoldenError(f"second golden for task {trace.task_id!r}", path=path)
         seen.add(trace.task_id)

@@ -53,6 +53,7 @@ class _Bounds(yaml.composer.Composer, yaml.constructor.SafeConstructor):
 
     allow_recursion = False
     if TYPE_CHECKING:  # the parser's (pure or libyaml's), later in the MRO
+
         def __init__(self, stream: str) -> None: ...
         def peek_event(self) -> yaml.Event: ...
         def dispose(self) -> None: ...
@@ -73,8 +74,9 @@ class _Bounds(yaml.composer.Composer, yaml.constructor.SafeConstructor):
                 size = 1
             self._alias_nodes += size
             if self._alias_nodes > MAX_ALIAS_NODES:
-                raise YamlLimitError(f"refused: YAML aliases expand past {MAX_ALIAS_NODES} nodes (an alias bomb?)",
-                                     event)
+                raise YamlLimitError(
+                    f"refused: YAML aliases expand past {MAX_ALIAS_NODES} nodes (an alias bomb?)", event
+                )
             return node
         nests = isinstance(event, yaml.CollectionStartEvent)
         if nests:
@@ -86,7 +88,9 @@ class _Bounds(yaml.composer.Composer, yaml.constructor.SafeConstructor):
             self._depth -= 1
         if node is not None:
             self._sizes[id(node)] = 1 + sum(self._sizes.get(id(child), 1) for child in _children(node))
-            if isinstance(node, yaml.ScalarNode) and node.style == "":  # libyaml's word for a plain scalar; the pure parser's is None
+            if (
+                isinstance(node, yaml.ScalarNode) and node.style == ""
+            ):  # libyaml's word for a plain scalar; the pure parser's is None
                 node.style = None
         return node
 
@@ -153,7 +157,8 @@ def _fast_loaders() -> tuple[type[_Bounds], type[_Bounds]]:
         def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
             event = self.peek_event()
             if isinstance(event, yaml.ScalarEvent) and (
-                    event.tag == "!" or (self._flow and not event.style and "?" in event.value)):
+                event.tag == "!" or (self._flow and not event.style and "?" in event.value)
+            ):
                 raise _LibyamlDiffers(problem="a value libyaml reads otherwise")
             flow = int(isinstance(event, yaml.CollectionStartEvent) and bool(event.flow_style))
             self._flow += flow
@@ -244,7 +249,11 @@ def load_yaml_text(text: str, *, source: str, error: type[InputError] = InputErr
 
 
 def load_yaml_text_with_lines(
-    text: str, *, list_key: str, source: str, error: type[InputError] = InputError,
+    text: str,
+    *,
+    list_key: str,
+    source: str,
+    error: type[InputError] = InputError,
 ) -> tuple[Any, list[int]]:
     """load_yaml_text, and item_lines(text, list_key) from the same parse (tasks.yaml is read once)."""
     value, node = _load_text(text, source=source, error=error)

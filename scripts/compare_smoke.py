@@ -24,8 +24,12 @@ from typing import Any
 
 
 def normalise(old: dict[str, Any], new: dict[str, Any]) -> dict[str, int]:
-    counts = {"opinions with tokens_cached added": 0, "verdict costs at 9 places": 0, "ties at the 7th place": 0,
-              "verdicts with empty settings_changed / submodules_changed added": 0}
+    counts = {
+        "opinions with tokens_cached added": 0,
+        "verdict costs at 9 places": 0,
+        "ties at the 7th place": 0,
+        "verdicts with empty settings_changed / submodules_changed added": 0,
+    }
     new["dataset"]["git_sha"] = old["dataset"]["git_sha"]
     for name, run in new["runs"].items():
         run["command"] = run["command"].replace(f"--config {name} ", f"--config configs/{name}.yaml ")

@@ -43,8 +43,9 @@ def _old_drop_comments(text: str) -> str:
 
 def _run_python(code: str, *args: str) -> subprocess.CompletedProcess[str]:
     """Run code in a fresh interpreter; a hang fails the test after the timeout instead of forever."""
-    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
-                          timeout=SUBPROCESS_TIMEOUT_S, check=False)
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S, check=False
+    )
 
 
 def _bomb(levels: int = 9) -> str:
@@ -85,8 +86,11 @@ def test_drop_comments_agrees_with_the_old_regex_on_every_short_input() -> None:
 
 def test_drop_comments_agrees_with_the_old_regex_on_every_markdown_file_here() -> None:
     root = Path(__file__).resolve().parents[1]
-    texts = [p.read_bytes().decode("utf-8", "replace") for folder in ("skills", "ratchet/data", "tests/data", "docs")
-             for p in sorted((root / folder).rglob("*.md"))]
+    texts = [
+        p.read_bytes().decode("utf-8", "replace")
+        for folder in ("skills", "ratchet/data", "tests/data", "docs")
+        for p in sorted((root / folder).rglob("*.md"))
+    ]
     assert len(texts) > 20
     for text in texts:
         assert _drop_comments(text) == _old_drop_comments(text)
@@ -116,7 +120,9 @@ def test_yaml_alias_bomb_is_refused_not_expanded() -> None:
 def test_yaml_aliases_within_the_limit_still_load() -> None:
     text = "base: &b {model: m, retries: 2}\nnano: {<<: *b, model: n}\nsuper: *b\n"
     assert load_yaml_text(text, source="x.yaml") == {
-        "base": {"model": "m", "retries": 2}, "nano": {"model": "n", "retries": 2}, "super": {"model": "m", "retries": 2}
+        "base": {"model": "m", "retries": 2},
+        "nano": {"model": "n", "retries": 2},
+        "super": {"model": "m", "retries": 2},
     }
 
 
@@ -130,8 +136,9 @@ def test_yaml_recursive_alias_is_refused() -> None:
 def test_deep_yaml_is_an_input_error_not_a_recursion_error(text: str) -> None:
     with pytest.raises(ConfigError) as caught:
         load_yaml_text(text, source="ratchet.yaml", error=ConfigError)
-    assert re.fullmatch(rf"ratchet\.yaml:\d+: refused: YAML nested more than {MAX_YAML_DEPTH} levels deep",
-                        str(caught.value))
+    assert re.fullmatch(
+        rf"ratchet\.yaml:\d+: refused: YAML nested more than {MAX_YAML_DEPTH} levels deep", str(caught.value)
+    )
     assert item_lines(text, "tasks") == []
 
 
@@ -178,8 +185,9 @@ def test_skill_frontmatter_alias_bomb_is_one_error(tmp_path: Path) -> None:
 
 
 def test_skill_frontmatter_nesting_is_one_error(tmp_path: Path) -> None:
-    folder = _write_skill(tmp_path, "deep", "---\nname: deep\ndescription: d\nmetadata: " + "[" * 500 + "]" * 500
-                          + "\n---\n")
+    folder = _write_skill(
+        tmp_path, "deep", "---\nname: deep\ndescription: d\nmetadata: " + "[" * 500 + "]" * 500 + "\n---\n"
+    )
     assert [p.render() for p in validate_skill_folder(folder)] == [
         f"{folder}/SKILL.md:4: error: frontmatter refused: YAML nested more than {MAX_YAML_DEPTH} levels deep"
     ]
@@ -201,10 +209,12 @@ def test_validate_cli_finishes_on_a_billion_laughs(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("{\n  \"a\": [1,\n}", "g.json:3: not valid JSON: Expecting value"),
+        ('{\n  "a": [1,\n}', "g.json:3: not valid JSON: Expecting value"),
         ("[" * 100_000 + "]" * 100_000, f"g.json: refused: JSON nested more than {MAX_JSON_DEPTH} levels deep"),
-        ("[" * (MAX_JSON_DEPTH + 1) + "]" * (MAX_JSON_DEPTH + 1),
-         f"g.json: refused: JSON nested more than {MAX_JSON_DEPTH} levels deep"),
+        (
+            "[" * (MAX_JSON_DEPTH + 1) + "]" * (MAX_JSON_DEPTH + 1),
+            f"g.json: refused: JSON nested more than {MAX_JSON_DEPTH} levels deep",
+        ),
         ('{"cost": ' + "9" * 5000 + "}", "g.json: refused: a JSON number longer than 4300 digits"),
     ],
 )
@@ -261,8 +271,9 @@ def test_read_trace_refuses_with_one_golden_error(tmp_path: Path, data: bytes, m
         (b'{\n"a": }', ":2: not valid JSON: Expecting value"),
     ],
 )
-def test_labels_and_reviews_refuse_with_one_input_error(tmp_path: Path, reader: object, data: bytes,
-                                                        message: str) -> None:
+def test_labels_and_reviews_refuse_with_one_input_error(
+    tmp_path: Path, reader: object, data: bytes, message: str
+) -> None:
     path = tmp_path / "labels.json"
     path.write_bytes(data)
     with pytest.raises(InputError) as caught:

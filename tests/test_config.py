@@ -33,12 +33,16 @@ def test_retry_and_timeout_come_from_ratchet_yaml(tmp_path: Path) -> None:
         ("retry: {jitter: 1.5}\n", "ratchet.yaml: retry.jitter: Input should be less than or equal to 1"),
         ("retry: {attempts: 3}\n", "ratchet.yaml: retry.attempts: Extra inputs are not permitted"),
         ("timeout_s: 0\n", "ratchet.yaml: timeout_s: Input should be greater than 0"),
-        ("clock: 2026-10-14 16:00\n",
-         "ratchet.yaml: clock: Value error, must be an ISO-8601 UTC instant like 2026-10-14T16:00:00Z, "
-         "not '2026-10-14 16:00'"),
-        ("clock: '2026-10-14T16:00:00'\n",
-         "ratchet.yaml: clock: Value error, must be an ISO-8601 UTC instant like 2026-10-14T16:00:00Z, "
-         "not '2026-10-14T16:00:00'"),
+        (
+            "clock: 2026-10-14 16:00\n",
+            "ratchet.yaml: clock: Value error, must be an ISO-8601 UTC instant like 2026-10-14T16:00:00Z, "
+            "not '2026-10-14 16:00'",
+        ),
+        (
+            "clock: '2026-10-14T16:00:00'\n",
+            "ratchet.yaml: clock: Value error, must be an ISO-8601 UTC instant like 2026-10-14T16:00:00Z, "
+            "not '2026-10-14T16:00:00'",
+        ),
     ],
 )
 def test_a_bad_section_is_one_line(text: str, message: str) -> None:
@@ -51,7 +55,11 @@ def test_a_bad_section_is_one_line(text: str, message: str) -> None:
     ("setting", "value", "message"),
     [
         ("skills", "../x", "paths.skills: must be a relative path inside the project, not '../x'"),
-        ("skills", "skills/../../..", "paths.skills: must be a relative path inside the project, not 'skills/../../..'"),
+        (
+            "skills",
+            "skills/../../..",
+            "paths.skills: must be a relative path inside the project, not 'skills/../../..'",
+        ),
         ("tasks", "/etc/hostname", "paths.tasks: must be a relative path inside the project, not '/etc/hostname'"),
         ("goldens", "../../goldens", "paths.goldens: must be a relative path inside the project, not '../../goldens'"),
         ("world", "/etc", "paths.world: must be a relative path inside the project, not '/etc'"),
@@ -82,8 +90,9 @@ def test_a_project_root_that_is_a_file_or_missing_is_one_line(tmp_path: Path) ->
         load_project(tmp_path / "nowhere")
 
 
-def test_a_work_area_that_is_a_file_is_refused_and_nothing_is_created(tmp_path: Path,
-                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_work_area_that_is_a_file_is_refused_and_nothing_is_created(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "afile").write_text("x\n", encoding="utf-8")
     with pytest.raises(InputError) as caught:
         load_project(tmp_path, home=tmp_path / "afile" / "home")

@@ -46,8 +46,15 @@ def test_the_quickstart_runs_as_printed_from_init_to_a_blocked_edit(tmp_path: Pa
     env = _env(tmp_path / "home")
     outputs: list[str] = []
     for number, block in enumerate(blocks, start=1):
-        ran = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", block], cwd=project, env=env,
-                             capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300)
+        ran = subprocess.run(
+            ["bash", "-e", "-o", "pipefail", "-c", block],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            timeout=300,
+        )
         outputs.append(ran.stdout + ran.stderr)
         assert "Traceback" not in outputs[-1]
         expected = 1 if number == len(blocks) else 0  # the last block's check BLOCKs

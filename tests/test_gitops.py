@@ -287,10 +287,18 @@ def _alternate_index(repo_path: Path, tmp_path: Path) -> Path:
     index = tmp_path / "alt-index"
     env = {"GIT_INDEX_FILE": str(index)}
     git(repo_path, "read-tree", "HEAD", env=env)
-    blob = subprocess.run(
-        ["git", "hash-object", "-w", "--stdin"], cwd=repo_path, env=git_env(), input=b"from the temp index\n",
-        capture_output=True, check=True,
-    ).stdout.decode().strip()
+    blob = (
+        subprocess.run(
+            ["git", "hash-object", "-w", "--stdin"],
+            cwd=repo_path,
+            env=git_env(),
+            input=b"from the temp index\n",
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .strip()
+    )
     git(repo_path, "update-index", "--add", "--cacheinfo", f"100644,{blob},skills/beta/SKILL.md", env=env)
     return index
 
@@ -338,9 +346,7 @@ def test_a_hook_s_index_does_not_leak_into_another_repository(
     assert changed_files(open_repo(repo_path), "HEAD", staged=True) == ["skills/beta/SKILL.md"]
 
 
-def test_git_dir_with_a_separate_work_tree(
-    repo_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_git_dir_with_a_separate_work_tree(repo_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     moved = tmp_path / "gitdir"
     (repo_path / ".git").rename(moved)
     monkeypatch.chdir(repo_path)
@@ -443,7 +449,9 @@ def test_an_interrupted_run_leaves_no_scratch_folder(repo_path: Path, tmp_path: 
     home = tmp_path / "home"
     child = subprocess.Popen(
         [sys.executable, "-c", SCRATCH_CHILD, str(repo_path), str(home)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         assert child.stdout is not None

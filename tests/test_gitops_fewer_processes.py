@@ -40,8 +40,10 @@ def _diff_tree(repo_dir: Path, base: str, head: str) -> list[ChangedPath]:
     repo = open_repo(repo_dir)
     out = _git(repo, "diff-tree", "-r", "-z", "--no-renames", "--ignore-submodules=none", base, head, "--")
     fields = [item.decode() for item in out.split(b"\0") if item]
-    changes = {path: ChangedPath(path, *meta.lstrip(":").split(" ")[:2]) for meta, path in zip(fields[0::2], fields[1::2],
-                                                                                                strict=True)}
+    changes = {
+        path: ChangedPath(path, *meta.lstrip(":").split(" ")[:2])
+        for meta, path in zip(fields[0::2], fields[1::2], strict=True)
+    }
     return [changes[path] for path in sorted(changes)]
 
 
@@ -63,15 +65,27 @@ def test_changes_read_from_the_listings_are_what_diff_tree_says(tmp_path: Path) 
     (repo_dir / "skills/alpha/run.sh").chmod(0o755)  # a mode change, nothing else
     os.symlink("SKILL.md", repo_dir / "skills/beta/link")  # a symlink added
     git(repo_dir, "add", "-A")
-    head = commit(repo_dir, {
-        "skills/alpha/SKILL.md": "---\nname: alpha\n---\nalpha v2\n",  # changed
-        "tasks.yaml": None,  # deleted
-        "notes/a": None, "notes/a/inner.txt": "now a folder\n",  # a file replaced by a folder
-        "skills/gamma/SKILL.md": "---\nname: gamma\n---\nnew\n",  # added
-    }, "every kind of change")
+    head = commit(
+        repo_dir,
+        {
+            "skills/alpha/SKILL.md": "---\nname: alpha\n---\nalpha v2\n",  # changed
+            "tasks.yaml": None,  # deleted
+            "notes/a": None,
+            "notes/a/inner.txt": "now a folder\n",  # a file replaced by a folder
+            "skills/gamma/SKILL.md": "---\nname: gamma\n---\nnew\n",  # added
+        },
+        "every kind of change",
+    )
     expected = _diff_tree(repo_dir, base, head)
-    assert {c.path for c in expected} >= {"skills/alpha/run.sh", "skills/beta/link", "tasks.yaml", "notes/a",
-                                          "notes/a/inner.txt", "skills/gamma/SKILL.md", "skills/alpha/SKILL.md"}
+    assert {c.path for c in expected} >= {
+        "skills/alpha/run.sh",
+        "skills/beta/link",
+        "tasks.yaml",
+        "notes/a",
+        "notes/a/inner.txt",
+        "skills/gamma/SKILL.md",
+        "skills/alpha/SKILL.md",
+    }
     repo = open_repo(repo_dir)
     assert changed_paths(repo, base, head) == expected
     assert changed_paths(repo, head, base) == _diff_tree(repo_dir, head, base)
@@ -88,14 +102,15 @@ def test_a_moved_submodule_is_one_changed_gitlink_as_diff_tree_says(tmp_path: Pa
     git(repo_dir, "commit", "-q", "-m", "the submodule moves")
     head = git(repo_dir, "rev-parse", "HEAD")
     repo = open_repo(repo_dir)
-    assert changed_paths(repo, first, head) == _diff_tree(repo_dir, first, head) == [
-        ChangedPath("skills/sub", "160000", "160000")]
+    assert (
+        changed_paths(repo, first, head)
+        == _diff_tree(repo_dir, first, head)
+        == [ChangedPath("skills/sub", "160000", "160000")]
+    )
     assert changed_paths(repo, base, head) == _diff_tree(repo_dir, base, head)
 
 
-def test_names_resolve_in_one_process_to_what_each_resolves_to(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_names_resolve_in_one_process_to_what_each_resolves_to(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     repo_dir = make_repo(tmp_path, FILES)
     first = git(repo_dir, "rev-parse", "HEAD")
     git(repo_dir, "branch", "edit")
@@ -139,7 +154,9 @@ def test_reads_inside_blobs_read_once_take_no_git_process_and_give_the_same_byte
         read = (read_file_at(repo, base, "skills/alpha/SKILL.md"), files_at(repo, base, "goldens"))
         export_tree(repo, head, once)
     assert read == expected
-    assert sorted(p.relative_to(once) for p in once.rglob("*")) == sorted(p.relative_to(plain) for p in plain.rglob("*"))
+    assert sorted(p.relative_to(once) for p in once.rglob("*")) == sorted(
+        p.relative_to(plain) for p in plain.rglob("*")
+    )
     assert (once / "skills/alpha/SKILL.md").read_bytes() == (plain / "skills/alpha/SKILL.md").read_bytes()
     assert log.read_text(encoding="utf-8").split() == ["cat-file"]  # the listings were already known
     log.write_text("", encoding="utf-8")

@@ -39,28 +39,41 @@ def test_a_revision_naming_one_commit_resolves_as_git_resolves_it(repo_path: Pat
     assert resolve_revs(repo, [rev, "HEAD"]) == [blessed, git(repo_path, "rev-parse", "HEAD")]
 
 
-@pytest.mark.parametrize(("rev", "message"), [
-    (":/no such message", "unknown revision ':/no such message'"),
-    ("main^{tree}", "revision 'main^{tree}' names a tree or a file, not a commit"),
-    ("main:README.md", "revision 'main:README.md' names a tree or a file, not a commit"),
-])
+@pytest.mark.parametrize(
+    ("rev", "message"),
+    [
+        (":/no such message", "unknown revision ':/no such message'"),
+        ("main^{tree}", "revision 'main^{tree}' names a tree or a file, not a commit"),
+        ("main:README.md", "revision 'main:README.md' names a tree or a file, not a commit"),
+    ],
+)
 def test_a_revision_naming_no_commit_is_quoted(repo_path: Path, rev: str, message: str) -> None:
     with pytest.raises(GitStateError) as info:
         resolve_rev(open_repo(repo_path), rev)
     assert info.value.one_line() == message
 
 
-@pytest.mark.parametrize(("rev", "message"), [
-    ("main~1..main", "revision 'main~1..main' is a range, not one commit: for a range A..B pass --base A --head B "
-                     "(here --base main~1 --head main)"),
-    ("side..", "revision 'side..' is a range, not one commit: for a range A..B pass --base A --head B "
-               "(here --base side --head HEAD)"),
-    ("side...main", "revision 'side...main' is a range, not one commit: name a single commit"),
-    ("main^!", "revision 'main^!' is a range, not one commit: name a single commit"),
-    ("main^@", "revision 'main^@' is a range, not one commit: name a single commit"),
-    ("^side", "revision '^side' is a range, not one commit: name a single commit"),
-    ("nope..main", "unknown revision 'nope..main'"),
-], ids=["two-dots", "open-right", "three-dots", "commit-only", "parents", "negative", "unknown-side"])
+@pytest.mark.parametrize(
+    ("rev", "message"),
+    [
+        (
+            "main~1..main",
+            "revision 'main~1..main' is a range, not one commit: for a range A..B pass --base A --head B "
+            "(here --base main~1 --head main)",
+        ),
+        (
+            "side..",
+            "revision 'side..' is a range, not one commit: for a range A..B pass --base A --head B "
+            "(here --base side --head HEAD)",
+        ),
+        ("side...main", "revision 'side...main' is a range, not one commit: name a single commit"),
+        ("main^!", "revision 'main^!' is a range, not one commit: name a single commit"),
+        ("main^@", "revision 'main^@' is a range, not one commit: name a single commit"),
+        ("^side", "revision '^side' is a range, not one commit: name a single commit"),
+        ("nope..main", "unknown revision 'nope..main'"),
+    ],
+    ids=["two-dots", "open-right", "three-dots", "commit-only", "parents", "negative", "unknown-side"],
+)
 def test_a_range_is_refused_quoting_what_was_typed(repo_path: Path, rev: str, message: str) -> None:
     repo = open_repo(repo_path)
     for resolve in (lambda: resolve_rev(repo, rev), lambda: resolve_revs(repo, [rev, "HEAD"])):

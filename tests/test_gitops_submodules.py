@@ -30,7 +30,9 @@ def test_a_submodule_inside_a_skill_is_seen_even_when_gitmodules_ignores_it(tmp_
     first = git(path, "rev-parse", "HEAD")
     _gitlink(path, "skills/a/vendor", first)
     git(path, "config", "diff.ignoreSubmodules", "all")
-    base = commit(path, {".gitmodules": '[submodule "v"]\n\tpath = skills/a/vendor\n\turl = ./x\n\tignore = all\n'}, "gm")
+    base = commit(
+        path, {".gitmodules": '[submodule "v"]\n\tpath = skills/a/vendor\n\turl = ./x\n\tignore = all\n'}, "gm"
+    )
     _gitlink(path, "skills/a/vendor", base, staged_only=True)  # `git commit` itself would skip it
     repo = open_repo(path)
     changes = changed_paths(repo, base, staged=True)

@@ -83,6 +83,7 @@ def test_install_hook_refuses_a_file_where_the_hooks_folder_goes(repo_path: Path
     assert caught.value.path == str(blocker.resolve())
     assert blocker.read_text() == "x\n"
 
+
 def test_the_default_runner_reaches_this_ratchet() -> None:
     script = render_hook("pre-commit")
     runner = script[script.index("ratchet() {") : script.index("}\n") + 2]
@@ -91,7 +92,7 @@ def test_the_default_runner_reaches_this_ratchet() -> None:
 
 
 def _with_recording_hook(repo: Path, kind: str, log: Path, exit_code: int = 0) -> None:
-    runner = f'ratchet() {{ echo "$*" >> \'{log}\'; return {exit_code}; }}\n'
+    runner = f"ratchet() {{ echo \"$*\" >> '{log}'; return {exit_code}; }}\n"
     hook = repo / ".git" / "hooks" / kind
     hook.write_text(render_hook(kind, runner=runner))  # type: ignore[arg-type]
     hook.chmod(0o755)

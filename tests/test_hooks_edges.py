@@ -22,7 +22,16 @@ ObjectFormat = Literal["sha1", "sha256"]
 
 
 def _init(path: Path, *, branch: str = "main", object_format: ObjectFormat = "sha1", bare: bool = False) -> Path:
-    git(path.parent, "init", "-q", f"--object-format={object_format}", "-b", branch, *(["--bare"] if bare else []), str(path))
+    git(
+        path.parent,
+        "init",
+        "-q",
+        f"--object-format={object_format}",
+        "-b",
+        branch,
+        *(["--bare"] if bare else []),
+        str(path),
+    )
     if not bare:
         git(path, "config", "commit.gpgsign", "false")
     return path
@@ -148,8 +157,13 @@ def test_a_push_with_nothing_new_runs_no_check(tmp_path: Path) -> None:
 
 def _blob(repo: Path) -> str:
     return subprocess.run(
-        ["git", "hash-object", "-w", "--stdin"], cwd=repo, env=git_env(), input="notes\n",
-        capture_output=True, text=True, check=True,
+        ["git", "hash-object", "-w", "--stdin"],
+        cwd=repo,
+        env=git_env(),
+        input="notes\n",
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.strip()
 
 

@@ -71,7 +71,10 @@ def test_check_id_names_the_file_and_line_with_the_callers_error() -> None:
 
 
 def test_a_non_string_is_never_an_id() -> None:
-    assert id_problem(IdKind.TASK, 7) == "task id 7 must be 1-80 lowercase letters, digits, - or _, starting with a letter or digit"
+    assert (
+        id_problem(IdKind.TASK, 7)
+        == "task id 7 must be 1-80 lowercase letters, digits, - or _, starting with a letter or digit"
+    )
 
 
 def test_inside_returns_the_joined_path(tmp_path: Path) -> None:

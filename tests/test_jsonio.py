@@ -7,7 +7,11 @@ from ratchet.jsonio import atomic_write_text, canonical_dumps, digest
 
 
 def test_canonical_json_is_key_order_free() -> None:
-    assert canonical_dumps({"b": 1, "a": [2]}) == canonical_dumps({"a": [2], "b": 1}) == '{\n  "a": [\n    2\n  ],\n  "b": 1\n}\n'
+    assert (
+        canonical_dumps({"b": 1, "a": [2]})
+        == canonical_dumps({"a": [2], "b": 1})
+        == '{\n  "a": [\n    2\n  ],\n  "b": 1\n}\n'
+    )
     assert digest({"b": 1, "a": 2}) == digest({"a": 2, "b": 1})
 
 

@@ -15,8 +15,14 @@ LINT = Path(sys.executable).with_name("lint-imports")
 
 def lint(tree: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(tree)}
-    return subprocess.run([str(LINT), "--config", str(tree / "pyproject.toml"), "--no-cache"],
-                          cwd=tree, env=env, capture_output=True, text=True, check=False)
+    return subprocess.run(
+        [str(LINT), "--config", str(tree / "pyproject.toml"), "--no-cache"],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
 
 
 def test_the_tree_keeps_every_contract() -> None:

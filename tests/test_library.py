@@ -22,12 +22,15 @@ def make(root: Path, name: str, description: str, extra: str = "") -> Skill:
 
 
 def test_a_quiet_library_has_no_problems(tmp_path: Path) -> None:
-    skills = [make(tmp_path, "fx-convert", "Convert amounts between currencies at today's rate."),
-              make(tmp_path, "issue-triage", "Label and assign new GitHub issues.")]
+    skills = [
+        make(tmp_path, "fx-convert", "Convert amounts between currencies at today's rate."),
+        make(tmp_path, "issue-triage", "Label and assign new GitHub issues."),
+    ]
     report = lint_library(skills, root=tmp_path)
     assert report.problems == [] and report.not_invocable == []
-    assert report.catalog.chars == sum(len(f"- {s.name}: {s.description} (file: skills/{s.name}/SKILL.md)\n")
-                                       for s in skills)
+    assert report.catalog.chars == sum(
+        len(f"- {s.name}: {s.description} (file: skills/{s.name}/SKILL.md)\n") for s in skills
+    )
 
 
 def test_description_plus_when_to_use_over_1536_warns_on_the_description_line(tmp_path: Path) -> None:
@@ -41,8 +44,10 @@ def test_description_plus_when_to_use_over_1536_warns_on_the_description_line(tm
 
 
 def test_codex_shortens_the_longest_descriptions_first() -> None:
-    entries = [CatalogEntry(name="a", description="x" * 10, path="a/SKILL.md"),
-               CatalogEntry(name="b", description="y" * 2, path="b/SKILL.md")]
+    entries = [
+        CatalogEntry(name="a", description="x" * 10, path="a/SKILL.md"),
+        CatalogEntry(name="b", description="y" * 2, path="b/SKILL.md"),
+    ]
     minimum = sum(e.minimum for e in entries)
     assert catalog_outcome(entries, budget=minimum + 14).shortened == []  # 10+1 and 2+1 fit exactly
     outcome = catalog_outcome(entries, budget=minimum + 13)
@@ -82,8 +87,10 @@ def test_two_skills_with_the_same_words_collide_once(tmp_path: Path) -> None:
 def test_task_prompts_that_two_skills_tie_on_warn_at_the_task(tmp_path: Path) -> None:
     a = make(tmp_path, "fx-convert", "Convert currency amounts using exchange rates.")
     b = make(tmp_path, "expense-report", "Build an expense report from receipts.")
-    probes = [Probe(label="task t1", prompt="convert expense", path="tasks.yaml", line=4),
-              Probe(label="task t2", prompt="convert 10 usd to eur at the exchange rate", path="tasks.yaml", line=8)]
+    probes = [
+        Probe(label="task t1", prompt="convert expense", path="tasks.yaml", line=4),
+        Probe(label="task t2", prompt="convert 10 usd to eur at the exchange rate", path="tasks.yaml", line=8),
+    ]
     problems = lint_library([a, b], root=tmp_path, probes=probes).problems
     assert [(p.path, p.line) for p in problems] == [("tasks.yaml", 4)]
     assert problems[0].message == (
@@ -94,8 +101,12 @@ def test_task_prompts_that_two_skills_tie_on_warn_at_the_task(tmp_path: Path) ->
 
 def test_not_model_invocable_skills_are_listed_and_left_out_of_the_catalog(tmp_path: Path) -> None:
     a = make(tmp_path, "export-invoices", "Export invoices to CSV for the accounting team.")
-    b = make(tmp_path, "invoice-export", "Export the invoices as CSV for accounting.",
-             extra="disable-model-invocation: true\n")
+    b = make(
+        tmp_path,
+        "invoice-export",
+        "Export the invoices as CSV for accounting.",
+        extra="disable-model-invocation: true\n",
+    )
     report = lint_library([a, b], root=tmp_path)
     assert report.problems == []  # no collision: the model never sees b in its catalog
     assert report.not_invocable == [("skills/invoice-export/SKILL.md", "disable-model-invocation: true")]

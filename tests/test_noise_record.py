@@ -22,9 +22,16 @@ def _golden(root: Path, output: str = "total: 42") -> tuple[Path, NoiseRecord]:
     golden = make_trace(output)
     path = root / "goldens" / "expense-report" / "t1.json"
     write_trace(path, golden)
-    record = NoiseRecord(task_id="t1", golden_hash=golden_hash(golden), agent="sim/agent-1+noise0.2",
-                         simulated=True, repeats=4, differed=1, varying={"line added": 1},
-                         runs=[["line added"], [], [], []])
+    record = NoiseRecord(
+        task_id="t1",
+        golden_hash=golden_hash(golden),
+        agent="sim/agent-1+noise0.2",
+        simulated=True,
+        repeats=4,
+        differed=1,
+        varying={"line added": 1},
+        runs=[["line added"], [], [], []],
+    )
     write_noise_record(noise_path(path), record)
     return path, record
 
@@ -52,11 +59,14 @@ def test_records_read_from_bytes_as_check_reads_the_base(tmp_path: Path) -> None
     assert load_noise_records(files, {path: path.read_bytes()}) == {}
 
 
-@pytest.mark.parametrize(("text", "says"), [
-    ('{"schema_version": 9}', "unsupported noise record schema_version 9"),
-    ("{not json", "t1.noise.json"),
-    ('{"schema_version": 1, "task_id": "t1"}', "golden_hash"),
-])
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ('{"schema_version": 9}', "unsupported noise record schema_version 9"),
+        ("{not json", "t1.noise.json"),
+        ('{"schema_version": 1, "task_id": "t1"}', "golden_hash"),
+    ],
+)
 def test_a_bad_record_is_one_golden_error_naming_the_file(tmp_path: Path, text: str, says: str) -> None:
     path, _ = _golden(tmp_path)
     noise_path(path).write_text(text, encoding="utf-8")
@@ -75,14 +85,32 @@ def test_counts_that_disagree_are_refused(tmp_path: Path) -> None:
 def test_a_part_that_varied_in_another_golden_of_the_skill_is_known_here_too(tmp_path: Path) -> None:
     from ratchet.noise_record import share_within_skills
 
-    quiet = NoiseRecord(task_id="t1", golden_hash="h1", agent="a", simulated=True, repeats=30, differed=2,
-                        varying={"line: Result:": 2})
-    noisy = NoiseRecord(task_id="t2", golden_hash="h2", agent="a", simulated=True, repeats=30, differed=5,
-                        varying={"line added": 3, "line: Result:": 2})
-    other = NoiseRecord(task_id="t3", golden_hash="h3", agent="a", simulated=True, repeats=30, differed=4,
-                        varying={"call added: search": 4})
-    goldens = {"t1": make_trace("x", task_id="t1"), "t2": make_trace("y", task_id="t2"),
-               "t3": make_trace("z", task_id="t3", skill="csv-cleaner")}
+    quiet = NoiseRecord(
+        task_id="t1", golden_hash="h1", agent="a", simulated=True, repeats=30, differed=2, varying={"line: Result:": 2}
+    )
+    noisy = NoiseRecord(
+        task_id="t2",
+        golden_hash="h2",
+        agent="a",
+        simulated=True,
+        repeats=30,
+        differed=5,
+        varying={"line added": 3, "line: Result:": 2},
+    )
+    other = NoiseRecord(
+        task_id="t3",
+        golden_hash="h3",
+        agent="a",
+        simulated=True,
+        repeats=30,
+        differed=4,
+        varying={"call added: search": 4},
+    )
+    goldens = {
+        "t1": make_trace("x", task_id="t1"),
+        "t2": make_trace("y", task_id="t2"),
+        "t3": make_trace("z", task_id="t3", skill="csv-cleaner"),
+    }
     shared = share_within_skills({"t1": quiet, "t2": noisy, "t3": other}, goldens)
     assert shared["t1"].seen_elsewhere == ["line added"] and shared["t1"].covers(["line added"])
     assert shared["t1"].flip_rate == quiet.flip_rate  # the flip rate stays the golden's own

@@ -48,12 +48,14 @@ def test_size_one_runs_in_the_callers_thread_in_order() -> None:
 def test_edits_with_nested_pairs_share_one_bound_and_finish() -> None:
     gauge = Gauge()
     with WorkPool(4) as pool:
+
         def edit(e: int) -> list[int]:
             # each edit hands its pairs to the same pool; with 8 edits on 4 workers a pool that
             # only waited would deadlock
             def pair(p: int) -> int:
                 gauge.run(0.02)
                 return e * 10 + p
+
             return pool.map_ordered(pair, list(range(3)))
 
         futures = [pool.submit(edit, e) for e in range(8)]

@@ -20,8 +20,11 @@ runner = CliRunner()
 
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    return make_project(tmp_path, monkeypatch, {"skills/what-day/SKILL.md": SKILL, "tasks.yaml": TASKS,
-                                                "ratchet.yaml": "schema_version: 1\n"})
+    return make_project(
+        tmp_path,
+        monkeypatch,
+        {"skills/what-day/SKILL.md": SKILL, "tasks.yaml": TASKS, "ratchet.yaml": "schema_version: 1\n"},
+    )
 
 
 def _outside(tmp_path: Path, name: str) -> Path:
@@ -37,10 +40,19 @@ def _outside(tmp_path: Path, name: str) -> Path:
 
 
 @pytest.mark.parametrize("command", [["record"], ["noise", "--repeats", "2"], ["validate"]])
-@pytest.mark.parametrize(("name", "value"), [("skills", "skills"), ("tasks", "tasks.yaml"), ("world", "world"),
-                                            ("workspaces", "workspaces"), ("goldens", "goldens")])
-def test_a_path_setting_linked_out_of_the_project_is_refused(project: Path, tmp_path: Path, command: list[str],
-                                                             name: str, value: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("skills", "skills"),
+        ("tasks", "tasks.yaml"),
+        ("world", "world"),
+        ("workspaces", "workspaces"),
+        ("goldens", "goldens"),
+    ],
+)
+def test_a_path_setting_linked_out_of_the_project_is_refused(
+    project: Path, tmp_path: Path, command: list[str], name: str, value: str
+) -> None:
     target = _outside(tmp_path, value)
     if (project / value).is_dir():
         shutil.rmtree(project / value)
@@ -48,9 +60,11 @@ def test_a_path_setting_linked_out_of_the_project_is_refused(project: Path, tmp_
     (project / value).symlink_to(target)
     result = runner.invoke(app, command)
     assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr == (f"error: {project / 'ratchet.yaml'}: paths.{name}: {value} is a symlink to {str(target)!r}, "
-                             "which leads outside the project: Ratchet reads only the project's own tree; "
-                             "move it into the project, or fix the path in ratchet.yaml\n")
+    assert result.stderr == (
+        f"error: {project / 'ratchet.yaml'}: paths.{name}: {value} is a symlink to {str(target)!r}, "
+        "which leads outside the project: Ratchet reads only the project's own tree; "
+        "move it into the project, or fix the path in ratchet.yaml\n"
+    )
 
 
 def test_a_path_setting_through_a_linked_folder_is_refused_naming_the_link(project: Path, tmp_path: Path) -> None:
@@ -61,9 +75,11 @@ def test_a_path_setting_through_a_linked_folder_is_refused_naming_the_link(proje
     (project / "ratchet.yaml").write_text("schema_version: 1\npaths:\n  skills: lib/skills\n", encoding="utf-8")
     result = runner.invoke(app, ["record"])
     assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr == (f"error: {project / 'ratchet.yaml'}: paths.skills: lib is a symlink to {str(target)!r}, "
-                             "which leads outside the project: Ratchet reads only the project's own tree; "
-                             "move it into the project, or fix the path in ratchet.yaml\n")
+    assert result.stderr == (
+        f"error: {project / 'ratchet.yaml'}: paths.skills: lib is a symlink to {str(target)!r}, "
+        "which leads outside the project: Ratchet reads only the project's own tree; "
+        "move it into the project, or fix the path in ratchet.yaml\n"
+    )
 
 
 def test_a_path_setting_linked_inside_the_project_is_fine(project: Path) -> None:

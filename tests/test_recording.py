@@ -55,8 +55,9 @@ def test_record_checks_every_workspace_before_writing_a_trace(demo_repo: Path, t
     tasks_file = demo_repo / "tasks.yaml"
     text = tasks_file.read_text(encoding="utf-8")
     last = text.rindex("workspace: fx-")
-    tasks_file.write_text(text[:last] + "workspace: no-such-workspace\n" + text[text.index("\n", last) + 1:],
-                          encoding="utf-8")
+    tasks_file.write_text(
+        text[:last] + "workspace: no-such-workspace\n" + text[text.index("\n", last) + 1 :], encoding="utf-8"
+    )
     project = load_project(demo_repo, home=tmp_path / "h")
     with pytest.raises(InputError, match="workspace 'no-such-workspace' not found") as caught:
         record_tasks(project)

@@ -47,8 +47,15 @@ def test_each_row_names_the_task_its_line_expected_and_fired_skill() -> None:
 
 
 def test_ok_compares_skill_names_by_identity() -> None:
-    row = RoutingRow(task_id="t", line=1, expected="\uff46x-expense-converter", fired="fx-expense-converter",
-                     best="fx-expense-converter", score=0.5, margin=0.3)
+    row = RoutingRow(
+        task_id="t",
+        line=1,
+        expected="\uff46x-expense-converter",
+        fired="fx-expense-converter",
+        best="fx-expense-converter",
+        score=0.5,
+        margin=0.3,
+    )
     assert row.ok
     assert not RoutingRow(task_id="t", line=1, expected=None, fired="x", best="x", score=0.5, margin=0.3).ok
 
@@ -85,17 +92,28 @@ def test_the_refusal_names_the_first_misrouted_task_and_its_line() -> None:
 def test_a_canary_that_fires_and_a_task_that_fires_nothing_are_named_as_such() -> None:
     tasks = parse_tasks(TASKS_YAML, source="tasks.yaml")
     canary = route_tasks([tasks[2]], SKILLS, lines=[9], source="t.yaml")
-    with pytest.raises(RoutingError, match=r"^t.yaml:9: task canary-1 is a canary \(no skill should take it\) "
-                                           r"but skill github-triage fired \(score"):
+    with pytest.raises(
+        RoutingError,
+        match=r"^t.yaml:9: task canary-1 is a canary \(no skill should take it\) "
+        r"but skill github-triage fired \(score",
+    ):
         canary.refuse()
     lone = {"fx-expense-converter": SKILLS["fx-expense-converter"]}
-    nothing = route_tasks([tasks[0].model_copy(update={"skill": "fx-expense-converter"})], lone, lines=[3], source="t.yaml")
-    with pytest.raises(RoutingError, match=r"task triage-1 expects skill fx-expense-converter but no skill fired "
-                                           r"\(best fx-expense-converter, score 0\.\d{3}, margin 0\.\d{3}\); reword"):
+    nothing = route_tasks(
+        [tasks[0].model_copy(update={"skill": "fx-expense-converter"})], lone, lines=[3], source="t.yaml"
+    )
+    with pytest.raises(
+        RoutingError,
+        match=r"task triage-1 expects skill fx-expense-converter but no skill fired "
+        r"\(best fx-expense-converter, score 0\.\d{3}, margin 0\.\d{3}\); reword",
+    ):
         nothing.refuse()
     missing = route_tasks([tasks[0].model_copy(update={"skill": "no-such-skill"})], SKILLS, lines=[3], source="t.yaml")
-    with pytest.raises(RoutingError, match=r"expects skill no-such-skill, which is not in the skills folder, but skill "
-                                           r"github-triage fired"):
+    with pytest.raises(
+        RoutingError,
+        match=r"expects skill no-such-skill, which is not in the skills folder, but skill "
+        r"github-triage fired",
+    ):
         missing.refuse()
 
 

@@ -44,8 +44,9 @@ def test_a_live_scratch_from_another_pid_namespace_is_kept(tmp_path: Path) -> No
     scratch = tmp_path / "home" / "scratch"
     live = scratch / f"{_dead_pid()}-0badf00d"  # its PID is dead *here*
     (live / "skills").mkdir(parents=True)
-    holder = subprocess.Popen([sys.executable, "-c", LOCK_HOLDER, str(scratch / f"{live.name}.lock")],
-                              stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", LOCK_HOLDER, str(scratch / f"{live.name}.lock")], stdout=subprocess.PIPE, text=True
+    )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
         assert prune_stale_scratch(tmp_path / "home") == []
@@ -113,8 +114,10 @@ CHURN = textwrap.dedent(
 
 def test_checks_pruning_each_other_never_lose_a_live_folder(repo_path: Path, tmp_path: Path) -> None:
     home = tmp_path / "home"
-    procs = [subprocess.Popen([sys.executable, "-c", CHURN, str(repo_path), str(home)], stderr=subprocess.PIPE, text=True)
-             for _ in range(3)]
+    procs = [
+        subprocess.Popen([sys.executable, "-c", CHURN, str(repo_path), str(home)], stderr=subprocess.PIPE, text=True)
+        for _ in range(3)
+    ]
     errors = [proc.communicate(timeout=120)[1] for proc in procs]
     assert [proc.returncode for proc in procs] == [0, 0, 0], errors
     assert list((home / "scratch").iterdir()) == []

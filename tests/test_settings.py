@@ -25,7 +25,13 @@ def _no_ratchet_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_defaults_when_nothing_is_set(tmp_path: Path) -> None:
     env = read_env()
-    assert (env.upstream, env.clock, env.home, env.bench_usd_cap, env.debug) == (None, None, None, DEFAULT_CAP_USD, False)
+    assert (env.upstream, env.clock, env.home, env.bench_usd_cap, env.debug) == (
+        None,
+        None,
+        None,
+        DEFAULT_CAP_USD,
+        False,
+    )
     project = load_project(tmp_path)
     assert (project.config.upstream, project.config.clock) == ("sim", DEFAULT_CLOCK)
 
@@ -36,7 +42,10 @@ def test_the_environment_is_read_afresh_each_time(tmp_path: Path, monkeypatch: p
     monkeypatch.setenv("RATCHET_HOME", str(tmp_path / "home"))
     project = load_project(tmp_path)
     assert (project.config.upstream, project.config.clock, project.home) == (
-        "live", "2027-01-02T03:04:05Z", (tmp_path / "home").resolve())
+        "live",
+        "2027-01-02T03:04:05Z",
+        (tmp_path / "home").resolve(),
+    )
     monkeypatch.setenv("RATCHET_UPSTREAM", "sim")
     monkeypatch.setenv("RATCHET_BENCH_USD_CAP", "0.5")
     assert load_project(tmp_path).config.upstream == "sim"
@@ -47,7 +56,13 @@ def test_empty_values_count_as_unset(tmp_path: Path, monkeypatch: pytest.MonkeyP
     for name in VARS:
         monkeypatch.setenv(name, "")
     env = read_env()
-    assert (env.upstream, env.clock, env.home, env.bench_usd_cap, env.debug) == (None, None, None, DEFAULT_CAP_USD, False)
+    assert (env.upstream, env.clock, env.home, env.bench_usd_cap, env.debug) == (
+        None,
+        None,
+        None,
+        DEFAULT_CAP_USD,
+        False,
+    )
 
 
 def test_default_home_is_per_project_under_xdg_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -60,12 +75,21 @@ def test_default_home_is_per_project_under_xdg_cache(tmp_path: Path, monkeypatch
     ("name", "value", "message"),
     [
         ("RATCHET_UPSTREAM", "x", "RATCHET_UPSTREAM must be 'sim' or 'live', not 'x'"),
-        ("RATCHET_CLOCK", "tomorrow",
-         "RATCHET_CLOCK must be an ISO-8601 UTC instant like 2026-10-14T16:00:00Z, not 'tomorrow'"),
-        ("RATCHET_CLOCK", "2026-10-14T16:00:00+02:00",
-         "RATCHET_CLOCK must be an ISO-8601 UTC instant like 2026-10-14T16:00:00Z, not '2026-10-14T16:00:00+02:00'"),
-        ("RATCHET_CLOCK", "2026-10-14",
-         "RATCHET_CLOCK must be an ISO-8601 UTC instant like 2026-10-14T16:00:00Z, not '2026-10-14'"),
+        (
+            "RATCHET_CLOCK",
+            "tomorrow",
+            "RATCHET_CLOCK must be an ISO-8601 UTC instant like 2026-10-14T16:00:00Z, not 'tomorrow'",
+        ),
+        (
+            "RATCHET_CLOCK",
+            "2026-10-14T16:00:00+02:00",
+            "RATCHET_CLOCK must be an ISO-8601 UTC instant like 2026-10-14T16:00:00Z, not '2026-10-14T16:00:00+02:00'",
+        ),
+        (
+            "RATCHET_CLOCK",
+            "2026-10-14",
+            "RATCHET_CLOCK must be an ISO-8601 UTC instant like 2026-10-14T16:00:00Z, not '2026-10-14'",
+        ),
         ("RATCHET_BENCH_USD_CAP", "lots", "RATCHET_BENCH_USD_CAP must be a number of USD, 0 or more, not 'lots'"),
         ("RATCHET_BENCH_USD_CAP", "-1", "RATCHET_BENCH_USD_CAP must be a number of USD, 0 or more, not '-1'"),
     ],
@@ -89,10 +113,16 @@ def test_a_bad_cap_fails_the_cap_lookup(monkeypatch: pytest.MonkeyPatch) -> None
     ("name", "value", "message"),
     [
         ("RATCHET_UPSTREAM", "x", "error: RATCHET_UPSTREAM must be 'sim' or 'live', not 'x'\n"),
-        ("RATCHET_CLOCK", "noon",
-         "error: RATCHET_CLOCK must be an ISO-8601 UTC instant like 2026-10-14T16:00:00Z, not 'noon'\n"),
-        ("RATCHET_BENCH_USD_CAP", "ten",
-         "error: RATCHET_BENCH_USD_CAP must be a number of USD, 0 or more, not 'ten'\n"),
+        (
+            "RATCHET_CLOCK",
+            "noon",
+            "error: RATCHET_CLOCK must be an ISO-8601 UTC instant like 2026-10-14T16:00:00Z, not 'noon'\n",
+        ),
+        (
+            "RATCHET_BENCH_USD_CAP",
+            "ten",
+            "error: RATCHET_BENCH_USD_CAP must be a number of USD, 0 or more, not 'ten'\n",
+        ),
     ],
 )
 def test_ratchet_check_reports_a_bad_variable_in_one_line(
@@ -104,7 +134,9 @@ def test_ratchet_check_reports_a_bad_variable_in_one_line(
     assert (result.exit_code, result.stdout, result.stderr) == (2, "", message)
 
 
-@pytest.mark.parametrize(("value", "on"), [("1", True), ("yes", True), ("please", True), ("0", False), ("false", False)])
+@pytest.mark.parametrize(
+    ("value", "on"), [("1", True), ("yes", True), ("please", True), ("0", False), ("false", False)]
+)
 def test_debug_is_any_word_but_false(value: str, on: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RATCHET_DEBUG", value)
     assert debug_enabled() is on

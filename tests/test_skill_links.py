@@ -56,8 +56,9 @@ def _skill(root: Path, name: str, body: str = "Body\n") -> Path:
 
 
 @pytest.mark.parametrize("kind", ["absolute", "relative", "folder", "skill-md"])
-def test_validate_errors_on_a_link_out_of_the_skill_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                           kind: str) -> None:
+def test_validate_errors_on_a_link_out_of_the_skill_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
     host = _host(tmp_path)
     project = tmp_path / "proj"
     folder = _skill(project / "skills", "triage")
@@ -73,8 +74,9 @@ def test_validate_errors_on_a_link_out_of_the_skill_folder(tmp_path: Path, monke
     monkeypatch.chdir(project)
     result = runner.invoke(app, ["validate", "skills"])
     assert result.exit_code == 2
-    assert result.stdout == (f"skills/triage/{link}: error: symlink to {target!r} {LEAVES}\n"
-                             "1 skill checked: 1 error, 0 warnings\n")
+    assert result.stdout == (
+        f"skills/triage/{link}: error: symlink to {target!r} {LEAVES}\n1 skill checked: 1 error, 0 warnings\n"
+    )
     assert _leaked(tmp_path) == []
     with pytest.raises(SkillError) as caught:
         load_skills(project / "skills")
@@ -113,7 +115,8 @@ def test_a_skill_folder_linked_from_outside_the_skills_folder_is_refused_unsearc
         load_skills(skills)
     assert caught.value.one_line() == (
         f"{skills}/mine: symlink to {str(host / 'installed')!r} leads outside {skills}: record, noise and check "
-        "read skills only from the project's skills folder; move the skill folder into it")
+        "read skills only from the project's skills folder; move the skill folder into it"
+    )
 
 
 OUTSIDE = "record, noise and check read skills only from the project's skills folder; move the skill folder into it"
@@ -121,7 +124,8 @@ OUTSIDE = "record, noise and check read skills only from the project's skills fo
 
 @pytest.mark.parametrize("args", [[], ["skills"]])
 def test_validate_errors_on_a_skill_folder_linked_from_outside_the_skills_folder_unread(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str]
+) -> None:
     host = _host(tmp_path)
     _skill(host / "installed", "personal")
     # Read, this SKILL.md would give errors of its own: none shows, nothing in the linked folder is read.
@@ -133,12 +137,15 @@ def test_validate_errors_on_a_skill_folder_linked_from_outside_the_skills_folder
     monkeypatch.chdir(project)
     result = runner.invoke(app, ["validate", *args])
     assert result.exit_code == 2
-    assert result.stdout == (f"skills/mine: error: symlink to {str(host / 'installed')!r} leads outside skills: {OUTSIDE}\n"
-                             "1 skill checked: 1 error, 0 warnings\n")
+    assert result.stdout == (
+        f"skills/mine: error: symlink to {str(host / 'installed')!r} leads outside skills: {OUTSIDE}\n"
+        "1 skill checked: 1 error, 0 warnings\n"
+    )
 
 
 def test_validate_errors_on_a_harness_skills_folder_linked_from_outside_the_project_unread(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """With no ratchet.yaml, validate looks in the harness folders of the current folder: not through a link out of it."""
     host = _host(tmp_path)
     _skill(host / "mine", "personal")
@@ -148,8 +155,10 @@ def test_validate_errors_on_a_harness_skills_folder_linked_from_outside_the_proj
     monkeypatch.chdir(project)
     result = runner.invoke(app, ["validate"])
     assert result.exit_code == 2
-    assert result.stdout == (f"skills: error: symlink to {str(host / 'mine')!r} leads outside the project: {OUTSIDE}\n"
-                             "0 skills checked: 1 error, 0 warnings\n")
+    assert result.stdout == (
+        f"skills: error: symlink to {str(host / 'mine')!r} leads outside the project: {OUTSIDE}\n"
+        "0 skills checked: 1 error, 0 warnings\n"
+    )
 
 
 # --- record, noise and check ---------------------------------------------------------------------

@@ -65,9 +65,7 @@ BAD_CASES = {
     "missing-description": [
         "SKILL.md:1: error: required key 'description' missing: say what the skill does and when to use it"
     ],
-    "blank-description": [
-        "SKILL.md:3: error: 'description' is empty: say what the skill does and when to use it"
-    ],
+    "blank-description": ["SKILL.md:3: error: 'description' is empty: say what the skill does and when to use it"],
     "Upper_Case": [
         "SKILL.md:2: error: 'name' 'Upper_Case' may contain only letters, digits and hyphens",
         "SKILL.md:2: error: 'name' 'Upper_Case' must be lowercase",
@@ -296,7 +294,6 @@ def test_load_skills_by_name(tmp_path: Path) -> None:
         load_skills(tmp_path)
 
 
-
 @pytest.mark.parametrize("breakage", ["dangling-symlink", "lowercase"])
 def test_load_skills_refuses_what_validate_refuses(tmp_path: Path, breakage: str) -> None:
     write_skill(tmp_path, "a-skill", "---\nname: a-skill\ndescription: a\n---\n")
@@ -318,6 +315,7 @@ def test_load_skills_refuses_what_validate_refuses(tmp_path: Path, breakage: str
 def test_load_skills_of_a_missing_folder_is_empty(tmp_path: Path) -> None:
     assert load_skills(tmp_path / "nope") == {}
 
+
 # --- agreement with the reference validator (skills-ref) -------------------------------------
 #
 # Every input of skills-ref 0.1.1's own test suite (tests/test_validator.py and tests/test_parser.py
@@ -327,56 +325,113 @@ def test_load_skills_of_a_missing_folder_is_empty(tmp_path: Path) -> None:
 
 SUITE: dict[str, tuple[str, str, str]] = {
     # id: (folder name, file name, content); file name "" means no file, "-" means the path is a file
-    "validator/valid_skill": ("my-skill", "SKILL.md", "---\nname: my-skill\ndescription: A test skill\n---\n# My Skill\n"),
+    "validator/valid_skill": (
+        "my-skill",
+        "SKILL.md",
+        "---\nname: my-skill\ndescription: A test skill\n---\n# My Skill\n",
+    ),
     "validator/nonexistent_path": ("nonexistent", "", ""),
     "validator/not_a_directory": ("file.txt", "-", "test"),
     "validator/missing_skill_md": ("my-skill", "", ""),
-    "validator/invalid_name_uppercase": ("MySkill", "SKILL.md", "---\nname: MySkill\ndescription: A test skill\n---\nBody\n"),
+    "validator/invalid_name_uppercase": (
+        "MySkill",
+        "SKILL.md",
+        "---\nname: MySkill\ndescription: A test skill\n---\nBody\n",
+    ),
     "validator/name_too_long": ("a" * 70, "SKILL.md", f"---\nname: {'a' * 70}\ndescription: A test skill\n---\nBody\n"),
-    "validator/name_leading_hyphen": ("-my-skill", "SKILL.md", "---\nname: -my-skill\ndescription: A test skill\n---\nBody\n"),
-    "validator/name_consecutive_hyphens": ("my--skill", "SKILL.md", "---\nname: my--skill\ndescription: A test skill\n---\nBody\n"),
-    "validator/name_invalid_characters": ("my_skill", "SKILL.md", "---\nname: my_skill\ndescription: A test skill\n---\nBody\n"),
-    "validator/name_directory_mismatch": ("wrong-name", "SKILL.md", "---\nname: correct-name\ndescription: A test skill\n---\nBody\n"),
+    "validator/name_leading_hyphen": (
+        "-my-skill",
+        "SKILL.md",
+        "---\nname: -my-skill\ndescription: A test skill\n---\nBody\n",
+    ),
+    "validator/name_consecutive_hyphens": (
+        "my--skill",
+        "SKILL.md",
+        "---\nname: my--skill\ndescription: A test skill\n---\nBody\n",
+    ),
+    "validator/name_invalid_characters": (
+        "my_skill",
+        "SKILL.md",
+        "---\nname: my_skill\ndescription: A test skill\n---\nBody\n",
+    ),
+    "validator/name_directory_mismatch": (
+        "wrong-name",
+        "SKILL.md",
+        "---\nname: correct-name\ndescription: A test skill\n---\nBody\n",
+    ),
     "validator/unexpected_fields": (
-        "my-skill", "SKILL.md", "---\nname: my-skill\ndescription: A test skill\nunknown_field: should not be here\n---\nBody\n"
+        "my-skill",
+        "SKILL.md",
+        "---\nname: my-skill\ndescription: A test skill\nunknown_field: should not be here\n---\nBody\n",
     ),
     "validator/valid_with_all_fields": (
-        "my-skill", "SKILL.md", "---\nname: my-skill\ndescription: A test skill\nlicense: MIT\nmetadata:\n  author: Test\n---\nBody\n"
+        "my-skill",
+        "SKILL.md",
+        "---\nname: my-skill\ndescription: A test skill\nlicense: MIT\nmetadata:\n  author: Test\n---\nBody\n",
     ),
     "validator/allowed_tools_accepted": (
-        "my-skill", "SKILL.md", "---\nname: my-skill\ndescription: A test skill\nallowed-tools: Bash(jq:*) Bash(git:*)\n---\nBody\n"
+        "my-skill",
+        "SKILL.md",
+        "---\nname: my-skill\ndescription: A test skill\nallowed-tools: Bash(jq:*) Bash(git:*)\n---\nBody\n",
     ),
-    "validator/i18n_chinese_name": ("技能", "SKILL.md", "---\nname: 技能\ndescription: A skill with Chinese name\n---\nBody\n"),
+    "validator/i18n_chinese_name": (
+        "技能",
+        "SKILL.md",
+        "---\nname: 技能\ndescription: A skill with Chinese name\n---\nBody\n",
+    ),
     "validator/i18n_russian_name_with_hyphens": (
-        "мой-навык", "SKILL.md", "---\nname: мой-навык\ndescription: A skill with Russian name\n---\nBody\n"
+        "мой-навык",
+        "SKILL.md",
+        "---\nname: мой-навык\ndescription: A skill with Russian name\n---\nBody\n",
     ),
     "validator/i18n_russian_lowercase_valid": (
-        "навык", "SKILL.md", "---\nname: навык\ndescription: A skill with Russian lowercase name\n---\nBody\n"
+        "навык",
+        "SKILL.md",
+        "---\nname: навык\ndescription: A skill with Russian lowercase name\n---\nBody\n",
     ),
     "validator/i18n_russian_uppercase_rejected": (
-        "НАВЫК", "SKILL.md", "---\nname: НАВЫК\ndescription: A skill with Russian uppercase name\n---\nBody\n"
+        "НАВЫК",
+        "SKILL.md",
+        "---\nname: НАВЫК\ndescription: A skill with Russian uppercase name\n---\nBody\n",
     ),
-    "validator/description_too_long": ("my-skill", "SKILL.md", f"---\nname: my-skill\ndescription: {'x' * 1100}\n---\nBody\n"),
+    "validator/description_too_long": (
+        "my-skill",
+        "SKILL.md",
+        f"---\nname: my-skill\ndescription: {'x' * 1100}\n---\nBody\n",
+    ),
     "validator/valid_compatibility": (
-        "my-skill", "SKILL.md", "---\nname: my-skill\ndescription: A test skill\ncompatibility: Requires Python 3.11+\n---\nBody\n"
+        "my-skill",
+        "SKILL.md",
+        "---\nname: my-skill\ndescription: A test skill\ncompatibility: Requires Python 3.11+\n---\nBody\n",
     ),
     "validator/compatibility_too_long": (
-        "my-skill", "SKILL.md", f"---\nname: my-skill\ndescription: A test skill\ncompatibility: {'x' * 550}\n---\nBody\n"
+        "my-skill",
+        "SKILL.md",
+        f"---\nname: my-skill\ndescription: A test skill\ncompatibility: {'x' * 550}\n---\nBody\n",
     ),
-    "validator/nfkc_normalization": ("café", "SKILL.md", "---\nname: cafe\u0301\ndescription: A test skill\n---\nBody\n"),
+    "validator/nfkc_normalization": (
+        "café",
+        "SKILL.md",
+        "---\nname: cafe\u0301\ndescription: A test skill\n---\nBody\n",
+    ),
     # parser tests: their content, placed in a folder named like the skill
     "parser/valid_frontmatter": (
-        "my-skill", "SKILL.md", "---\nname: my-skill\ndescription: A test skill\n---\n# My Skill\n\nInstructions here.\n"
+        "my-skill",
+        "SKILL.md",
+        "---\nname: my-skill\ndescription: A test skill\n---\n# My Skill\n\nInstructions here.\n",
     ),
     "parser/missing_frontmatter": ("my-skill", "SKILL.md", "# No frontmatter here"),
     "parser/unclosed_frontmatter": ("my-skill", "SKILL.md", "---\nname: my-skill\ndescription: A test skill\n"),
     "parser/invalid_yaml": ("my-skill", "SKILL.md", "---\nname: [invalid\ndescription: broken\n---\nBody here\n"),
     "parser/non_dict_frontmatter": ("my-skill", "SKILL.md", "---\n- just\n- a\n- list\n---\nBody\n"),
     "parser/read_valid_skill": (
-        "my-skill", "SKILL.md", "---\nname: my-skill\ndescription: A test skill\nlicense: MIT\n---\n# My Skill\n"
+        "my-skill",
+        "SKILL.md",
+        "---\nname: my-skill\ndescription: A test skill\nlicense: MIT\n---\n# My Skill\n",
     ),
     "parser/read_with_metadata": (
-        "my-skill", "SKILL.md",
+        "my-skill",
+        "SKILL.md",
         "---\nname: my-skill\ndescription: A test skill\nmetadata:\n  author: Test Author\n  version: 1.0\n---\nBody\n",
     ),
     "parser/missing_skill_md": ("tmp", "", ""),
@@ -386,31 +441,63 @@ SUITE: dict[str, tuple[str, str, str]] = {
     "parser/find_skill_md_accepts_lowercase": ("my-skill", "skill.md", "lowercase"),
     "parser/find_skill_md_returns_none_when_missing": ("my-skill", "", ""),
     "parser/read_properties_with_lowercase_skill_md": (
-        "my-skill", "skill.md", "---\nname: my-skill\ndescription: A test skill\n---\n# My Skill\n"
+        "my-skill",
+        "skill.md",
+        "---\nname: my-skill\ndescription: A test skill\n---\n# My Skill\n",
     ),
     "parser/read_with_allowed_tools": (
-        "my-skill", "SKILL.md", "---\nname: my-skill\ndescription: A test skill\nallowed-tools: Bash(jq:*) Bash(git:*)\n---\nBody\n"
+        "my-skill",
+        "SKILL.md",
+        "---\nname: my-skill\ndescription: A test skill\nallowed-tools: Bash(jq:*) Bash(git:*)\n---\nBody\n",
     ),
     # added on upstream main after 0.1.1 (agentskills/agentskills, skills-ref/tests/test_validator.py)
     "main/allowed_tools_inline_list": (
-        "my-skill", "SKILL.md", "---\nname: my-skill\ndescription: A test skill\nallowed-tools: [Read, Write, Edit, Bash]\n---\nBody\n"
+        "my-skill",
+        "SKILL.md",
+        "---\nname: my-skill\ndescription: A test skill\nallowed-tools: [Read, Write, Edit, Bash]\n---\nBody\n",
     ),
     "main/allowed_tools_block_list": (
-        "my-skill", "SKILL.md", "---\nname: my-skill\ndescription: A test skill\nallowed-tools:\n  - Read\n  - Bash\n  - Grep\n---\nBody\n"
+        "my-skill",
+        "SKILL.md",
+        "---\nname: my-skill\ndescription: A test skill\nallowed-tools:\n  - Read\n  - Bash\n  - Grep\n---\nBody\n",
     ),
     "main/allowed_tools_list_items_must_be_strings": (
-        "my-skill", "SKILL.md", "---\nname: my-skill\ndescription: A test skill\nallowed-tools:\n  - Read\n  - 123\n---\nBody\n"
+        "my-skill",
+        "SKILL.md",
+        "---\nname: my-skill\ndescription: A test skill\nallowed-tools:\n  - Read\n  - 123\n---\nBody\n",
     ),
     "main/allowed_tools_invalid_scalar_type": (
-        "my-skill", "SKILL.md", "---\nname: my-skill\ndescription: A test skill\nallowed-tools: 123\n---\nBody\n"
+        "my-skill",
+        "SKILL.md",
+        "---\nname: my-skill\ndescription: A test skill\nallowed-tools: 123\n---\nBody\n",
     ),
     # beyond the suite: the deliberate differences, and inputs where the two parsers are built differently
-    "ratchet/client_specific_key": ("my-skill", "SKILL.md", "---\nname: my-skill\ndescription: d\nmodel: sonnet\n---\nBody\n"),
-    "ratchet/empty_compatibility": ("my-skill", "SKILL.md", "---\nname: my-skill\ndescription: d\ncompatibility: ''\n---\n"),
-    "ratchet/metadata_not_a_mapping": ("my-skill", "SKILL.md", "---\nname: my-skill\ndescription: d\nmetadata: text\n---\n"),
-    "ratchet/metadata_nested": ("my-skill", "SKILL.md", "---\nname: my-skill\ndescription: d\nmetadata:\n  a:\n    b: c\n---\n"),
+    "ratchet/client_specific_key": (
+        "my-skill",
+        "SKILL.md",
+        "---\nname: my-skill\ndescription: d\nmodel: sonnet\n---\nBody\n",
+    ),
+    "ratchet/empty_compatibility": (
+        "my-skill",
+        "SKILL.md",
+        "---\nname: my-skill\ndescription: d\ncompatibility: ''\n---\n",
+    ),
+    "ratchet/metadata_not_a_mapping": (
+        "my-skill",
+        "SKILL.md",
+        "---\nname: my-skill\ndescription: d\nmetadata: text\n---\n",
+    ),
+    "ratchet/metadata_nested": (
+        "my-skill",
+        "SKILL.md",
+        "---\nname: my-skill\ndescription: d\nmetadata:\n  a:\n    b: c\n---\n",
+    ),
     "ratchet/license_a_list": ("my-skill", "SKILL.md", "---\nname: my-skill\ndescription: d\nlicense:\n  - MIT\n---\n"),
-    "ratchet/metadata_flow_mapping": ("my-skill", "SKILL.md", "---\nname: my-skill\ndescription: d\nmetadata: {a: b}\n---\n"),
+    "ratchet/metadata_flow_mapping": (
+        "my-skill",
+        "SKILL.md",
+        "---\nname: my-skill\ndescription: d\nmetadata: {a: b}\n---\n",
+    ),
     "ratchet/yaml_anchor": ("my-skill", "SKILL.md", "---\nname: &n my-skill\ndescription: *n\n---\n"),
     "ratchet/numeric_name": ("123", "SKILL.md", "---\nname: 123\ndescription: yes\n---\n"),
     "ratchet/duplicate_key": ("my-skill", "SKILL.md", "---\nname: my-skill\ndescription: a\ndescription: b\n---\n"),
@@ -473,4 +560,6 @@ def test_byte_order_mark_is_named(tmp_path: Path) -> None:
     folder = tmp_path / "bom"
     folder.mkdir()
     (folder / "SKILL.md").write_bytes("\ufeff---\nname: bom\ndescription: d\n---\n".encode())
-    assert rendered(folder) == ["SKILL.md:1: error: SKILL.md starts with a byte-order mark: save it as UTF-8 without BOM"]
+    assert rendered(folder) == [
+        "SKILL.md:1: error: SKILL.md starts with a byte-order mark: save it as UTF-8 without BOM"
+    ]

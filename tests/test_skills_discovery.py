@@ -41,7 +41,12 @@ def test_finds_skills_at_any_depth_but_not_inside_a_skill(tmp_path: Path) -> Non
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "notes.md").write_text("x\n")
     assert rels(tmp_path, find_skill_folders(tmp_path)) == [
-        ".agents/skills/ag", ".claude/skills/cc", "a/b/c/deep", "cat/nested", "flat", "outer",
+        ".agents/skills/ag",
+        ".claude/skills/cc",
+        "a/b/c/deep",
+        "cat/nested",
+        "flat",
+        "outer",
     ]
 
 
@@ -54,20 +59,40 @@ def test_a_linked_skill_is_found_once_and_a_link_cycle_ends(tmp_path: Path) -> N
 
 
 def test_harness_roots_are_the_known_layouts(tmp_path: Path) -> None:
-    for rel in ("skills", ".claude/skills", ".agents/skills", ".codex/skills", "plugins/p1/skills",
-                "my-plugin/skills", "my-plugin/.claude-plugin", "not-a-plugin/skills", "other/skills-ish"):
+    for rel in (
+        "skills",
+        ".claude/skills",
+        ".agents/skills",
+        ".codex/skills",
+        "plugins/p1/skills",
+        "my-plugin/skills",
+        "my-plugin/.claude-plugin",
+        "not-a-plugin/skills",
+        "other/skills-ish",
+    ):
         (tmp_path / rel).mkdir(parents=True)
     (tmp_path / "my-plugin" / ".claude-plugin" / "plugin.json").write_text("{}\n")
     assert rels(tmp_path, harness_roots(tmp_path)) == [
-        ".agents/skills", ".claude/skills", ".codex/skills", "my-plugin/skills", "plugins/p1/skills", "skills",
+        ".agents/skills",
+        ".claude/skills",
+        ".codex/skills",
+        "my-plugin/skills",
+        "plugins/p1/skills",
+        "skills",
     ]
 
 
 def test_skill_folders_in_a_git_file_list_follow_the_same_rule() -> None:
     files = [
-        "skills/flat/SKILL.md", "skills/flat/references/SKILL.md", "skills/cat/nested/SKILL.md",
-        "skills/cat/README.md", "skills/node_modules/x/SKILL.md", "skills/.hidden/y/SKILL.md",
-        "skills/lower/skill.md", "skills/SKILL.md", "other/z/SKILL.md",
+        "skills/flat/SKILL.md",
+        "skills/flat/references/SKILL.md",
+        "skills/cat/nested/SKILL.md",
+        "skills/cat/README.md",
+        "skills/node_modules/x/SKILL.md",
+        "skills/.hidden/y/SKILL.md",
+        "skills/lower/skill.md",
+        "skills/SKILL.md",
+        "other/z/SKILL.md",
     ]
     assert skill_folders_in_tree(files, "skills") == {"skills/flat", "skills/cat/nested", "skills/lower"}
     assert skill_folders_in_tree(["a/SKILL.md", ".claude/skills/b/SKILL.md"], ".") == {"a", ".claude/skills/b"}
@@ -96,7 +121,10 @@ def test_a_folder_of_folders_is_not_a_broken_skill_but_an_empty_path_is_said(tmp
     (tmp_path / "empty-tree" / "a" / "b").mkdir(parents=True)
     assert skill_folders(tmp_path / "empty-tree") == []
     [problem] = validate_paths([tmp_path / "empty-tree"])
-    assert problem.render() == f"{tmp_path / 'empty-tree'}: error: no skill found: no folder here or below holds a SKILL.md"
+    assert (
+        problem.render()
+        == f"{tmp_path / 'empty-tree'}: error: no skill found: no folder here or below holds a SKILL.md"
+    )
 
 
 # --- client keys -----------------------------------------------------------------------------
@@ -122,7 +150,9 @@ def test_an_unknown_key_is_still_an_error(tmp_path: Path) -> None:
 
 
 def test_a_closing_skill_tag_in_the_body_is_an_error_on_its_line(tmp_path: Path) -> None:
-    folder = skill(tmp_path, "s", body="# S\n\nStep one.\nthen </skill> ends it\n```\n</ SKILL >\n```\n</skills> is fine\n")
+    folder = skill(
+        tmp_path, "s", body="# S\n\nStep one.\nthen </skill> ends it\n```\n</ SKILL >\n```\n</skills> is fine\n"
+    )
     problems = validate_skill_folder(folder)
     assert [(p.line, p.severity) for p in problems] == [(8, "error"), (10, "error")]
     assert problems[0].message == (

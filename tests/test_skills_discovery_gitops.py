@@ -27,11 +27,15 @@ NESTED = {
 def test_nested_skills_are_named_by_their_own_folder(tmp_path: Path) -> None:
     path = make_repo(tmp_path, NESTED)
     base = git(path, "rev-parse", "HEAD")
-    head = commit(path, {
-        "skills/cat/inner/references/guide.md": "guide v2\n",
-        "skills/a/b/deep/SKILL.md": "deep v2\n",
-        "skills/cat/README.md": "notes v2\n",  # a category's own file belongs to no skill
-    }, "edit")
+    head = commit(
+        path,
+        {
+            "skills/cat/inner/references/guide.md": "guide v2\n",
+            "skills/a/b/deep/SKILL.md": "deep v2\n",
+            "skills/cat/README.md": "notes v2\n",  # a category's own file belongs to no skill
+        },
+        "edit",
+    )
     repo = open_repo(path)
     assert skill_folders_at(repo, [base, head], "skills") == {"skills/flat", "skills/cat/inner", "skills/a/b/deep"}
     assert changed_skills(repo, base, head) == ["deep", "inner"]
@@ -40,8 +44,15 @@ def test_nested_skills_are_named_by_their_own_folder(tmp_path: Path) -> None:
 def test_a_skill_added_or_deleted_counts_from_the_side_that_has_it(tmp_path: Path) -> None:
     path = make_repo(tmp_path, NESTED)
     base = git(path, "rev-parse", "HEAD")
-    head = commit(path, {"skills/cat/inner/SKILL.md": None, "skills/cat/inner/references/guide.md": None,
-                         "skills/cat/new-one/SKILL.md": "new\n"}, "move")
+    head = commit(
+        path,
+        {
+            "skills/cat/inner/SKILL.md": None,
+            "skills/cat/inner/references/guide.md": None,
+            "skills/cat/new-one/SKILL.md": "new\n",
+        },
+        "move",
+    )
     assert changed_skills(open_repo(path), base, head) == ["inner", "new-one"]
     stage(path, {"skills/a/b/deep/scripts/run.sh": "echo\n"})
     assert changed_skills(open_repo(path), head, staged=True) == ["deep"]

@@ -13,8 +13,17 @@ from ratchet.store import MIGRATIONS, LedgerEntry, Store, open_store
 
 
 def entry(run: str = "r", cost: float = 0.5, **kw: object) -> LedgerEntry:
-    return LedgerEntry.model_validate({"run_id": run, "purpose": "replay", "tier": "agent", "model": "m",
-                                       "request_digest": "d", "cost_usd": cost, **kw})
+    return LedgerEntry.model_validate(
+        {
+            "run_id": run,
+            "purpose": "replay",
+            "tier": "agent",
+            "model": "m",
+            "request_digest": "d",
+            "cost_usd": cost,
+            **kw,
+        }
+    )
 
 
 def test_creates_dirs_wal_and_migrations(tmp_path: Path) -> None:

@@ -17,9 +17,20 @@ DAY = 86_400.0
 
 
 def entry(run: str, cost: float, ts: float, **kw: object) -> LedgerEntry:
-    return LedgerEntry.model_validate({"run_id": run, "purpose": "replay", "tier": "agent", "model": "m",
-                                       "request_digest": "d", "cost_usd": cost, "ts": ts, "tokens_in": 100,
-                                       "tokens_out": 10, **kw})
+    return LedgerEntry.model_validate(
+        {
+            "run_id": run,
+            "purpose": "replay",
+            "tier": "agent",
+            "model": "m",
+            "request_digest": "d",
+            "cost_usd": cost,
+            "ts": ts,
+            "tokens_in": 100,
+            "tokens_out": 10,
+            **kw,
+        }
+    )
 
 
 def filled(path: Path, now: float) -> Store:
@@ -35,17 +46,42 @@ def filled(path: Path, now: float) -> Store:
 def test_compact_drops_old_rows_and_keeps_every_total(tmp_path: Path) -> None:
     now = 1_800_000_000.0
     store = filled(tmp_path / "s.sqlite", now)
-    held = store.try_reserve(run_id="old", amount_usd=0.25, simulated=False, global_cap=None, run_cap=None,
-                             purpose="replay", tier="agent", model="m", request_digest="x")
-    before = (store.total_spend(), store.run_spend("old"), store.run_spend("new"), store.reserved(),
-              store.calls("old"), store.calls("old", purpose="replay"), store.calls("new"),
-              store.observed_tokens("agent"), store.observed_tokens("nano"))
+    held = store.try_reserve(
+        run_id="old",
+        amount_usd=0.25,
+        simulated=False,
+        global_cap=None,
+        run_cap=None,
+        purpose="replay",
+        tier="agent",
+        model="m",
+        request_digest="x",
+    )
+    before = (
+        store.total_spend(),
+        store.run_spend("old"),
+        store.run_spend("new"),
+        store.reserved(),
+        store.calls("old"),
+        store.calls("old", purpose="replay"),
+        store.calls("new"),
+        store.observed_tokens("agent"),
+        store.observed_tokens("nano"),
+    )
     result = store.compact(before_ts=now - 30 * DAY)
     assert (result.rows_dropped, result.rows_kept) == (3, 1)
     assert [row.run_id for row in store.ledger()] == ["new"]
-    after = (store.total_spend(), store.run_spend("old"), store.run_spend("new"), store.reserved(),
-             store.calls("old"), store.calls("old", purpose="replay"), store.calls("new"),
-             store.observed_tokens("agent"), store.observed_tokens("nano"))
+    after = (
+        store.total_spend(),
+        store.run_spend("old"),
+        store.run_spend("new"),
+        store.reserved(),
+        store.calls("old"),
+        store.calls("old", purpose="replay"),
+        store.calls("new"),
+        store.observed_tokens("agent"),
+        store.observed_tokens("nano"),
+    )
     assert after == before
     assert before[4:7] == (3, 2, 2)  # the error counts as a call; the new run's cache hit too
     assert before[7] == (100, 10) and before[8] == (300, 10)

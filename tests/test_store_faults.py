@@ -131,8 +131,9 @@ def edited(demo_repo: Path) -> tuple[Path, str]:
 
 
 def check(repo: Path, base: str, *extra: str) -> tuple[int, str, str]:
-    result = runner.invoke(app, ["check", "--repo", str(repo), "--base", base, "--head", "edit/changed-argument",
-                                 "--level0-only", *extra])
+    result = runner.invoke(
+        app, ["check", "--repo", str(repo), "--base", base, "--head", "edit/changed-argument", "--level0-only", *extra]
+    )
     return result.exit_code, result.stdout, result.stderr
 
 
@@ -165,12 +166,30 @@ def test_a_live_reservation_from_another_pid_namespace_is_never_charged_as_orpha
     from ratchet.store import open_store
 
     live, other = open_store(tmp_path), open_store(tmp_path)
-    held = live.try_reserve(run_id="r", amount_usd=1.0, simulated=True, global_cap=None, run_cap=None,
-                            purpose="replay", tier="agent", model="m", request_digest="live")
+    held = live.try_reserve(
+        run_id="r",
+        amount_usd=1.0,
+        simulated=True,
+        global_cap=None,
+        run_cap=None,
+        purpose="replay",
+        tier="agent",
+        model="m",
+        request_digest="live",
+    )
     assert held is not None
     gone = open_store(tmp_path)
-    dropped = gone.try_reserve(run_id="r", amount_usd=2.0, simulated=True, global_cap=None, run_cap=None,
-                               purpose="replay", tier="agent", model="m", request_digest="gone")
+    dropped = gone.try_reserve(
+        run_id="r",
+        amount_usd=2.0,
+        simulated=True,
+        global_cap=None,
+        run_cap=None,
+        purpose="replay",
+        tier="agent",
+        model="m",
+        request_digest="gone",
+    )
     assert dropped is not None
     gone.close()  # its owner lock is released: as if its process had died
     with sqlite.connect(tmp_path / "ratchet.sqlite") as db:  # the pids another namespace would show

@@ -48,9 +48,15 @@ def test_parallel_checks_leave_no_reservation_and_the_next_run_charges_nothing(d
     for edit in EDITS:
         apply_edit(demo_repo, edit)
     home = demo_repo / ".ratchet"
-    procs = [subprocess.Popen([sys.executable, "-c", _CHECK, str(demo_repo), EDITS[n % len(EDITS)].branch, BUSY],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for n in range(CHECKS)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _CHECK, str(demo_repo), EDITS[n % len(EDITS)].branch, BUSY],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for n in range(CHECKS)
+    ]
     # No deadline of our own: a loaded machine only makes the checks slower.
     results = [(proc.returncode, out, err) for proc in procs for out, err in [proc.communicate()]]
     failed = [err.strip().splitlines()[-1:] for code, _, err in results if code != 0]

@@ -50,8 +50,9 @@ def test_a_store_written_before_totals_opens_with_its_totals(tmp_path: Path) -> 
     # The old reservation is still charged at its worst case, and it now counts in the totals.
     assert store.recover_orphans() == 1
     assert (store.total_spend(), store.reserved()) == (pytest.approx(1.625), 0.0)
-    assert store.try_reserve(run_id="new", amount_usd=0.5, simulated=False, global_cap=2.0, run_cap=None,
-                             **ARGS) is None  # 1.625 settled + 0.5 > 2.0
+    assert (
+        store.try_reserve(run_id="new", amount_usd=0.5, simulated=False, global_cap=2.0, run_cap=None, **ARGS) is None
+    )  # 1.625 settled + 0.5 > 2.0
     store.close()
     reopened = Store(path)  # the migration ran once; reopening keeps the totals
     assert (reopened.total_spend(), reopened.run_spend("live-a")) == (pytest.approx(1.625), pytest.approx(1.625))
@@ -75,8 +76,12 @@ def test_a_reservation_reads_totals_not_the_ledger(tmp_path: Path) -> None:
 
 def test_totals_match_the_rows_and_release_to_exactly_zero(tmp_path: Path) -> None:
     store = Store(tmp_path / "s.sqlite")
-    held = [store.try_reserve(run_id=f"r{i % 4}", amount_usd=0.1 + i / 997, simulated=bool(i % 2),
-                              global_cap=None, run_cap=None, **ARGS) for i in range(40)]
+    held = [
+        store.try_reserve(
+            run_id=f"r{i % 4}", amount_usd=0.1 + i / 997, simulated=bool(i % 2), global_cap=None, run_cap=None, **ARGS
+        )
+        for i in range(40)
+    ]
     for i, reservation in enumerate(held):
         assert reservation is not None
         if i % 3:

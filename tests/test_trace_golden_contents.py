@@ -35,17 +35,20 @@ def _both(tmp_path: Path, files: dict[str, bytes]) -> tuple[object, object]:
     return answers[0], answers[1]
 
 
-@pytest.mark.parametrize("files", [
-    {"a/t1.json": _golden("t1"), "b/t2.json": _golden("t2"), "README.md": b"notes\n", "a/notes.txt": b"x"},
-    {"a/t1.json": _golden("t1"), "stray.json": _golden("t2")},
-    {"a/t1.json": _golden("t1"), "a/old/stray.json": _golden("t2")},
-    {"a/t1.json": _golden("t1"), "b/t1.json": _golden("t1")},
-    {"a-b/t1.json": _golden("t1"), "a/t1.json": _golden("t1")},
-    {"a/t1.json": _golden("t1", status="error")},
-    {"a/t1.json": b"{not json"},
-    {"a/t1.json": b'{"x": "\xff"}'},
-    {},
-])
+@pytest.mark.parametrize(
+    "files",
+    [
+        {"a/t1.json": _golden("t1"), "b/t2.json": _golden("t2"), "README.md": b"notes\n", "a/notes.txt": b"x"},
+        {"a/t1.json": _golden("t1"), "stray.json": _golden("t2")},
+        {"a/t1.json": _golden("t1"), "a/old/stray.json": _golden("t2")},
+        {"a/t1.json": _golden("t1"), "b/t1.json": _golden("t1")},
+        {"a-b/t1.json": _golden("t1"), "a/t1.json": _golden("t1")},
+        {"a/t1.json": _golden("t1", status="error")},
+        {"a/t1.json": b"{not json"},
+        {"a/t1.json": b'{"x": "\xff"}'},
+        {},
+    ],
+)
 def test_contents_give_what_the_folder_gives(tmp_path: Path, files: dict[str, bytes]) -> None:
     from_disk, from_contents = _both(tmp_path, files)
     assert from_contents == from_disk

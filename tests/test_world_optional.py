@@ -95,8 +95,20 @@ def test_record_with_paths_world_at_an_empty_folder(project: Path) -> None:
 def test_check_needs_no_world_folder(project: Path) -> None:
     assert runner.invoke(app, ["record"]).exit_code == 0
     assert runner.invoke(app, ["bless"]).exit_code == 0
-    base = commit(project, {"goldens/what-day/what-day-01.json": (project / "goldens/what-day/what-day-01.json").read_text(encoding="utf-8")}, "bless")
-    commit(project, {"skills/what-day/SKILL.md": SKILL.replace("# What day is it", "# What day is it\n\nBe brief.")}, "edit")
+    base = commit(
+        project,
+        {
+            "goldens/what-day/what-day-01.json": (project / "goldens/what-day/what-day-01.json").read_text(
+                encoding="utf-8"
+            )
+        },
+        "bless",
+    )
+    commit(
+        project,
+        {"skills/what-day/SKILL.md": SKILL.replace("# What day is it", "# What day is it\n\nBe brief.")},
+        "edit",
+    )
     checked = runner.invoke(app, ["check", "--base", base, "--level0-only"])
     assert checked.stderr == ""
     assert checked.exit_code == 0
@@ -108,8 +120,10 @@ def test_record_with_paths_world_at_nothing_is_an_error_naming_the_setting(proje
     (project / "ratchet.yaml").write_text("schema_version: 1\npaths:\n  world: nowhere\n", encoding="utf-8")
     recorded = runner.invoke(app, ["record"])
     assert (recorded.exit_code, recorded.stdout) == (2, "")
-    assert recorded.stderr == (f"error: {project / 'ratchet.yaml'}: paths.world: no world at nowhere: "
-                               "fix the path in ratchet.yaml, or remove the setting to run with no world\n")
+    assert recorded.stderr == (
+        f"error: {project / 'ratchet.yaml'}: paths.world: no world at nowhere: "
+        "fix the path in ratchet.yaml, or remove the setting to run with no world\n"
+    )
     assert not list((project.parent / "ratchet-home").glob("pending/*.json"))
 
 
@@ -119,8 +133,10 @@ def test_noise_with_paths_world_at_nothing_is_an_error_naming_the_setting(projec
     (project / "ratchet.yaml").write_text("schema_version: 1\npaths:\n  world: nowhere\n", encoding="utf-8")
     measured = runner.invoke(app, ["noise", "--repeats", "2"])
     assert (measured.exit_code, measured.stdout) == (2, "")
-    assert measured.stderr == (f"error: {project / 'ratchet.yaml'}: paths.world: no world at nowhere: "
-                               "fix the path in ratchet.yaml, or remove the setting to run with no world\n")
+    assert measured.stderr == (
+        f"error: {project / 'ratchet.yaml'}: paths.world: no world at nowhere: "
+        "fix the path in ratchet.yaml, or remove the setting to run with no world\n"
+    )
     assert not list((project / "goldens").glob("*/*.noise.json"))
 
 
@@ -128,11 +144,22 @@ def test_check_with_paths_world_at_nothing_at_the_head_is_an_error_naming_the_se
     assert runner.invoke(app, ["record"]).exit_code == 0
     assert runner.invoke(app, ["bless"]).exit_code == 0
     golden = "goldens/what-day/what-day-01.json"
-    base = commit(project, {golden: (project / golden).read_text(encoding="utf-8"),
-                            "ratchet.yaml": "schema_version: 1\npaths:\n  world: nowhere\n"}, "bless")
-    head = commit(project, {"skills/what-day/SKILL.md": SKILL.replace("# What day is it", "# What day is it\n\nBe brief.")},
-                  "edit")
+    base = commit(
+        project,
+        {
+            golden: (project / golden).read_text(encoding="utf-8"),
+            "ratchet.yaml": "schema_version: 1\npaths:\n  world: nowhere\n",
+        },
+        "bless",
+    )
+    head = commit(
+        project,
+        {"skills/what-day/SKILL.md": SKILL.replace("# What day is it", "# What day is it\n\nBe brief.")},
+        "edit",
+    )
     checked = runner.invoke(app, ["check", "--base", base, "--level0-only"])
     assert (checked.exit_code, checked.stdout) == (2, "")
-    assert checked.stderr == (f"error: ratchet.yaml@{base[:10]}: paths.world: no world at nowhere@{head[:10]}: "
-                              "fix the path in ratchet.yaml, or remove the setting to run with no world\n")
+    assert checked.stderr == (
+        f"error: ratchet.yaml@{base[:10]}: paths.world: no world at nowhere@{head[:10]}: "
+        "fix the path in ratchet.yaml, or remove the setting to run with no world\n"
+    )

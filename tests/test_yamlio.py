@@ -15,8 +15,10 @@ LIMIT = sys.get_int_max_str_digits()
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("id: a\nschema_version: " + "1" * (LIMIT + 1) + "\n",
-         f"tasks.yaml:2: refused: an integer longer than {LIMIT} digits"),
+        (
+            "id: a\nschema_version: " + "1" * (LIMIT + 1) + "\n",
+            f"tasks.yaml:2: refused: an integer longer than {LIMIT} digits",
+        ),
         ("a:\n  - " + "1_" + "0" * LIMIT + "\n", f"tasks.yaml:2: refused: an integer longer than {LIMIT} digits"),
         # Hex has no conversion limit in int(), but every later str() of the value would fail.
         ("a: 0x" + "f" * LIMIT + "\n", f"tasks.yaml:1: refused: an integer longer than {LIMIT} digits"),

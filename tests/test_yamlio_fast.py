@@ -47,7 +47,7 @@ def _shipped_yaml() -> list[tuple[str, str]]:
             if path.suffix in (".yaml", ".yml"):
                 found.append((name, text))
             elif path.name == "SKILL.md" and text.startswith("---\n") and "\n---\n" in text[3:]:
-                found.append((name, text[4:text.index("\n---\n", 3)]))
+                found.append((name, text[4 : text.index("\n---\n", 3)]))
     return found
 
 
@@ -151,8 +151,11 @@ def _bomb(levels: int) -> str:
 @pytest.mark.parametrize(
     ("text", "message", "line"),
     [
-        ("a: 1\nb: " + "[" * MAX_YAML_DEPTH + "]" * MAX_YAML_DEPTH + "\n",
-         f"refused: YAML nested more than {MAX_YAML_DEPTH} levels deep", 2),
+        (
+            "a: 1\nb: " + "[" * MAX_YAML_DEPTH + "]" * MAX_YAML_DEPTH + "\n",
+            f"refused: YAML nested more than {MAX_YAML_DEPTH} levels deep",
+            2,
+        ),
         (_bomb(9), f"refused: YAML aliases expand past {MAX_ALIAS_NODES} nodes (an alias bomb?)", 6),
         ("top: &t\n  child: *t\n", "refused: recursive YAML alias", 2),
     ],
@@ -201,15 +204,70 @@ def test_an_invalid_document_gives_the_pure_loader_s_error(text: str) -> None:
 
 
 _PIECES = [  # YAML's indicators, the values its resolver types, and what libyaml and pure parse otherwise
-    "a", "b", ": ", ":", "- ", "\n", "  ", "\t", "[", "]", "{", "}", ", ", "&x ", "*x", "? ", "'q'", '"\\u00e9"',
-    '"', "'", "!!str ", "!!int ", "2024-01-02", "2024-01-02T03:04:05Z", "0x1F", "0o17", "1_000", "1e3", ".inf",
-    "~", "null", "yes", "on", "#c", "|\n", ">-\n", "é", "\u2028", "\x85", "%YAML 1.1\n", "---\n", "...\n", "\r\n",
-    "12:30:00", "-1", "+.5", "<<: ", "=", "@", "`", "! ", "!a ", "a?b", "why?", "[a:b]", "|1#c", "'it''s'",
+    "a",
+    "b",
+    ": ",
+    ":",
+    "- ",
+    "\n",
+    "  ",
+    "\t",
+    "[",
+    "]",
+    "{",
+    "}",
+    ", ",
+    "&x ",
+    "*x",
+    "? ",
+    "'q'",
+    '"\\u00e9"',
+    '"',
+    "'",
+    "!!str ",
+    "!!int ",
+    "2024-01-02",
+    "2024-01-02T03:04:05Z",
+    "0x1F",
+    "0o17",
+    "1_000",
+    "1e3",
+    ".inf",
+    "~",
+    "null",
+    "yes",
+    "on",
+    "#c",
+    "|\n",
+    ">-\n",
+    "é",
+    "\u2028",
+    "\x85",
+    "%YAML 1.1\n",
+    "---\n",
+    "...\n",
+    "\r\n",
+    "12:30:00",
+    "-1",
+    "+.5",
+    "<<: ",
+    "=",
+    "@",
+    "`",
+    "! ",
+    "!a ",
+    "a?b",
+    "why?",
+    "[a:b]",
+    "|1#c",
+    "'it''s'",
 ]
 
 
-@pytest.mark.parametrize(("text", "kind"), [("a: !!int\n", "int"), ("a: !!float\n", "float"),
-                                            ("a: !!bool\n", "bool"), ("a: !!timestamp\n", "timestamp")])
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [("a: !!int\n", "int"), ("a: !!float\n", "float"), ("a: !!bool\n", "bool"), ("a: !!timestamp\n", "timestamp")],
+)
 def test_an_empty_typed_scalar_is_one_line_not_a_traceback(text: str, kind: str) -> None:
     # PyYAML's constructors index into the empty string (IndexError, KeyError, AttributeError).
     with pytest.raises(InputError) as caught:
@@ -236,5 +294,5 @@ def test_edited_shipped_files_answer_the_same_both_ways() -> None:
             if rng.random() < 0.5:
                 text = text[:at] + rng.choice(inserts) + text[at:]
             else:
-                text = text[:at] + text[at + rng.randint(1, 5):]
+                text = text[:at] + text[at + rng.randint(1, 5) :]
         assert _outcome(text) == _pure_outcome(text), text

@@ -43,7 +43,9 @@ _BLOCK_OPEN = '<skill name="'
 
 def model_invocable(skills: Mapping[str, Skill]) -> dict[str, Skill]:
     """The skills a model may load, by name in name order (a `disable-model-invocation: true` skill is left out)."""
-    shown = [s for s in skills.values() if str(s.frontmatter.get("disable-model-invocation", "")).strip().lower() != "true"]
+    shown = [
+        s for s in skills.values() if str(s.frontmatter.get("disable-model-invocation", "")).strip().lower() != "true"
+    ]
     return {s.name: s for s in sorted(shown, key=lambda s: s.name)}
 
 
@@ -62,7 +64,7 @@ def read_catalog(system: str) -> dict[str, str] | None:
     if CATALOG_OPEN not in lines:
         return None
     entries: dict[str, str] = {}
-    for line in lines[lines.index(CATALOG_OPEN) + 1:]:
+    for line in lines[lines.index(CATALOG_OPEN) + 1 :]:
         if line == CATALOG_CLOSE:
             break
         name, sep, description = line.removeprefix("- ").partition(": ")
@@ -88,17 +90,20 @@ def load_skill_spec() -> ToolSpec:
 def skill_block(skill: Skill, frozen_time: str) -> str:
     """The `<skill name=...>` block of the lexical path's system prompt, byte for byte."""
     prompt = system_prompt(frozen_time, skill)
-    return prompt[prompt.index(_BLOCK_OPEN):]
+    return prompt[prompt.index(_BLOCK_OPEN) :]
 
 
-def answer_load(skills: Mapping[str, Skill], arguments: Mapping[str, Any], frozen_time: str) -> tuple[Skill | None, str]:
+def answer_load(
+    skills: Mapping[str, Skill], arguments: Mapping[str, Any], frozen_time: str
+) -> tuple[Skill | None, str]:
     """What a load_skill call gets: (the skill, its block), or (None, a tool error as the runner writes one)."""
     shown = model_invocable(skills)
     listed = f"the catalog lists: {', '.join(shown)}"
     name = arguments.get("name")
     if not isinstance(name, str):
-        return None, canonical_dumps({"error": f"load_skill needs `name`, a skill name from the catalog; {listed}"},
-                                     indent=None)
+        return None, canonical_dumps(
+            {"error": f"load_skill needs `name`, a skill name from the catalog; {listed}"}, indent=None
+        )
     by_key = {skill_key(s.name): s for s in shown.values()}
     found = by_key.get(skill_key(name))
     if found is None:
@@ -118,11 +123,13 @@ def nearest_skills(edited: Sequence[Skill], candidates: Mapping[str, Skill], k: 
         return []
     # Tokens come from text_tokens, which remembers each description's, so a check or a bench run
     # over many edits does not re-tokenize every candidate's description per edit.
-    documents = [text_tokens(trigger_text(candidates[name])) for name in names] + [text_tokens(trigger_text(s)) for s in edited]
+    documents = [text_tokens(trigger_text(candidates[name])) for name in names] + [
+        text_tokens(trigger_text(s)) for s in edited
+    ]
     vectors = _tfidf(documents)
     if vectors is None:  # not one token anywhere (every word a stopword): nothing is nearer than anything else
         return names[:k]
-    edited_vectors = vectors[len(names):]
+    edited_vectors = vectors[len(names) :]
     best = {name: round(max(_dot(e, vectors[i]) for e in edited_vectors), 9) for i, name in enumerate(names)}
     return sorted(names, key=lambda name: (-best[name], name))[:k]
 

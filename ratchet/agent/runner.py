@@ -103,7 +103,8 @@ def run_task(
                 trace.final_output = response.message.content or ""
                 break
             calls = [
-                ToolCallRequest(id=f"call_{turn}_{i}", name=c.name, arguments=c.arguments) for i, c in enumerate(requested)
+                ToolCallRequest(id=f"call_{turn}_{i}", name=c.name, arguments=c.arguments)
+                for i, c in enumerate(requested)
             ]
             messages.append(Message(role="assistant", content=response.message.content, tool_calls=calls))
             for call in calls:

@@ -28,15 +28,13 @@ THRESHOLD = 0.2
 MARGIN = 0.05
 
 _WORD = re.compile(r"[a-z][a-z0-9]*")
-_STOPWORDS_TEXT = (
-    """a about above after again all also am an and any are as at be because been before being below
+_STOPWORDS_TEXT = """a about above after again all also am an and any are as at be because been before being below
     between both but by can could did do does doing done down during each either else etc every few for
     from further get gets had has have having he her here hers him his how i if in into is it its itself
     just let me more most much my need needs no nor not now of off on once one only or other our ours out
     over own please same she should so some such than that the their theirs them then there these they
     this those through to too under until up us use used uses using very via want was we were what when
     where which while who whom why will with would you your yours e g eg ie i.e like make sure"""
-)
 STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
 
 
@@ -102,7 +100,9 @@ class RoutingIndex:
 
     __slots__ = ("_count", "_df", "_eligible", "_fired", "_groups", "_invocable", "_rare", "_slack", "_terms", "names")
 
-    def __init__(self, skills: Mapping[str, Skill], *, rare_df: int | None = None, midpoint_slack: float = 1e-9) -> None:
+    def __init__(
+        self, skills: Mapping[str, Skill], *, rare_df: int | None = None, midpoint_slack: float = 1e-9
+    ) -> None:
         self.names: tuple[str, ...] = tuple(sorted(skills))
         self._terms: dict[str, set[str]] = {name: set(text_tokens(trigger_text(s))) for name, s in skills.items()}
         self._count = len(self._terms)
@@ -120,7 +120,8 @@ class RoutingIndex:
             grouped.setdefault(frozenset(t for t in self._terms[name] if t not in self._rare), []).append(name)
         # (common terms, members by name, the members that may fire)
         self._groups: list[tuple[frozenset[str], tuple[str, ...], tuple[str, ...]]] = [
-            (common, tuple(members), tuple(m for m in members if self._invocable[m])) for common, members in grouped.items()
+            (common, tuple(members), tuple(m for m in members if self._invocable[m]))
+            for common, members in grouped.items()
         ]
         self._slack = midpoint_slack * 1e6
         self._fired: dict[str, str | None] = {}  # prompt -> fired: selection's answer is the runner's

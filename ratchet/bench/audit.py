@@ -40,7 +40,10 @@ def _check_goldens(env: ReplayEnv, paths: BenchPaths, report: Report) -> None:
             raise GoldenError(f"no golden for task {task.id}: run `ratchet bench build`", path=paths.rel(paths.goldens))
         where = f"{paths.rel(paths.goldens)}/{golden_relpath(golden).as_posix()}"
         if not (paths.goldens / golden_relpath(golden)).is_file():
-            raise GoldenError(f"golden of {task.id} is filed under the wrong skill folder (it fired {golden.fired_skill or 'no skill'})", path=paths.rel(paths.goldens))
+            raise GoldenError(
+                f"golden of {task.id} is filed under the wrong skill folder (it fired {golden.fired_skill or 'no skill'})",
+                path=paths.rel(paths.goldens),
+            )
         replay = env.replay(task, golden, env.skills)
         findings = level0_findings(golden, replay)
         if findings:
@@ -52,7 +55,9 @@ def _check_goldens(env: ReplayEnv, paths: BenchPaths, report: Report) -> None:
     known = {t.id for t in env.tasks}
     for task_id in env.goldens:
         if task_id not in known:
-            raise GoldenError(f"golden for task {task_id!r}, which is not in {paths.rel(paths.tasks)}", path=paths.rel(paths.goldens))
+            raise GoldenError(
+                f"golden for task {task_id!r}, which is not in {paths.rel(paths.tasks)}", path=paths.rel(paths.goldens)
+            )
     report(f"audit: {len(env.tasks)} task(s) replay to their goldens under the unchanged skills")
 
 
@@ -91,12 +96,16 @@ def audit_bench(paths: BenchPaths, *, work: Path | None = None, report: Report =
     work = (work or paths.root / DEFAULT_WORK).resolve()
     project = scratch_repo(paths, work / "audit-repo", work / "home", with_goldens=True)
     edits = read_edits(paths.edits)
-    with closing(open_store(project.home)) as store, Gateway(
-        project, store, run_id=f"bench-audit-{uuid.uuid4().hex[:12]}", cache_mode="once"
-    ) as gateway:
+    with (
+        closing(open_store(project.home)) as store,
+        Gateway(project, store, run_id=f"bench-audit-{uuid.uuid4().hex[:12]}", cache_mode="once") as gateway,
+    ):
         env = ReplayEnv(
-            project, load_tasks(project.path("tasks")), load_goldens(project.path("goldens")),
-            load_skills(project.path("skills")), gateway.model("agent", "replay"),
+            project,
+            load_tasks(project.path("tasks")),
+            load_goldens(project.path("goldens")),
+            load_skills(project.path("skills")),
+            gateway.model("agent", "replay"),
         )
         if not env.goldens:
             report("audit: no goldens yet (run `ratchet bench build`); replay audit skipped")
@@ -130,9 +139,13 @@ def audit_bench(paths: BenchPaths, *, work: Path | None = None, report: Report =
                 if not any(c.moved for c in checks):
                     raise InputError("drift control moves no replay: its fact is not read", path=where)
                 counts["D1"] += 1
-        report(f"audit: {counts['R']} R edit(s) manifest, {counts['N0']} N0 leave every golden unchanged, {counts['D1']} D1 move a replay")
+        report(
+            f"audit: {counts['R']} R edit(s) manifest, {counts['N0']} N0 leave every golden unchanged, {counts['D1']} D1 move a replay"
+        )
         bad = _regenerated(env, edits)
         if bad:
-            raise InputError(f"generation is not deterministic: {', '.join(bad[:5])} regenerate differently", path=paths.rel(paths.edits))
+            raise InputError(
+                f"generation is not deterministic: {', '.join(bad[:5])} regenerate differently",
+                path=paths.rel(paths.edits),
+            )
         report(f"audit: {len(edits)} edit(s) regenerate identically")
-

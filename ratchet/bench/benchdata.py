@@ -67,7 +67,7 @@ def load_bench_data(root: Path, *, home: Path | None = None, results_dir: Path |
     required = {label.edit_id for label in labels.values() if label.review_required}
     by_edit = {review.edit_id: review for review in reviews.reviews}
     reviewed = {i for i in required if current_review(labels[i], by_edit) is not None}
-    folder = (results_dir.resolve().name if results_dir is not None else "")
+    folder = results_dir.resolve().name if results_dir is not None else ""
     info = DatasetInfo(
         harness=f"MinimalRunner (ratchet.agent.runner), mocked tools, clock frozen at {project.config.clock}",
         git_sha=_git_sha(project.root),
@@ -80,8 +80,15 @@ def load_bench_data(root: Path, *, home: Path | None = None, results_dir: Path |
     )
     digest = dataset_digest(paths)
     return BenchData(
-        project=project, tasks=load_tasks(project.path("tasks")), goldens=load_goldens(project.path("goldens")),
-        base_skills=dict(skills), skill_texts=texts, edits=edits, labels=labels, digest=digest, info=info,
+        project=project,
+        tasks=load_tasks(project.path("tasks")),
+        goldens=load_goldens(project.path("goldens")),
+        base_skills=dict(skills),
+        skill_texts=texts,
+        edits=edits,
+        labels=labels,
+        digest=digest,
+        info=info,
     )
 
 

@@ -139,7 +139,9 @@ def scratch_repo(paths: BenchPaths, repo_dir: Path, home: Path, *, with_goldens:
         shutil.copy2(config, repo_dir / CONFIG_FILE)
     else:
         cfg = paths.project.config.paths
-        (repo_dir / CONFIG_FILE).write_text(yaml.safe_dump({"schema_version": 1, "paths": cfg.model_dump()}), encoding="utf-8")
+        (repo_dir / CONFIG_FILE).write_text(
+            yaml.safe_dump({"schema_version": 1, "paths": cfg.model_dump()}), encoding="utf-8"
+        )
     repo = git.Repo.init(repo_dir, initial_branch="main")
     repo.git.add("-A")
     repo.index.commit("SkillRegress-Bench data", author=_AUTHOR, committer=_AUTHOR)
@@ -157,13 +159,17 @@ def commit_edit(repo_dir: Path, edit: Edit, project: Project) -> str:
     scratch = Path(tempfile.mkdtemp(prefix="edit-", dir=repo_dir.parent))
     env = {
         "GIT_INDEX_FILE": str(scratch / "index"),
-        "GIT_AUTHOR_NAME": _AUTHOR.name, "GIT_AUTHOR_EMAIL": _AUTHOR.email,
-        "GIT_COMMITTER_NAME": _AUTHOR.name, "GIT_COMMITTER_EMAIL": _AUTHOR.email,
+        "GIT_AUTHOR_NAME": _AUTHOR.name,
+        "GIT_AUTHOR_EMAIL": _AUTHOR.email,
+        "GIT_COMMITTER_NAME": _AUTHOR.name,
+        "GIT_COMMITTER_EMAIL": _AUTHOR.email,
     }
     try:
         files = {f"{project.config.paths.skills}/{edit.skill}/SKILL.md": edit.skill_md}
         if edit.world_overlay is not None:
-            files[f"{project.config.paths.world}/zz-drift-{edit.id}.yaml"] = yaml.safe_dump(edit.world_overlay, sort_keys=True)
+            files[f"{project.config.paths.world}/zz-drift-{edit.id}.yaml"] = yaml.safe_dump(
+                edit.world_overlay, sort_keys=True
+            )
         repo.git.read_tree("main", env=env)
         for number, (rel, text) in enumerate(sorted(files.items())):
             blob = scratch / f"blob-{number}"
@@ -201,20 +207,40 @@ def build_n0(env: ReplayEnv, skill: str) -> tuple[list[tuple[Edit, list[PairChec
                 reasons.append(f"{why}: changed a golden, so it is not cosmetic")
                 continue
             taken.add(edited)
-            edit = Edit(id=f"{skill}.N0.{variant}", skill=skill, type="N0", variant=variant, description=why,
-                        skill_md=edited, base_content_hash=env.skills[skill].content_hash, source="control", tries=attempt)
+            edit = Edit(
+                id=f"{skill}.N0.{variant}",
+                skill=skill,
+                type="N0",
+                variant=variant,
+                description=why,
+                skill_md=edited,
+                base_content_hash=env.skills[skill].content_hash,
+                source="control",
+                tries=attempt,
+            )
             kept.append((edit, checks))
             break
         else:
-            dropped.append(Dropped(edit_id=f"{skill}.N0.{variant}", skill=skill, type="N0", variant=variant,
-                                   reasons=reasons or ["no cosmetic edit applies"]))
+            dropped.append(
+                Dropped(
+                    edit_id=f"{skill}.N0.{variant}",
+                    skill=skill,
+                    type="N0",
+                    variant=variant,
+                    reasons=reasons or ["no cosmetic edit applies"],
+                )
+            )
     return kept, dropped
 
 
-def build_d1(env: ReplayEnv, skill: str, overlay_dir: Path, fixtures: FixtureSearch) -> tuple[list[tuple[Edit, list[PairCheck]]], list[Dropped]]:
+def build_d1(
+    env: ReplayEnv, skill: str, overlay_dir: Path, fixtures: FixtureSearch
+) -> tuple[list[tuple[Edit, list[PairCheck]]], list[Dropped]]:
     text = _skill_text(env, skill)
     paths = env.project.config.paths
-    world = load_world(env.tree / paths.world, workspaces_dir=None, workspace=None, frozen_time=env.project.config.clock)
+    world = load_world(
+        env.tree / paths.world, workspaces_dir=None, workspace=None, frozen_time=env.project.config.clock
+    )
     counts: dict[str, int] = {}
     for golden in env.goldens.values():
         if golden.fired_skill == skill:
@@ -257,17 +283,29 @@ def build_d1(env: ReplayEnv, skill: str, overlay_dir: Path, fixtures: FixtureSea
                 reasons.append(f"{key}: no replay read the moved value")
                 continue
             edit = Edit(
-                id=edit_id, skill=skill, type="D1", variant=variant,
+                id=edit_id,
+                skill=skill,
+                type="D1",
+                variant=variant,
                 description=f"one blank line; world fact {key} moves {old!r} -> {new!r}",
-                skill_md=edited, base_content_hash=env.skills[skill].content_hash,
-                world_overlay=overlay, fixtures={"schema_version": 1, "facts": {key: {"value": new, "source": source}}},
+                skill_md=edited,
+                base_content_hash=env.skills[skill].content_hash,
+                world_overlay=overlay,
+                fixtures={"schema_version": 1, "facts": {key: {"value": new, "source": source}}},
                 source="control",
             )
             kept.append((edit, checks))
             break
         else:
-            dropped.append(Dropped(edit_id=edit_id, skill=skill, type="D1", variant=variant,
-                                   reasons=reasons or ["no volatile fact read by this skill's goldens is left to move"]))
+            dropped.append(
+                Dropped(
+                    edit_id=edit_id,
+                    skill=skill,
+                    type="D1",
+                    variant=variant,
+                    reasons=reasons or ["no volatile fact read by this skill's goldens is left to move"],
+                )
+            )
     return kept, dropped
 
 
@@ -278,7 +316,14 @@ def _selected_tasks(tasks: Sequence[Task], skills: Sequence[str]) -> list[Task]:
     return [t for t in tasks if t.skill is None or t.skill in skills]
 
 
-def _plan(project: Project, n_tasks: int, skills: Sequence[str], types: Sequence[str], options: BuildOptions, tasks_per_skill: float) -> dict[str, int]:
+def _plan(
+    project: Project,
+    n_tasks: int,
+    skills: Sequence[str],
+    types: Sequence[str],
+    options: BuildOptions,
+    tasks_per_skill: float,
+) -> dict[str, int]:
     calls: dict[str, int] = {}
     if options.goldens:
         calls["bless"] = n_tasks
@@ -294,7 +339,13 @@ def _plan(project: Project, n_tasks: int, skills: Sequence[str], types: Sequence
     return calls
 
 
-def build_bench(root: Path, options: BuildOptions, *, report: Report = lambda _line: None, confirm: Callable[[str], bool] | None = None) -> BuildResult:
+def build_bench(
+    root: Path,
+    options: BuildOptions,
+    *,
+    report: Report = lambda _line: None,
+    confirm: Callable[[str], bool] | None = None,
+) -> BuildResult:
     """Build goldens, controls and injected regressions for the selected skills and types."""
     started = time.perf_counter()
     paths = BenchPaths.at(root)
@@ -303,9 +354,13 @@ def build_bench(root: Path, options: BuildOptions, *, report: Report = lambda _l
     skills = list(options.skills) if options.skills else sorted(source_skills)
     missing = [s for s in skills if s not in source_skills]
     if missing:
-        raise InputError(f"unknown skill(s): {', '.join(missing)} (in {paths.rel(paths.skills)}: {', '.join(sorted(source_skills))})")
+        raise InputError(
+            f"unknown skill(s): {', '.join(missing)} (in {paths.rel(paths.skills)}: {', '.join(sorted(source_skills))})"
+        )
     types = list(options.types) if options.types else list(ALL_TYPES)
-    stage_types = [t for t in types if (t in REGRESSION_TYPES and options.inject) or (t in CONTROL_TYPES and options.controls)]
+    stage_types = [
+        t for t in types if (t in REGRESSION_TYPES and options.inject) or (t in CONTROL_TYPES and options.controls)
+    ]
     work = (options.work or root / DEFAULT_WORK).resolve()
     home = work / "home"
     project = scratch_repo(paths, work / "repo", home, with_goldens=True)
@@ -316,7 +371,12 @@ def build_bench(root: Path, options: BuildOptions, *, report: Report = lambda _l
 
     with closing(open_store(home)) as store:
         if not simulated:
-            plan = estimate(project.config, _plan(project, len(tasks), skills, stage_types, options, per_skill), store=store, budgets=BUILD_BUDGETS)
+            plan = estimate(
+                project.config,
+                _plan(project, len(tasks), skills, stage_types, options, per_skill),
+                store=store,
+                budgets=BUILD_BUDGETS,
+            )
             report(plan.render())
             check_affordable(store, plan)
             if not options.yes and not (confirm is not None and confirm(f"Spend up to ${plan.total_usd:.2f}?")):
@@ -334,12 +394,21 @@ def build_bench(root: Path, options: BuildOptions, *, report: Report = lambda _l
             goldens = load_goldens(project.path("goldens"))
             absent = [t.id for t in tasks if t.id not in goldens]
             if absent and stage_types:
-                raise InputError(f"no golden for {len(absent)} task(s), e.g. {absent[0]}: build without --no-goldens first")
-            env = ReplayEnv(project, load_tasks(project.path("tasks")), goldens, load_skills(project.path("skills")), gateway.model("agent", "replay"))
+                raise InputError(
+                    f"no golden for {len(absent)} task(s), e.g. {absent[0]}: build without --no-goldens first"
+                )
+            env = ReplayEnv(
+                project,
+                load_tasks(project.path("tasks")),
+                goldens,
+                load_skills(project.path("skills")),
+                gateway.model("agent", "replay"),
+            )
             built: list[tuple[Edit, list[PairCheck]]] = []
             contexts = env.inject_context
             proposer: Proposer = (
-                TemplateProposer(contexts) if simulated
+                TemplateProposer(contexts)
+                if simulated
                 else ModelProposer(gateway.model("injector", "inject"), paths.injector_prompt, contexts)
             )
             fixtures = FixtureSearch(project.root / paths.rel(paths.fixtures))
@@ -353,7 +422,9 @@ def build_bench(root: Path, options: BuildOptions, *, report: Report = lambda _l
                         kept, dropped = build_d1(env, skill, work / "overlays", fixtures)
                     else:
                         r_type: EditType = edit_type  # type: ignore[assignment]
-                        outcome = inject_type(env, skill, r_type, proposer, base_content_hash=env.skills[skill].content_hash)
+                        outcome = inject_type(
+                            env, skill, r_type, proposer, base_content_hash=env.skills[skill].content_hash
+                        )
                         kept, dropped = outcome.kept, outcome.dropped
                     built.extend(kept)
                     result.dropped.extend(dropped)

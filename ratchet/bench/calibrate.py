@@ -107,8 +107,13 @@ def split_pairs(labels: dict[str, bool], seed: int) -> PairSplit:
         parts["train"] += keys[:train_end]
         parts["calibration"] += keys[train_end:calibration_end]
         parts["held_out"] += keys[calibration_end:]
-    return PairSplit(seed=seed, fractions=dict(SPLIT_FRACTIONS), train=sorted(parts["train"]),
-                     calibration=sorted(parts["calibration"]), held_out=sorted(parts["held_out"]))
+    return PairSplit(
+        seed=seed,
+        fractions=dict(SPLIT_FRACTIONS),
+        train=sorted(parts["train"]),
+        calibration=sorted(parts["calibration"]),
+        held_out=sorted(parts["held_out"]),
+    )
 
 
 def _pair_labels(by_tier: dict[str, list[LabeledOpinion]], where: Path) -> dict[str, bool]:
@@ -117,8 +122,10 @@ def _pair_labels(by_tier: dict[str, list[LabeledOpinion]], where: Path) -> dict[
         for opinion in opinions:
             seen = labels.setdefault(_key(opinion), opinion.label_regression)
             if seen != opinion.label_regression:
-                raise InputError(f"pair {_key(opinion)} is labeled differently in two runs: re-run them against "
-                                 "the same labels", path=where)
+                raise InputError(
+                    f"pair {_key(opinion)} is labeled differently in two runs: re-run them against the same labels",
+                    path=where,
+                )
     return labels
 
 
@@ -134,12 +141,18 @@ def calibrate(results_dir: Path, base: GateConfig, *, alpha: float, delta: float
     results = read_report_source(results_dir)
     by_tier = labeled_opinions_by_tier(results)
     if not by_tier:
-        raise InputError("no labeled judge opinions here: run the judge configurations first "
-                         "(ratchet bench run --config nano_only, super_only, ultra_only or cascade)", path=results_dir)
+        raise InputError(
+            "no labeled judge opinions here: run the judge configurations first "
+            "(ratchet bench run --config nano_only, super_only, ultra_only or cascade)",
+            path=results_dir,
+        )
     everything = [o for opinions in by_tier.values() for o in opinions]
     if all(o.confidence == 0.0 for o in everything):
-        raise InputError("every judge opinion has confidence 0 (a summary.json cut before confidences were kept): "
-                         "regenerate it with ratchet bench report on the full results.json", path=results_dir)
+        raise InputError(
+            "every judge opinion has confidence 0 (a summary.json cut before confidences were kept): "
+            "regenerate it with ratchet bench report on the full results.json",
+            path=results_dir,
+        )
     labels = _pair_labels(by_tier, results_dir)
     split = split_pairs(labels, seed)
     calibration_keys, held_out_keys = set(split.calibration), set(split.held_out)
@@ -150,14 +163,28 @@ def calibrate(results_dir: Path, base: GateConfig, *, alpha: float, delta: float
         on_calibration = [o for o in mine if _key(o) in calibration_keys]
         on_held_out = [o for o in mine if _key(o) in held_out_keys]
         choice = fixed_sequence_threshold(on_calibration, alpha=alpha, delta=delta, escalated=step.escalate_on)
-        tiers.append(TierCalibration(
-            tier=step.tier, sources=sources.get(step.tier, []), base_threshold=step.threshold,
-            escalated=list(step.escalate_on), last_tier=index == len(base.tiers) - 1,
-            calibration_opinions=len(on_calibration), choice=choice,
-            held_out=held_out_check(on_held_out, choice, alpha=alpha, escalated=step.escalate_on),
-        ))
-    return Calibration(simulated=results.simulated, dataset_digest=results.dataset_digest, base_config=base.name,
-                       alpha=alpha, delta=delta, labeled_pairs=len(labels), split=split, tiers=tiers)
+        tiers.append(
+            TierCalibration(
+                tier=step.tier,
+                sources=sources.get(step.tier, []),
+                base_threshold=step.threshold,
+                escalated=list(step.escalate_on),
+                last_tier=index == len(base.tiers) - 1,
+                calibration_opinions=len(on_calibration),
+                choice=choice,
+                held_out=held_out_check(on_held_out, choice, alpha=alpha, escalated=step.escalate_on),
+            )
+        )
+    return Calibration(
+        simulated=results.simulated,
+        dataset_digest=results.dataset_digest,
+        base_config=base.name,
+        alpha=alpha,
+        delta=delta,
+        labeled_pairs=len(labels),
+        split=split,
+        tiers=tiers,
+    )
 
 
 # The report -------------------------------------------------------------------------------------
@@ -206,26 +233,38 @@ def render_calibration(calibration: Calibration) -> str:
         lines.append(
             f"| {t.tier} | {', '.join(t.sources) or 'none'} | {_threshold(t)} | {_guarantee(t)} | {t.calibration_opinions} "
             f"| {t.choice.accepted} | {t.choice.errors} | {bound} | {_share(t.held_out.coverage)} "
-            f"| {_share(t.held_out.agreement)} | {_held_out_target(t.held_out)} |")
+            f"| {_share(t.held_out.agreement)} | {_held_out_target(t.held_out)} |"
+        )
     lines += ["", "Notes:", ""]
-    lines.append("- Coverage is the share of the held-out pairs a tier was asked about that it settles; agreement "
-                 "is over the opinions it settles.")
+    lines.append(
+        "- Coverage is the share of the held-out pairs a tier was asked about that it settles; agreement "
+        "is over the opinions it settles."
+    )
     for t in c.tiers:
         if t.escalated:
-            lines.append(f"- {t.tier} escalates {', '.join(t.escalated)} whatever its confidence: those verdicts "
-                         "are never accepted and the guarantee does not cover them.")
+            lines.append(
+                f"- {t.tier} escalates {', '.join(t.escalated)} whatever its confidence: those verdicts "
+                "are never accepted and the guarantee does not cover them."
+            )
     for t in c.tiers:
         if t.choice.never_accept:
-            lines.append(f"- {t.tier}: no threshold passed, so it must never settle a pair. Threshold 1.0 stands "
-                         "for 1.01 (above every confidence); a written config also makes it escalate every verdict.")
+            lines.append(
+                f"- {t.tier}: no threshold passed, so it must never settle a pair. Threshold 1.0 stands "
+                "for 1.01 (above every confidence); a written config also makes it escalate every verdict."
+            )
     for t in c.tiers:
         if t.last_tier:
-            lines.append(f"- {t.tier} is the last tier: the cascade takes its opinion whatever the threshold, so its "
-                         "threshold says how far it can be trusted, not what it decides.")
+            lines.append(
+                f"- {t.tier} is the last tier: the cascade takes its opinion whatever the threshold, so its "
+                "threshold says how far it can be trusted, not what it decides."
+            )
     lines += ["", "## Thresholds tested", ""]
     for t in c.tiers:
-        tested = ", ".join(f"{s.threshold:.2f} ({s.errors}/{s.accepted}, bound {s.upper_bound:.3f}, "
-                           f"{'rejected' if s.rejected else 'stop'})" for s in t.choice.steps)
+        tested = ", ".join(
+            f"{s.threshold:.2f} ({s.errors}/{s.accepted}, bound {s.upper_bound:.3f}, "
+            f"{'rejected' if s.rejected else 'stop'})"
+            for s in t.choice.steps
+        )
         lines.append(f"- {t.tier}: {tested or 'none (no calibration opinion it could settle)'}")
     return "\n".join(lines) + "\n"
 
@@ -254,21 +293,26 @@ def calibrated_config_text(base: GateConfig, calibration: Calibration, path: Pat
     """The YAML of `base` with calibrated thresholds, named after `path`, validated before it is written."""
     raw = base.model_dump(mode="json", exclude_unset=True)
     by_tier = {t.tier: t for t in calibration.tiers}
-    raw["tiers"] = [_calibrated_step(r, by_tier.get(s.tier)) for r, s in zip(raw.get("tiers", []), base.tiers,
-                                                                             strict=True)]
+    raw["tiers"] = [
+        _calibrated_step(r, by_tier.get(s.tier)) for r, s in zip(raw.get("tiers", []), base.tiers, strict=True)
+    ]
     raw["schema_version"] = base.schema_version
     raw["name"] = path.stem
     never = [t.tier for t in calibration.tiers if t.choice.never_accept]
     raw["description"] = (
         f"{base.name} with thresholds from ratchet bench calibrate (alpha {calibration.alpha:g}, "
         f"delta {calibration.delta:g}, seed {calibration.split.seed}; fixed sequence testing, Clopper-Pearson)"
-        + (f"; never accept: {', '.join(never)}" if never else "") + "."
+        + (f"; never accept: {', '.join(never)}" if never else "")
+        + "."
     )
     if base.judge_prompt is not None:
         raw["judge_prompt"] = Path(os.path.relpath(base.prompt_path().resolve(), path.resolve().parent)).as_posix()
     parse_gate_config(raw, source=str(path))
-    head = (f"# Written by ratchet bench calibrate from gate config {base.name!r}"
-            + (" on SIMULATED judges" if calibration.simulated else "") + "; see calibration.md.\n")
+    head = (
+        f"# Written by ratchet bench calibrate from gate config {base.name!r}"
+        + (" on SIMULATED judges" if calibration.simulated else "")
+        + "; see calibration.md.\n"
+    )
     return head + yaml.safe_dump(raw, sort_keys=False, allow_unicode=True, default_flow_style=False)
 
 

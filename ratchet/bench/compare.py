@@ -61,8 +61,11 @@ def compare_results(a: BenchResults, b: BenchResults, *, names: tuple[str, str] 
     lines.append(f"A = {names[0]} (dataset {a.dataset_digest[:12]}), B = {names[1]} (dataset {b.dataset_digest[:12]})")
     if a.dataset_digest != b.dataset_digest:
         lines.append("note: the datasets differ; differences mix gate and data changes")
-    lines.append(f"noise band: {_fmt(band)} (1 - E6 noise floor; '!' marks a rate that moved more)" if band is not None
-                 else "noise band: unknown (no noise run on either side); nothing is flagged")
+    lines.append(
+        f"noise band: {_fmt(band)} (1 - E6 noise floor; '!' marks a rate that moved more)"
+        if band is not None
+        else "noise band: unknown (no noise run on either side); nothing is flagged"
+    )
     shared = [c for c in ma if c in mb and a.runs[c].mode != "noise"]
     if not shared:
         raise InputError("the two results directories share no configuration to compare")

@@ -170,7 +170,7 @@ def moved_value(value: Any) -> Any:
         text = repr(value)
         decimals = len(text.split(".")[1]) if "." in text else 2
         moved = round(value * 1.0125, decimals)
-        return moved if moved != value else round(value + 10 ** -decimals, decimals)
+        return moved if moved != value else round(value + 10**-decimals, decimals)
     if isinstance(value, str):
         version = re.fullmatch(r"(v?)(\d+)\.(\d+)\.(\d+)", value)
         if version:

@@ -45,9 +45,15 @@ def _edit_diff(data: BenchData, edit: Edit, catalog: ToolCatalog, analysers: Ana
     folder = posixpath.join(posixpath.normpath(config.paths.skills), edit.skill)
     path = f"{folder}/{SKILL_FILE}"
     skill = diff_skill_folder(
-        skill=edit.skill, folder=folder, base={path: data.skill_texts.get(edit.skill, "").encode()},
-        head={path: edit.skill_md.encode()}, harness=config.harness.name, catalog=catalog, analysers=analysers,
-        scratch=scratch / edit.id)
+        skill=edit.skill,
+        folder=folder,
+        base={path: data.skill_texts.get(edit.skill, "").encode()},
+        head={path: edit.skill_md.encode()},
+        harness=config.harness.name,
+        catalog=catalog,
+        analysers=analysers,
+        scratch=scratch / edit.id,
+    )
     base, head = edit_labels(edit)
     return EditDiff(base=base, head=head, harness=config.harness.name, skills=[skill])
 
@@ -63,20 +69,29 @@ def bench_diffs(data: BenchData) -> tuple[dict[str, EditDiff], DiffClassifierRun
     with scratch_folder(data.project.home) as scratch:
         diffs = {edit_id: _edit_diff(data, data.edits[edit_id], catalog, analysers, scratch) for edit_id in ids}
         corpus = read_corpus(corpus_dir) if corpus_dir.is_dir() else []
-        corpus_outcomes = [Outcome.of(edit, edit.diff(catalog=catalog, analysers=analysers, scratch=scratch / edit.id))
-                           for edit in corpus]
+        corpus_outcomes = [
+            Outcome.of(edit, edit.diff(catalog=catalog, analysers=analysers, scratch=scratch / edit.id))
+            for edit in corpus
+        ]
     bench = [_bench_outcome(data, edit_id, diffs[edit_id]) for edit_id in ids]
     return diffs, DiffClassifierRun(
-        corpus_dir=CORPUS_DIR if corpus_dir.is_dir() else "", analysers=_analyser_names(analysers),
-        corpus=corpus_outcomes, bench=bench)
+        corpus_dir=CORPUS_DIR if corpus_dir.is_dir() else "",
+        analysers=_analyser_names(analysers),
+        corpus=corpus_outcomes,
+        bench=bench,
+    )
 
 
 def _bench_outcome(data: BenchData, edit_id: str, diff: EditDiff) -> Outcome:
     """What the classifier said of one bench edit, scored by its (effective) label's type."""
     edit = data.edits[edit_id]
-    labelled = LabelledEdit(id=edit_id, group=data.labels[edit_id].type,
-                            base={SKILL_FILE: data.skill_texts.get(edit.skill, "")}, head={SKILL_FILE: edit.skill_md},
-                            expected=[])
+    labelled = LabelledEdit(
+        id=edit_id,
+        group=data.labels[edit_id].type,
+        base={SKILL_FILE: data.skill_texts.get(edit.skill, "")},
+        head={SKILL_FILE: edit.skill_md},
+        expected=[],
+    )
     return Outcome.of(labelled, diff.skills[0])
 
 

@@ -25,7 +25,11 @@ def _files(base: Path) -> list[Path]:
         return [base]
     if not base.is_dir():
         return []
-    return sorted(p for p in base.rglob("*") if p.is_file() and not any(part.startswith(".") for part in p.relative_to(base).parts))
+    return sorted(
+        p
+        for p in base.rglob("*")
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(base).parts)
+    )
 
 
 def digest_parts(paths: BenchPaths) -> dict[str, str]:

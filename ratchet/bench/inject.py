@@ -26,12 +26,24 @@ MAX_TRIES = 3
 R_VARIANTS = 2
 
 TYPE_NAMES: dict[str, tuple[str, str]] = {
-    "R1": ("Logic drift", "Change one step so the output is subtly wrong: a total, an ordering, a filter or a comparison."),
+    "R1": (
+        "Logic drift",
+        "Change one step so the output is subtly wrong: a total, an ordering, a filter or a comparison.",
+    ),
     "R2": ("Dropped field", "Remove one required element of the output (a field, a line, a recipient)."),
-    "R3": ("Tool-argument change", "Keep the same tool call but change one of its arguments (a label, a branch, a date, a currency)."),
-    "R4": ("Scope creep", "Add a step that makes a new write, send, spend or destroy call with one of the offered tools."),
+    "R3": (
+        "Tool-argument change",
+        "Keep the same tool call but change one of its arguments (a label, a branch, a date, a currency).",
+    ),
+    "R4": (
+        "Scope creep",
+        "Add a step that makes a new write, send, spend or destroy call with one of the offered tools.",
+    ),
     "R5": ("Trigger over-firing", "Broaden the frontmatter description so the skill also fires on unrelated requests."),
-    "R6": ("Trigger under-firing", "Narrow the frontmatter description so the skill stops firing on the requests it is for."),
+    "R6": (
+        "Trigger under-firing",
+        "Narrow the frontmatter description so the skill stops firing on the requests it is for.",
+    ),
 }
 
 
@@ -45,7 +57,9 @@ class Candidate:
 class Proposer(Protocol):
     source: str
 
-    def __call__(self, skill: str, text: str, edit_type: str, variant: int, attempt: int, feedback: str) -> Candidate | None:
+    def __call__(
+        self, skill: str, text: str, edit_type: str, variant: int, attempt: int, feedback: str
+    ) -> Candidate | None:
         """A proposed variant, or None when the proposer has nothing (more) to offer."""
         ...
 
@@ -59,11 +73,18 @@ class TemplateProposer:
         self.contexts = contexts
         self.used: dict[tuple[str, str], set[str]] = {}
 
-    def __call__(self, skill: str, text: str, edit_type: str, variant: int, attempt: int, feedback: str) -> Candidate | None:
+    def __call__(
+        self, skill: str, text: str, edit_type: str, variant: int, attempt: int, feedback: str
+    ) -> Candidate | None:
         used = self.used.setdefault((skill, edit_type), set())
         proposal = propose(
-            text, name=skill, edit_type=edit_type, variant=variant, attempt=attempt,
-            context=self.contexts(skill), exclude=frozenset(used),
+            text,
+            name=skill,
+            edit_type=edit_type,
+            variant=variant,
+            attempt=attempt,
+            context=self.contexts(skill),
+            exclude=frozenset(used),
         )
         if proposal is None:
             return None
@@ -79,7 +100,9 @@ class ModelProposer:
 
     source = "injector"
 
-    def __init__(self, model: ChatModel, prompt_path: Path, contexts: Callable[[str], InjectContext], *, max_tokens: int = 4000) -> None:
+    def __init__(
+        self, model: ChatModel, prompt_path: Path, contexts: Callable[[str], InjectContext], *, max_tokens: int = 4000
+    ) -> None:
         try:
             self.template = prompt_path.read_text(encoding="utf-8")
         except OSError as exc:
@@ -91,25 +114,37 @@ class ModelProposer:
     def prompt(self, skill: str, text: str, edit_type: str, variant: int, attempt: int, feedback: str) -> str:
         name, definition = TYPE_NAMES[edit_type]
         context = self.contexts(skill)
-        tools = "\n".join(
-            f"- {t.name} [{t.effect}]({', '.join(p[0] for p in t.params)})" for t in context.tools
-        )
+        tools = "\n".join(f"- {t.name} [{t.effect}]({', '.join(p[0] for p in t.params)})" for t in context.tools)
         values = {
-            "type": edit_type, "type_name": name, "type_definition": definition, "skill_name": skill,
-            "skill_md": text, "tools": tools, "variant": str(variant), "attempt": str(attempt),
+            "type": edit_type,
+            "type_name": name,
+            "type_definition": definition,
+            "skill_name": skill,
+            "skill_md": text,
+            "tools": tools,
+            "variant": str(variant),
+            "attempt": str(attempt),
             "feedback": feedback or "(first try)",
         }
         return re.sub(r"\{\{(\w+)\}\}", lambda m: values.get(m.group(1), m.group(0)), self.template)
 
-    def __call__(self, skill: str, text: str, edit_type: str, variant: int, attempt: int, feedback: str) -> Candidate | None:
+    def __call__(
+        self, skill: str, text: str, edit_type: str, variant: int, attempt: int, feedback: str
+    ) -> Candidate | None:
         content = self.prompt(skill, text, edit_type, variant, attempt, feedback)
         seed = int.from_bytes(f"{skill}|{edit_type}|{variant}|{attempt}".encode()[:8].ljust(8, b"\0"), "big") % (2**31)
-        request = ChatRequest(messages=[Message(role="user", content=content)], seed=seed, temperature=0, max_tokens=self.max_tokens)
+        request = ChatRequest(
+            messages=[Message(role="user", content=content)], seed=seed, temperature=0, max_tokens=self.max_tokens
+        )
         reply = self.model.complete(request).message.content or ""
         match = _FENCE.search(reply)
         edited = (match.group(1) if match else reply).strip() + "\n"
         summary = next((line.strip() for line in reply.splitlines() if line.lower().startswith("change:")), "")
-        return Candidate(edited, summary.removeprefix("Change:").removeprefix("change:").strip() or f"{edit_type} by the injector", f"model|{attempt}")
+        return Candidate(
+            edited,
+            summary.removeprefix("Change:").removeprefix("change:").strip() or f"{edit_type} by the injector",
+            f"model|{attempt}",
+        )
 
 
 @dataclass
@@ -120,7 +155,9 @@ class InjectOutcome:
     dropped: list[Dropped] = field(default_factory=list)
 
 
-def inject_type(env: ReplayEnv, skill: str, edit_type: EditType, proposer: Proposer, *, base_content_hash: str) -> InjectOutcome:
+def inject_type(
+    env: ReplayEnv, skill: str, edit_type: EditType, proposer: Proposer, *, base_content_hash: str
+) -> InjectOutcome:
     """Up to R_VARIANTS kept variants of one type for one skill."""
     text = (env.project.path("skills") / skill / "SKILL.md").read_text(encoding="utf-8")
     outcome = InjectOutcome()
@@ -137,20 +174,31 @@ def inject_type(env: ReplayEnv, skill: str, edit_type: EditType, proposer: Propo
             if candidate is None:
                 reasons.append(f"try {attempt}: no further {edit_type} mutation applies to this skill")
                 break
-            kept, reason = _try(env, skill, edit_type, variant, attempt, candidate, text, proposer.source, base_content_hash)
+            kept, reason = _try(
+                env, skill, edit_type, variant, attempt, candidate, text, proposer.source, base_content_hash
+            )
             if kept is not None:
                 break
             reasons.append(f"try {attempt}: {reason}")
         if kept is None:
-            outcome.dropped.append(Dropped(edit_id=edit_id, skill=skill, type=edit_type, variant=variant, reasons=reasons))
+            outcome.dropped.append(
+                Dropped(edit_id=edit_id, skill=skill, type=edit_type, variant=variant, reasons=reasons)
+            )
         else:
             outcome.kept.append(kept)
     return outcome
 
 
 def _try(
-    env: ReplayEnv, skill: str, edit_type: EditType, variant: int, attempt: int, candidate: Candidate,
-    text: str, source: str, base_content_hash: str,
+    env: ReplayEnv,
+    skill: str,
+    edit_type: EditType,
+    variant: int,
+    attempt: int,
+    candidate: Candidate,
+    text: str,
+    source: str,
+    base_content_hash: str,
 ) -> tuple[tuple[Edit, list[PairCheck]] | None, str]:
     if candidate.skill_md == text:
         return None, "the proposal does not change the skill"
@@ -163,8 +211,14 @@ def _try(
         why = f"{failed} replay(s) failed" if failed else "no golden diverged"
         return None, f"does not manifest: {why} over {len(checks)} affected golden(s) ({candidate.description})"
     edit = Edit(
-        id=f"{skill}.{edit_type}.{variant}", skill=skill, type=edit_type, variant=variant,
-        description=candidate.description, skill_md=candidate.skill_md, base_content_hash=base_content_hash,
-        source="template" if source == "template" else "injector", tries=attempt,
+        id=f"{skill}.{edit_type}.{variant}",
+        skill=skill,
+        type=edit_type,
+        variant=variant,
+        description=candidate.description,
+        skill_md=candidate.skill_md,
+        base_content_hash=base_content_hash,
+        source="template" if source == "template" else "injector",
+        tries=attempt,
     )
     return (edit, checks), ""

@@ -39,15 +39,21 @@ class JournalRun(BaseModel):
     dataset_digest: str
     dataset: DatasetInfo
     diff_classifier: DiffClassifierRun | None = Field(
-        default=None, exclude_if=lambda value: value is None,
-        description="The behavioural diff's classifier measured as the run started (ratchet.bench.diffs).")
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="The behavioural diff's classifier measured as the run started (ratchet.bench.diffs).",
+    )
     run: BenchConfigRun = Field(description="The configuration's run as it started, its edits and noise left out.")
 
 
 def journal_run(out: Path, results: BenchResults, run: BenchConfigRun) -> None:
     """The run's header, journaled as the run starts: the journal alone then rebuilds what finished."""
-    header = JournalRun(dataset_digest=results.dataset_digest, dataset=results.dataset,
-                        diff_classifier=results.diff_classifier, run=run.model_copy(update={"edits": {}, "noise": {}}))
+    header = JournalRun(
+        dataset_digest=results.dataset_digest,
+        dataset=results.dataset,
+        diff_classifier=results.diff_classifier,
+        run=run.model_copy(update={"edits": {}, "noise": {}}),
+    )
     atomic_write_text(out / JOURNAL_DIR / run.config / JOURNAL_RUN, canonical_dumps(header.model_dump(mode="json")))
 
 

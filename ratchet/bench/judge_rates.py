@@ -95,8 +95,10 @@ class TierRates(BaseModel):
     """One judge tier's error rates on labeled pairs."""
 
     tier: str
-    source: str = Field(description="The runs the opinions were read from (its single-tier run, else cascade; "
-                        "then the E6 noise run), comma-separated.")
+    source: str = Field(
+        description="The runs the opinions were read from (its single-tier run, else cascade; "
+        "then the E6 noise run), comma-separated."
+    )
     model: str = Field(description="The tier's model in that run.")
     agent_model: str = Field(description="The agent's model in that run.")
     positives: int = Field(description="Labeled regression pairs the tier judged.")
@@ -132,8 +134,16 @@ def _flag(tpr: Rate, fpr: Rate, floor: float, ceiling: float) -> str | None:
     return "; ".join(reasons) or None
 
 
-def tier_rates(tier: str, opinions: Iterable[LabeledOpinion], *, source: str, model: str, agent_model: str,
-               tpr_floor: float, fpr_ceiling: float) -> TierRates:
+def tier_rates(
+    tier: str,
+    opinions: Iterable[LabeledOpinion],
+    *,
+    source: str,
+    model: str,
+    agent_model: str,
+    tpr_floor: float,
+    fpr_ceiling: float,
+) -> TierRates:
     """One tier's rates from its labeled opinions."""
     opinions = list(opinions)
     positives = [o for o in opinions if o.label_regression]
@@ -141,9 +151,18 @@ def tier_rates(tier: str, opinions: Iterable[LabeledOpinion], *, source: str, mo
     tpr = rate(sum(o.verdict == "regression" for o in positives), len(positives))
     fpr = rate(sum(o.verdict == "regression" for o in negatives), len(negatives))
     unsure = rate(sum(o.verdict == "unsure" for o in opinions), len(opinions))
-    return TierRates(tier=tier, source=source, model=model, agent_model=agent_model, positives=len(positives),
-                     negatives=len(negatives), tpr=tpr, fpr=fpr, unsure=unsure,
-                     flagged=_flag(tpr, fpr, tpr_floor, fpr_ceiling))
+    return TierRates(
+        tier=tier,
+        source=source,
+        model=model,
+        agent_model=agent_model,
+        positives=len(positives),
+        negatives=len(negatives),
+        tpr=tpr,
+        fpr=fpr,
+        unsure=unsure,
+        flagged=_flag(tpr, fpr, tpr_floor, fpr_ceiling),
+    )
 
 
 def family_warning(row: TierRates) -> str | None:
@@ -154,12 +173,15 @@ def family_warning(row: TierRates) -> str | None:
     family = model_family(row.model)
     if family != model_family(row.agent_model):
         return None
-    return (f"{row.tier} judge {row.model} and the agent {row.agent_model} are both the {family} family: "
-            "a judge may prefer its own family's output; judge with another family, or read its FPR with care")
+    return (
+        f"{row.tier} judge {row.model} and the agent {row.agent_model} are both the {family} family: "
+        "a judge may prefer its own family's output; judge with another family, or read its FPR with care"
+    )
 
 
-def judge_rates(results: BenchResults, config: GateConfig, labels: Mapping[str, Label] | None = None,
-                reviews: Iterable[Review] = ()) -> JudgeRates:
+def judge_rates(
+    results: BenchResults, config: GateConfig, labels: Mapping[str, Label] | None = None, reviews: Iterable[Review] = ()
+) -> JudgeRates:
     """Per-tier TPR, FPR and unsure share with Wilson intervals, flags against `config`, and warnings.
 
     labels/reviews as ratchet.bench.labeled.labeled_opinions takes them (None: the labels in the results).
@@ -169,12 +191,26 @@ def judge_rates(results: BenchResults, config: GateConfig, labels: Mapping[str, 
     for tier, opinions in labeled_opinions_by_tier(results, labels, reviews).items():
         run = results.runs[sources[tier][0]]  # the tier's own run: the model it names is the one measured
         used = [name for name in sources[tier] if any(o.config == name for o in opinions)]
-        rows.append(tier_rates(tier, opinions, source=", ".join(used), model=run.models.get(tier, ""),
-                               agent_model=run.models.get("agent", ""), tpr_floor=config.judge_tpr_floor,
-                               fpr_ceiling=config.judge_fpr_ceiling))
+        rows.append(
+            tier_rates(
+                tier,
+                opinions,
+                source=", ".join(used),
+                model=run.models.get(tier, ""),
+                agent_model=run.models.get("agent", ""),
+                tpr_floor=config.judge_tpr_floor,
+                fpr_ceiling=config.judge_fpr_ceiling,
+            )
+        )
     warnings = [w for w in (family_warning(row) for row in rows) if w is not None]
-    return JudgeRates(simulated=results.simulated, gate_config=config.name, tpr_floor=config.judge_tpr_floor,
-                      fpr_ceiling=config.judge_fpr_ceiling, tiers=rows, warnings=warnings)
+    return JudgeRates(
+        simulated=results.simulated,
+        gate_config=config.name,
+        tpr_floor=config.judge_tpr_floor,
+        fpr_ceiling=config.judge_fpr_ceiling,
+        tiers=rows,
+        warnings=warnings,
+    )
 
 
 def _interval(r: Rate) -> str:
@@ -183,20 +219,26 @@ def _interval(r: Rate) -> str:
 
 def rates_table(rates: JudgeRates) -> list[str]:
     """The per-tier table as Markdown lines (the CLI prints it, the bench report embeds it)."""
-    lines = ["| tier | from | model | labeled pairs | TPR [95% CI] | FPR [95% CI] | unsure | flag |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| tier | from | model | labeled pairs | TPR [95% CI] | FPR [95% CI] | unsure | flag |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for row in rates.tiers:
-        lines.append(f"| {row.tier} | {row.source} | {row.model or 'unknown'} | {row.positives + row.negatives} "
-                     f"({row.positives} regression, {row.negatives} not) | {_interval(row.tpr)} | "
-                     f"{_interval(row.fpr)} | {_pct(row.unsure.share)} | {row.flagged or 'ok'} |")
+        lines.append(
+            f"| {row.tier} | {row.source} | {row.model or 'unknown'} | {row.positives + row.negatives} "
+            f"({row.positives} regression, {row.negatives} not) | {_interval(row.tpr)} | "
+            f"{_interval(row.fpr)} | {_pct(row.unsure.share)} | {row.flagged or 'ok'} |"
+        )
     return lines
 
 
 def render_text(rates: JudgeRates) -> str:
     """What `ratchet judges` prints: the banner when simulated, the thresholds, the table, the warnings."""
     lines = [f"{SIMULATED_BANNER}", ""] if rates.simulated else []
-    lines.append(f"judges: TPR floor {_pct(rates.tpr_floor)}, FPR ceiling {_pct(rates.fpr_ceiling)} "
-                 f"(gate config {rates.gate_config}); 95% Wilson intervals")
+    lines.append(
+        f"judges: TPR floor {_pct(rates.tpr_floor)}, FPR ceiling {_pct(rates.fpr_ceiling)} "
+        f"(gate config {rates.gate_config}); 95% Wilson intervals"
+    )
     lines += ["", *rates_table(rates)]
     if rates.warnings:
         lines += ["", *(f"warning: {w}" for w in rates.warnings)]
@@ -209,12 +251,14 @@ def judge_rates_of_dir(results_dir: Path, *, labels_file: Path, config: str, pro
     InputError (one line) for a missing directory, no results, no labels file, or no labeled pair judged.
     """
     if not results_dir.is_dir():
-        raise InputError("no such results directory: pass --results, or run `ratchet bench smoke` first",
-                         path=results_dir)
+        raise InputError(
+            "no such results directory: pass --results, or run `ratchet bench smoke` first", path=results_dir
+        )
     results = read_report_source(results_dir)
     if not results.runs:
-        raise InputError("no results.json or summary.json here: run `ratchet bench run` into it first",
-                         path=results_dir)
+        raise InputError(
+            "no results.json or summary.json here: run `ratchet bench run` into it first", path=results_dir
+        )
     found = read_labels(labels_file)
     if found is None:
         raise InputError("no labels file: pass --labels, or run `ratchet bench build` first", path=labels_file)
@@ -222,6 +266,9 @@ def judge_rates_of_dir(results_dir: Path, *, labels_file: Path, config: str, pro
     gate = resolve_gate_config(config, project_root=project_root)
     rates = judge_rates(results, gate, {label.edit_id: label for label in found.labels}, reviews)
     if not rates.tiers:
-        raise InputError(f"no labeled pair reached a judge: no pair that {labels_file} labels has a judge opinion "
-                         "(Level 0 decided them all, or the runs have no judge tiers)", path=results_dir)
+        raise InputError(
+            f"no labeled pair reached a judge: no pair that {labels_file} labels has a judge opinion "
+            "(Level 0 decided them all, or the runs have no judge tiers)",
+            path=results_dir,
+        )
     return rates

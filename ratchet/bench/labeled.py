@@ -48,7 +48,8 @@ class LabeledOpinion(BaseModel):
     verdict: JudgeVerdict
     confidence: float = Field(ge=0.0, le=1.0)
     origin: Literal["label", "unchanged"] = Field(
-        default="label", description="label: the edit's pair label; unchanged: an E6 replay of the unchanged skill.")
+        default="label", description="label: the edit's pair label; unchanged: an E6 replay of the unchanged skill."
+    )
 
 
 def _scored_labels(run: BenchConfigRun) -> dict[str, dict[str, Outcome]]:
@@ -64,10 +65,20 @@ def _unchanged_opinions(run: BenchConfigRun) -> list[LabeledOpinion]:
     found: list[LabeledOpinion] = []
     for task_id in sorted(run.noise):
         for index, pair in enumerate(run.noise[task_id].outcomes):
-            found += [LabeledOpinion(config=run.config, edit_id=f"{UNCHANGED_EDIT}{index}", task_id=task_id,
-                                     tier=o.tier, label_regression=False, verdict=o.verdict, confidence=o.confidence,
-                                     origin="unchanged")
-                      for o in _judged(pair.opinions) if o.verdict is not None]
+            found += [
+                LabeledOpinion(
+                    config=run.config,
+                    edit_id=f"{UNCHANGED_EDIT}{index}",
+                    task_id=task_id,
+                    tier=o.tier,
+                    label_regression=False,
+                    verdict=o.verdict,
+                    confidence=o.confidence,
+                    origin="unchanged",
+                )
+                for o in _judged(pair.opinions)
+                if o.verdict is not None
+            ]
     return found
 
 
@@ -81,24 +92,41 @@ def _run_opinions(run: BenchConfigRun, pair_labels: Mapping[str, Mapping[str, Ou
             outcome = expected.get(pair.task_id)
             if outcome is None or outcome in NOT_GROUND_TRUTH:
                 continue
-            found += [LabeledOpinion(config=run.config, edit_id=edit_id, task_id=pair.task_id, tier=o.tier,
-                                     label_regression=outcome == "regression", verdict=o.verdict,
-                                     confidence=o.confidence)
-                      for o in _judged(pair.opinions) if o.verdict is not None]
+            found += [
+                LabeledOpinion(
+                    config=run.config,
+                    edit_id=edit_id,
+                    task_id=pair.task_id,
+                    tier=o.tier,
+                    label_regression=outcome == "regression",
+                    verdict=o.verdict,
+                    confidence=o.confidence,
+                )
+                for o in _judged(pair.opinions)
+                if o.verdict is not None
+            ]
     return found
 
 
-def labeled_opinions(results: BenchResults, labels: Mapping[str, Label] | None = None,
-                     reviews: Iterable[Review] = (), *, configs: Iterable[str] | None = None,
-                     unchanged: bool = True) -> list[LabeledOpinion]:
+def labeled_opinions(
+    results: BenchResults,
+    labels: Mapping[str, Label] | None = None,
+    reviews: Iterable[Review] = (),
+    *,
+    configs: Iterable[str] | None = None,
+    unchanged: bool = True,
+) -> list[LabeledOpinion]:
     """Every labeled opinion of every run (or of `configs`), sorted by config, edit, task, then tier.
 
     labels: edit id -> construction label, with `reviews` applied over it; None: the labels each
     scored edit carries (reviews are then already in them). unchanged: also the opinions on the
     runs' unchanged-skill (E6) replays, as negatives.
     """
-    given = None if labels is None else {
-        edit_id: label.expected_pairs for edit_id, label in effective_labels(labels.values(), reviews).items()}
+    given = (
+        None
+        if labels is None
+        else {edit_id: label.expected_pairs for edit_id, label in effective_labels(labels.values(), reviews).items()}
+    )
     names = sorted(results.runs) if configs is None else sorted(c for c in set(configs) if c in results.runs)
     found: list[LabeledOpinion] = []
     for name in names:
@@ -128,8 +156,13 @@ def tier_sources(results: BenchResults, *, unchanged: bool = True) -> dict[str, 
     return sources
 
 
-def labeled_opinions_by_tier(results: BenchResults, labels: Mapping[str, Label] | None = None,
-                             reviews: Iterable[Review] = (), *, unchanged: bool = True) -> dict[str, list[LabeledOpinion]]:
+def labeled_opinions_by_tier(
+    results: BenchResults,
+    labels: Mapping[str, Label] | None = None,
+    reviews: Iterable[Review] = (),
+    *,
+    unchanged: bool = True,
+) -> dict[str, list[LabeledOpinion]]:
     """Tier -> its labeled opinions from the runs tier_sources names; tiers in nano, super, ultra order.
 
     A tier with no run to read from, or no labeled opinion in them, is left out.
@@ -137,8 +170,9 @@ def labeled_opinions_by_tier(results: BenchResults, labels: Mapping[str, Label] 
     reviews = list(reviews)
     by_tier: dict[str, list[LabeledOpinion]] = {}
     for tier, runs in tier_sources(results, unchanged=unchanged).items():
-        mine = [o for o in labeled_opinions(results, labels, reviews, configs=runs, unchanged=unchanged)
-                if o.tier == tier]
+        mine = [
+            o for o in labeled_opinions(results, labels, reviews, configs=runs, unchanged=unchanged) if o.tier == tier
+        ]
         if mine:
             by_tier[tier] = mine
     return by_tier

@@ -52,8 +52,13 @@ def label_for(edit: Edit, checks: Sequence[PairCheck]) -> Label:
         affected = [c.task_id for c in checks]
         decision = "PASS"
     return Label(
-        edit_id=edit.id, type=edit.type, skill=edit.skill, affected_goldens=affected,
-        expected_decision=decision, expected_pairs=pairs, edit_hash=edit_hash(edit),
+        edit_id=edit.id,
+        type=edit.type,
+        skill=edit.skill,
+        affected_goldens=affected,
+        expected_decision=decision,
+        expected_pairs=pairs,
+        edit_hash=edit_hash(edit),
     )
 
 
@@ -111,9 +116,14 @@ def label_problems(labels: Sequence[Label], edit_ids: Iterable[str], *, edits_di
     known = set(edit_ids)
     counts = Counter(label.edit_id for label in labels)
     unknown = [f"label {edit_id} names no edit in {edits_dir}: {REBUILD}" for edit_id in counts if edit_id not in known]
-    doubled = [f"edit {edit_id} has {n} labels: {REBUILD}" for edit_id, n in counts.items() if n > 1 and edit_id in known]
-    unlabeled = [f"edit {edit_id} ({edits_dir}/{edit_id}.json) has no label: {REBUILD}"
-                 for edit_id in sorted(known) if edit_id not in counts]
+    doubled = [
+        f"edit {edit_id} has {n} labels: {REBUILD}" for edit_id, n in counts.items() if n > 1 and edit_id in known
+    ]
+    unlabeled = [
+        f"edit {edit_id} ({edits_dir}/{edit_id}.json) has no label: {REBUILD}"
+        for edit_id in sorted(known)
+        if edit_id not in counts
+    ]
     return [*unknown, *doubled, *unlabeled]
 
 
@@ -126,7 +136,9 @@ def checked_labels(paths: BenchPaths) -> tuple[LabelsFile | None, dict[str, Edit
     where = paths.rel(paths.labels)
     if labels is None:
         if edits:
-            raise InputError(f"no labels for the {len(edits)} edit(s) in {paths.rel(paths.edits)}: {REBUILD}", path=where)
+            raise InputError(
+                f"no labels for the {len(edits)} edit(s) in {paths.rel(paths.edits)}: {REBUILD}", path=where
+            )
         return None, edits
     problems = label_problems(labels.labels, edits, edits_dir=paths.rel(paths.edits))
     if problems:

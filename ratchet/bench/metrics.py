@@ -33,8 +33,11 @@ class Stat(BaseModel):
 def _stat(values: Sequence[float]) -> Stat:
     if not values:
         return Stat()
-    return Stat(n=len(values), mean=round(float(np.mean(values)), 9),
-                p95=round(float(np.percentile(values, 95, method="linear")), 9))
+    return Stat(
+        n=len(values),
+        mean=round(float(np.mean(values)), 9),
+        p95=round(float(np.percentile(values, 95, method="linear")), 9),
+    )
 
 
 def _recall(flags: Sequence[bool]) -> float | None:
@@ -62,16 +65,20 @@ def _regressions(edits: Iterable[ScoredEdit]) -> list[ScoredEdit]:
 
 def detection_recall(edits: Sequence[ScoredEdit]) -> dict[str, float | None]:
     """Share of regression edits decided BLOCK or WARN, per R type and overall."""
-    out = {t: _recall([e.verdict.decision in DETECTED for e in group])
-           for t, group in _by_type(_regressions(edits), REGRESSION_TYPES).items()}
+    out = {
+        t: _recall([e.verdict.decision in DETECTED for e in group])
+        for t, group in _by_type(_regressions(edits), REGRESSION_TYPES).items()
+    }
     out["overall"] = _recall([e.verdict.decision in DETECTED for e in _regressions(edits)])
     return out
 
 
 def block_recall(edits: Sequence[ScoredEdit]) -> dict[str, float | None]:
     """Share of regression edits decided BLOCK, per R type and overall."""
-    out = {t: _recall([e.verdict.decision == "BLOCK" for e in group])
-           for t, group in _by_type(_regressions(edits), REGRESSION_TYPES).items()}
+    out = {
+        t: _recall([e.verdict.decision == "BLOCK" for e in group])
+        for t, group in _by_type(_regressions(edits), REGRESSION_TYPES).items()
+    }
     out["overall"] = _recall([e.verdict.decision == "BLOCK" for e in _regressions(edits)])
     return out
 
@@ -79,7 +86,10 @@ def block_recall(edits: Sequence[ScoredEdit]) -> dict[str, float | None]:
 def false_block_rate(edits: Sequence[ScoredEdit]) -> dict[str, float | None]:
     """Share of harmless edits (effective label PASS) decided BLOCK: N0, D1 and both."""
     harmless = [e for e in edits if e.expected_decision == "PASS"]
-    out = {t: _share([e.verdict.decision == "BLOCK" for e in group]) for t, group in _by_type(harmless, ("N0", "D1")).items()}
+    out = {
+        t: _share([e.verdict.decision == "BLOCK" for e in group])
+        for t, group in _by_type(harmless, ("N0", "D1")).items()
+    }
     out["controls"] = _share([e.verdict.decision == "BLOCK" for e in harmless if e.type in ("N0", "D1")])
     return out
 
@@ -191,20 +201,28 @@ def noise_stats(run: BenchConfigRun) -> NoiseStats | None:
     if not run.bless_repeats and not run.sim_noise:
         return None
     flips = [differed / repeats for differed, repeats in run.flips.values() if repeats]
-    pairs = [p for e in run.edits.values() for p in e.verdict.pairs] + [o for g in run.noise.values() for o in g.outcomes]
+    pairs = [p for e in run.edits.values() for p in e.verdict.pairs] + [
+        o for g in run.noise.values() for o in g.outcomes
+    ]
     replays = [p.repeats.replays if p.repeats is not None else 1 for p in pairs]
     decisions = [d for g in run.noise.values() for d in g.decisions]
-    edit_costs = [sum(u.usd for u in e.usage.values()) / len(e.verdict.pairs) for e in run.edits.values()
-                  if e.verdict.pairs]
+    edit_costs = [
+        sum(u.usd for u in e.usage.values()) / len(e.verdict.pairs) for e in run.edits.values() if e.verdict.pairs
+    ]
     golden_costs = [sum(u.usd for u in g.usage.values()) / len(g.outcomes) for g in run.noise.values() if g.outcomes]
     costs = edit_costs + golden_costs
     return NoiseStats(
-        sim_noise=run.sim_noise, bless_repeats=run.bless_repeats, goldens=len(run.flips),
+        sim_noise=run.sim_noise,
+        bless_repeats=run.bless_repeats,
+        goldens=len(run.flips),
         goldens_varying=sum(1 for differed, _ in run.flips.values() if differed),
-        flip_rate=_stat(flips), pairs=len(pairs), repeated=sum(1 for r in replays if r > 1),
+        flip_rate=_stat(flips),
+        pairs=len(pairs),
+        repeated=sum(1 for r in replays if r > 1),
         replays_per_pair=round(sum(replays) / len(replays), 6) if replays else None,
         cost_per_pair=round(sum(costs) / len(costs), 9) if costs else None,
-        aa_checks=len(decisions), aa_false_block=_share([d == "BLOCK" for d in decisions]),
+        aa_checks=len(decisions),
+        aa_false_block=_share([d == "BLOCK" for d in decisions]),
         aa_warn=_share([d == "WARN" for d in decisions]),
     )
 
@@ -227,7 +245,9 @@ class PairLevel(BaseModel):
     """Pair outcomes against the labeled pair outcomes."""
 
     labeled_regressions: int = 0
-    caught: int = Field(default=0, description="Labeled regression pairs judged regression (or unsure/inconclusive/error: flagged).")
+    caught: int = Field(
+        default=0, description="Labeled regression pairs judged regression (or unsure/inconclusive/error: flagged)."
+    )
     labeled_clean: int = 0
     false_alarms: int = Field(default=0, description="Labeled same/pass/drift pairs judged regression.")
     recall: float | None = None
@@ -247,8 +267,14 @@ def pair_level(edits: Sequence[ScoredEdit]) -> PairLevel:
                 caught.append(pair.outcome in ("regression", "unsure", "inconclusive", "error"))
             else:
                 alarms.append(pair.outcome == "regression")
-    return PairLevel(labeled_regressions=len(caught), caught=sum(caught), labeled_clean=len(alarms),
-                     false_alarms=sum(alarms), recall=_recall(caught), false_alarm_rate=_share(alarms))
+    return PairLevel(
+        labeled_regressions=len(caught),
+        caught=sum(caught),
+        labeled_clean=len(alarms),
+        false_alarms=sum(alarms),
+        recall=_recall(caught),
+        false_alarm_rate=_share(alarms),
+    )
 
 
 def decisions_by_type(edits: Sequence[ScoredEdit]) -> dict[str, dict[str, int]]:
@@ -294,7 +320,9 @@ class ConfigMetrics(BaseModel):
     noise: NoiseStats | None = None
 
 
-def summarize(run: BenchConfigRun, prices: Mapping[str, Sequence[float]], fns: MetricFns = DEFAULT_FNS) -> ConfigMetrics:
+def summarize(
+    run: BenchConfigRun, prices: Mapping[str, Sequence[float]], fns: MetricFns = DEFAULT_FNS
+) -> ConfigMetrics:
     """All metrics of one configuration, in one object (what the report and compare print)."""
     edits = [run.edits[k] for k in sorted(run.edits)]
     return ConfigMetrics(

@@ -1,9 +1,9 @@
 """The benchmark's data on disk: edits, labels, reviews and results, all versioned.
 
-    bench/edits/<edit_id>.json      one Edit each (the edited SKILL.md, and a world overlay for D1)
-    labels/labels.json              LabelsFile: generated labels, one per edit
-    labels/reviews.json             ReviewsFile: human review verdicts, kept across rebuilds
-    bench/results/<dir>/          results.json and friends: see ratchet.bench.results
+bench/edits/<edit_id>.json      one Edit each (the edited SKILL.md, and a world overlay for D1)
+labels/labels.json              LabelsFile: generated labels, one per edit
+labels/reviews.json             ReviewsFile: human review verdicts, kept across rebuilds
+bench/results/<dir>/          results.json and friends: see ratchet.bench.results
 """
 
 from __future__ import annotations
@@ -51,7 +51,9 @@ class Review(BaseModel):
     """A human reviewer's verdict on one label. A disagreement overrides what metrics score against."""
 
     edit_id: str
-    edit_hash: str = Field(description="sha256 of the edit's JSON when reviewed; a changed edit makes the review stale.")
+    edit_hash: str = Field(
+        description="sha256 of the edit's JSON when reviewed; a changed edit makes the review stale."
+    )
     verdict: Literal["agree", "disagree"]
     decision: Decision | None = Field(default=None, description="The reviewer's decision when disagreeing.")
     pairs: dict[str, Outcome] = Field(default_factory=dict, description="Pair outcomes the reviewer corrected.")

@@ -41,14 +41,16 @@ class NoiseRecords:
     refused: list[str] = field(default_factory=list)
 
 
-def noise_settings(config: GateConfig, *, noise: float | None, bless_repeats: int | None,
-                   simulated: bool) -> NoiseSettings:
+def noise_settings(
+    config: GateConfig, *, noise: float | None, bless_repeats: int | None, simulated: bool
+) -> NoiseSettings:
     """What --noise and --bless-repeats come to for this configuration; bad values are InputErrors."""
     if noise is not None and not 0.0 <= noise <= 1.0:
         raise InputError(f"--noise must be between 0 and 1, got {noise}")
     if noise is not None and noise > 0 and not simulated:
-        raise InputError("--noise is the simulator's knob; a live agent brings its own noise "
-                         "(measure it with --bless-repeats N)")
+        raise InputError(
+            "--noise is the simulator's knob; a live agent brings its own noise (measure it with --bless-repeats N)"
+        )
     chance = (noise if noise is not None else config.sim_noise) if simulated else 0.0
     repeats = bless_repeats if bless_repeats is not None else (DEFAULT_BLESS_REPEATS if chance > 0 else 0)
     if repeats != 0 and not 2 <= repeats <= MAX_REPEATS:
@@ -61,6 +63,14 @@ def measure_records(data: BenchData, settings: NoiseSettings, agent: ChatModel, 
     if not settings.measures:
         return NoiseRecords()
     project = data.project
-    run = measure_noise(project, tasks=data.tasks, goldens=data.goldens, skills=data.base_skills, agent=agent,
-                        repeats=settings.bless_repeats, tree=project.root, pool=pool)
+    run = measure_noise(
+        project,
+        tasks=data.tasks,
+        goldens=data.goldens,
+        skills=data.base_skills,
+        agent=agent,
+        repeats=settings.bless_repeats,
+        tree=project.root,
+        pool=pool,
+    )
     return NoiseRecords(records=share_within_skills(run.records, data.goldens), refused=[*run.refused, *run.failed])

@@ -58,8 +58,9 @@ def sample_ids(data: BenchData, config: GateConfig, limit: int | None, types: tu
     return stratified_sample(items, limit, seed)
 
 
-def plan_calls(data: BenchData, config: GateConfig, ids: list[str],
-               noise: NoiseSettings | None = None) -> dict[str, int]:
+def plan_calls(
+    data: BenchData, config: GateConfig, ids: list[str], noise: NoiseSettings | None = None
+) -> dict[str, int]:
     """An upper bound on calls by kind: every affected pair replayed and judged by every tier (with noise
     records: each golden's bless repeats, and every pair up to max_replays times)."""
     repeats = noise is not None and noise.measures

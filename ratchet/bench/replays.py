@@ -41,7 +41,12 @@ class ReplayEnv:
     """The scratch repository's tasks, goldens and skills, and the agent model to replay with."""
 
     def __init__(
-        self, project: Project, tasks: Sequence[Task], goldens: dict[str, Trace], skills: dict[str, Skill], model: ChatModel
+        self,
+        project: Project,
+        tasks: Sequence[Task],
+        goldens: dict[str, Trace],
+        skills: dict[str, Skill],
+        model: ChatModel,
     ) -> None:
         self.project = project
         self.tree = project.root
@@ -57,8 +62,11 @@ class ReplayEnv:
         if key not in self._worlds:
             paths = self.project.config.paths
             self._worlds[key] = load_world(
-                self.tree / paths.world, workspaces_dir=self.tree / paths.workspaces, workspace=workspace,
-                frozen_time=frozen_time, overlays=overlays,
+                self.tree / paths.world,
+                workspaces_dir=self.tree / paths.workspaces,
+                workspace=workspace,
+                frozen_time=frozen_time,
+                overlays=overlays,
             )
         world = self._worlds[key].copy()
         world.frozen_time = frozen_time
@@ -68,9 +76,17 @@ class ReplayEnv:
         """What ratchet.gate.replay.replay_task does, with the parsed world reused across replays."""
         world = self.world(task.workspace, overlays, golden.frozen_time)
         return run_task(
-            task, skills, world, self.model, seed=golden.seed, frozen_time=golden.frozen_time,
-            models={"agent": self.model.model_id}, upstream=self.project.config.upstream,
-            max_turns=self.project.config.max_agent_turns, max_tokens=self.project.agent_max_tokens(), purpose="replay",
+            task,
+            skills,
+            world,
+            self.model,
+            seed=golden.seed,
+            frozen_time=golden.frozen_time,
+            models={"agent": self.model.model_id},
+            upstream=self.project.config.upstream,
+            max_turns=self.project.config.max_agent_turns,
+            max_tokens=self.project.agent_max_tokens(),
+            purpose="replay",
         )
 
     def parse_edited(self, skill: str, text: str) -> Skill:
@@ -99,13 +115,17 @@ class ReplayEnv:
             diverged = any(f.severity in ("hard", "diff") for f in findings)
             moved = diverged or any(f.kind == "volatile_changed" for f in findings)
             detail = "; ".join(f.detail for f in findings[:3])
-            checks.append(PairCheck(item.task.id, item.because, diverged and replay.status == "ok", moved, replay.error, detail))
+            checks.append(
+                PairCheck(item.task.id, item.because, diverged and replay.status == "ok", moved, replay.error, detail)
+            )
         return checks
 
     def inject_context(self, skill: str) -> InjectContext:
         """What the injector may see: offered tools and the other skills' descriptions."""
         paths = self.project.config.paths
-        world = load_world(self.tree / paths.world, workspaces_dir=None, workspace=None, frozen_time=self.project.config.clock)
+        world = load_world(
+            self.tree / paths.world, workspaces_dir=None, workspace=None, frozen_time=self.project.config.clock
+        )
         tools = tuple(
             ToolInfo(t.name, t.effect, tuple((n, p.type, p.required, p.enum) for n, p in t.params.items()))
             for t in offered_tools(world)

@@ -44,7 +44,12 @@ TAXONOMY = (
     ("R4", "Scope creep / side effect", "A new write, send, spend or destroy call", "Level 0 hard fail"),
     ("R5", "Trigger over-firing", "Broadened description takes unrelated tasks", "Trigger-neighbourhood replays"),
     ("R6", "Trigger under-firing", "Narrowed description drops its own tasks", "Direct replays"),
-    ("D1", "World drift (control)", "Skill unchanged in substance; a volatile fact moved", "Drift check; expected PASS"),
+    (
+        "D1",
+        "World drift (control)",
+        "Skill unchanged in substance; a volatile fact moved",
+        "Drift check; expected PASS",
+    ),
     ("N0", "No-op / cosmetic (control)", "Whitespace, a comment, stock rewording", "Must PASS"),
 )
 
@@ -100,10 +105,14 @@ def _header(doc: _Doc, results: BenchResults, noise: float | None, noise_n: int)
     doc.add("# SkillRegress-Bench report", "")
     if doc.simulated:
         doc.add(f"> **{SIMULATED_BANNER}**", "")
-    model_cell = f"**{SIMULATED_BANNER}** ({', '.join(f'{t}: {m}' for t, m in sorted(models.items()))})" if doc.simulated \
+    model_cell = (
+        f"**{SIMULATED_BANNER}** ({', '.join(f'{t}: {m}' for t, m in sorted(models.items()))})"
+        if doc.simulated
         else ", ".join(f"{t}: `{m}`" for t, m in sorted(models.items()))
+    )
     doc.add(
-        "| | |", "|---|---|",
+        "| | |",
+        "|---|---|",
         f"| Harness | {info.harness} |",
         f"| Models | {model_cell} |",
         f"| Date | {info.date} (from the data) |",
@@ -116,11 +125,36 @@ def _header(doc: _Doc, results: BenchResults, noise: float | None, noise_n: int)
 
 
 def _table2(doc: _Doc, results: BenchResults, metrics: dict[str, ConfigMetrics], noise: float | None) -> None:
-    doc.section("Table 2: detection, false blocks and cost per configuration (E1, E2, E4)",
-                ", ".join(_fn(n) for n in ("detection_recall", "block_recall", "false_block_rate", "drift_accuracy",
-                                           "cost_per_verdict", "all_ultra_cost", "noise_floor", "prompt_cache_share")))
-    head = ["config", "edits", *REGRESSION_TYPES, "recall", "block recall", "false blocks N0", "false blocks D1",
-            "drift acc.", "cost mean", "cost p95", "all-Ultra cost", "noise floor"]
+    doc.section(
+        "Table 2: detection, false blocks and cost per configuration (E1, E2, E4)",
+        ", ".join(
+            _fn(n)
+            for n in (
+                "detection_recall",
+                "block_recall",
+                "false_block_rate",
+                "drift_accuracy",
+                "cost_per_verdict",
+                "all_ultra_cost",
+                "noise_floor",
+                "prompt_cache_share",
+            )
+        ),
+    )
+    head = [
+        "config",
+        "edits",
+        *REGRESSION_TYPES,
+        "recall",
+        "block recall",
+        "false blocks N0",
+        "false blocks D1",
+        "drift acc.",
+        "cost mean",
+        "cost p95",
+        "all-Ultra cost",
+        "noise floor",
+    ]
     doc.add("| " + " | ".join(head) + " |", "|" + "---|" * len(head))
     for name, m in metrics.items():
         if results.runs[name].mode == "noise":
@@ -130,14 +164,27 @@ def _table2(doc: _Doc, results: BenchResults, metrics: dict[str, ConfigMetrics],
         def cell(text: str, link: str = link) -> str:
             return f"[{text}]({link})" if link else text
 
-        cells = [cell(name), cell(str(m.edits)), *[cell(_pct(m.detection_recall.get(t))) for t in REGRESSION_TYPES],
-                 cell(_pct(m.detection_recall["overall"])), cell(_pct(m.block_recall["overall"])),
-                 cell(_pct(m.false_block_rate["N0"])), cell(_pct(m.false_block_rate["D1"])),
-                 cell(_pct(m.drift_accuracy)), cell(_usd(m.cost["total"].mean)), cell(_usd(m.cost["total"].p95)),
-                 cell(_usd(m.all_ultra.mean)), cell(_pct(noise))]
+        cells = [
+            cell(name),
+            cell(str(m.edits)),
+            *[cell(_pct(m.detection_recall.get(t))) for t in REGRESSION_TYPES],
+            cell(_pct(m.detection_recall["overall"])),
+            cell(_pct(m.block_recall["overall"])),
+            cell(_pct(m.false_block_rate["N0"])),
+            cell(_pct(m.false_block_rate["D1"])),
+            cell(_pct(m.drift_accuracy)),
+            cell(_usd(m.cost["total"].mean)),
+            cell(_usd(m.cost["total"].p95)),
+            cell(_usd(m.all_ultra.mean)),
+            cell(_pct(noise)),
+        ]
         doc.add("| " + " | ".join(cells) + " |")
-    doc.add("", "Recall counts BLOCK or WARN; block recall counts BLOCK only. Costs are per verdict at catalog "
-            "prices, whether or not the response cache served a call. Read every recall against the noise floor.", "")
+    doc.add(
+        "",
+        "Recall counts BLOCK or WARN; block recall counts BLOCK only. Costs are per verdict at catalog "
+        "prices, whether or not the response cache served a call. Read every recall against the noise floor.",
+        "",
+    )
     doc.add("**Prompt-cache share** (prompt tokens the provider served from its prompt cache, every edit):", "")
     for name, m in metrics.items():
         if results.runs[name].mode == "noise":
@@ -155,25 +202,39 @@ def _noise_section(doc: _Doc, metrics: dict[str, ConfigMetrics]) -> None:
     doc.section("Noise records, repeats and A/A checks", _fn("noise_stats"))
     noisy = {name: m.noise for name, m in metrics.items() if m.noise is not None}
     if not noisy:
-        doc.add("Not run: no configuration here was gated with noise records (`bench run --noise p`, or "
-                "`--bless-repeats N`).")
+        doc.add(
+            "Not run: no configuration here was gated with noise records (`bench run --noise p`, or "
+            "`--bless-repeats N`)."
+        )
         return
-    doc.add("| config | sim noise | bless repeats | goldens varying | flip rate per golden (mean / p95) | pairs | "
-            "repeated | replays per pair | cost per pair | A/A checks | A/A false BLOCK | A/A WARN |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|")
+    doc.add(
+        "| config | sim noise | bless repeats | goldens varying | flip rate per golden (mean / p95) | pairs | "
+        "repeated | replays per pair | cost per pair | A/A checks | A/A false BLOCK | A/A WARN |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    )
     for name, n in noisy.items():
-        doc.add(f"| {name} | {n.sim_noise:g} | {n.bless_repeats} | {n.goldens_varying} of {n.goldens} | "
-                f"{_pct(n.flip_rate.mean)} / {_pct(n.flip_rate.p95)} | {n.pairs} | {n.repeated} | {_num(n.replays_per_pair)} | "
-                f"{_usd(n.cost_per_pair)} | {n.aa_checks or 'n/a'} | {_pct(n.aa_false_block)} | {_pct(n.aa_warn)} |")
-    doc.add("", "Each golden's noise record is measured first (bless repeats of its unchanged skill). A pair that "
-            "differs only where its golden is known to vary, or whose judges are unsure on a golden known to vary, "
-            "is replayed again and blocks only when Fisher's exact test says it regresses more often than the "
-            "golden flips; otherwise it is inconclusive (WARN). A/A checks gate unchanged skills: every BLOCK "
-            "there is a false one. Compare recall with a noise-free run: `ratchet bench compare A B`.")
+        doc.add(
+            f"| {name} | {n.sim_noise:g} | {n.bless_repeats} | {n.goldens_varying} of {n.goldens} | "
+            f"{_pct(n.flip_rate.mean)} / {_pct(n.flip_rate.p95)} | {n.pairs} | {n.repeated} | {_num(n.replays_per_pair)} | "
+            f"{_usd(n.cost_per_pair)} | {n.aa_checks or 'n/a'} | {_pct(n.aa_false_block)} | {_pct(n.aa_warn)} |"
+        )
+    doc.add(
+        "",
+        "Each golden's noise record is measured first (bless repeats of its unchanged skill). A pair that "
+        "differs only where its golden is known to vary, or whose judges are unsure on a golden known to vary, "
+        "is replayed again and blocks only when Fisher's exact test says it regresses more often than the "
+        "golden flips; otherwise it is inconclusive (WARN). A/A checks gate unchanged skills: every BLOCK "
+        "there is a false one. Compare recall with a noise-free run: `ratchet bench compare A B`.",
+    )
 
 
-def _versus(doc: _Doc, metrics: dict[str, ConfigMetrics], a: str, b: str,
-            rows: Sequence[tuple[str, Callable[[ConfigMetrics], str]]]) -> None:
+def _versus(
+    doc: _Doc,
+    metrics: dict[str, ConfigMetrics],
+    a: str,
+    b: str,
+    rows: Sequence[tuple[str, Callable[[ConfigMetrics], str]]],
+) -> None:
     if a not in metrics or b not in metrics:
         doc.add(f"Not run: needs both `{a}` and `{b}` in this results directory.")
         return
@@ -196,7 +257,9 @@ def _worked_examples(doc: _Doc, results: BenchResults) -> None:
         shown = diff[:40] + ([f"... ({len(diff) - 40} more diff lines)"] if len(diff) > 40 else [])
         doc.add("```diff", *(shown or ["(no textual change)"]), "```", "")
         for pair in v.pairs:
-            doc.add(f"- `{pair.task_id}` ({pair.selected_because}): **{pair.outcome}** by {pair.decided_by}: {pair.reason}")
+            doc.add(
+                f"- `{pair.task_id}` ({pair.selected_because}): **{pair.outcome}** by {pair.decided_by}: {pair.reason}"
+            )
         doc.add("", f"Summary: {v.summary}", "")
 
 
@@ -207,58 +270,82 @@ def _judge_trust(doc: _Doc, results: BenchResults) -> None:
         doc.add("No labeled pair reached a judge in these results.")
         return
     doc.add(*rates_table(rates))
-    doc.add("", "Per tier, from its single-tier run (else the cascade's) and the E6 unchanged-skill replays: TPR is "
-            "the share of pairs labeled regression judged regression, FPR the share of pairs labeled same, pass or "
-            "drift (or replayed unchanged) judged regression, with 95% Wilson intervals. A tier is flagged when its "
-            f"TPR lower bound is below {rates.tpr_floor:.2f} or its FPR upper bound above {rates.fpr_ceiling:.2f} "
-            f"(`{rates.gate_config}` gate config: judge_tpr_floor, judge_fpr_ceiling).")
+    doc.add(
+        "",
+        "Per tier, from its single-tier run (else the cascade's) and the E6 unchanged-skill replays: TPR is "
+        "the share of pairs labeled regression judged regression, FPR the share of pairs labeled same, pass or "
+        "drift (or replayed unchanged) judged regression, with 95% Wilson intervals. A tier is flagged when its "
+        f"TPR lower bound is below {rates.tpr_floor:.2f} or its FPR upper bound above {rates.fpr_ceiling:.2f} "
+        f"(`{rates.gate_config}` gate config: judge_tpr_floor, judge_fpr_ceiling).",
+    )
     if rates.warnings:
         doc.add("", *(f"- warning: {w}" for w in rates.warnings))
 
 
-MODEL_FREE = ("No model is involved: this section scores a deterministic reader (ratchet.diff) against the "
-              "benchmark edits' labels and the corpus's expected findings. It reads the same on the simulator and "
-              "live, so the SIMULATED banner of the other sections does not apply to it.")
+MODEL_FREE = (
+    "No model is involved: this section scores a deterministic reader (ratchet.diff) against the "
+    "benchmark edits' labels and the corpus's expected findings. It reads the same on the simulator and "
+    "live, so the SIMULATED banner of the other sections does not apply to it."
+)
 
 
 def _diff_classifier(doc: _Doc, results: BenchResults) -> None:
     """The behavioural diff's classifier: precision and recall per kind on the labeled edits and the corpus."""
-    doc.section("Behavioural diff: the classifier's agreement with labels (no model)",
-                "`ratchet.diff.measure.bench_table` and `ratchet.diff.measure.corpus_table`, over the outcomes "
-                "`ratchet.bench.diffs.bench_diffs` recorded", model_free=MODEL_FREE)
+    doc.section(
+        "Behavioural diff: the classifier's agreement with labels (no model)",
+        "`ratchet.diff.measure.bench_table` and `ratchet.diff.measure.corpus_table`, over the outcomes "
+        "`ratchet.bench.diffs.bench_diffs` recorded",
+        model_free=MODEL_FREE,
+    )
     measured = results.diff_classifier
     if measured is None:
         doc.add("Not measured: these results were written before bench runs recorded it; re-run a configuration.")
         return
     labels = results.dataset.labels_file
-    doc.add(f"**The benchmark's labeled edits** ({len(measured.bench)}, `{labels}`). Each type is mapped to the kinds "
-            "it should produce (`ratchet.diff.measure.BENCH_TYPE_KINDS`): a type is caught when one of them is found "
-            "(recall per type); a kind is precise when it is found only on edits whose type names it; a control is a "
-            "false alarm when it gets any finding (it was not proved cosmetic), or one the static policy acts on.", "")
+    doc.add(
+        f"**The benchmark's labeled edits** ({len(measured.bench)}, `{labels}`). Each type is mapped to the kinds "
+        "it should produce (`ratchet.diff.measure.BENCH_TYPE_KINDS`): a type is caught when one of them is found "
+        "(recall per type); a kind is precise when it is found only on edits whose type names it; a control is a "
+        "false alarm when it gets any finding (it was not proved cosmetic), or one the static policy acts on.",
+        "",
+    )
     doc.add(*bench_table(measured.bench).rstrip("\n").splitlines())
     n0 = score_bench(measured.bench)[2].get("N0", (0, 0, 0))
     if n0[0]:
-        doc.add("", f"N0 false-alarm rate: {n0[1]} of {n0[0]} cosmetic controls get a finding "
-                f"({n0[1] / n0[0]:.2f}), {n0[2]} of {n0[0]} one the static policy acts on ({n0[2] / n0[0]:.2f}). "
-                "These edits are mechanical (bench/DATASHEET.md), so the figures say the classifier reads them "
-                "right, not that it would catch a subtle edit.")
+        doc.add(
+            "",
+            f"N0 false-alarm rate: {n0[1]} of {n0[0]} cosmetic controls get a finding "
+            f"({n0[1] / n0[0]:.2f}), {n0[2]} of {n0[0]} one the static policy acts on ({n0[2] / n0[0]:.2f}). "
+            "These edits are mechanical (bench/DATASHEET.md), so the figures say the classifier reads them "
+            "right, not that it would catch a subtle edit.",
+        )
     doc.add("")
     if not measured.corpus_dir:
         doc.add("**The free-form corpus**: not measured (no `bench/diff-corpus` under the project root).")
         return
     analysers = ", ".join(measured.analysers) or "none installed"
-    doc.add(f"**The free-form corpus** ({len(measured.corpus)} edits, `{measured.corpus_dir}`; script analysers: "
-            f"{analysers}), each with the kinds a reviewer expects: per kind, a true positive is expected and found, "
-            "a false positive found and not expected, a false negative expected and not found.", "")
+    doc.add(
+        f"**The free-form corpus** ({len(measured.corpus)} edits, `{measured.corpus_dir}`; script analysers: "
+        f"{analysers}), each with the kinds a reviewer expects: per kind, a true positive is expected and found, "
+        "a false positive found and not expected, a false negative expected and not found.",
+        "",
+    )
     doc.add(*corpus_table(measured.corpus).rstrip("\n").splitlines())
     misses = [o for o in measured.corpus if set(o.expected) != set(o.found)]
     if misses:
         doc.add("")
-        doc.add(*(f"- {o.id}: expected {', '.join(k.value for k in o.expected) or 'no change'}; found "
-                  f"{', '.join(k.value for k in o.found) or 'no change'}" for o in misses))
+        doc.add(
+            *(
+                f"- {o.id}: expected {', '.join(k.value for k in o.expected) or 'no change'}; found "
+                f"{', '.join(k.value for k in o.found) or 'no change'}"
+                for o in misses
+            )
+        )
 
 
-def render_report(results: BenchResults, timings: Timings, fns: MetricFns = DEFAULT_FNS) -> tuple[str, list[ConfigMetrics]]:
+def render_report(
+    results: BenchResults, timings: Timings, fns: MetricFns = DEFAULT_FNS
+) -> tuple[str, list[ConfigMetrics]]:
     """report.md's text and the per-configuration metrics behind it."""
     simulated = results.simulated
     prices = results.dataset.prices
@@ -274,25 +361,48 @@ def render_report(results: BenchResults, timings: Timings, fns: MetricFns = DEFA
 
     _table2(doc, results, metrics, noise)
 
-    doc.section("Figure 1: cost per verdict vs detection recall (E4)", f"{_fn('cost_per_verdict')} and {_fn('detection_recall')}")
+    doc.section(
+        "Figure 1: cost per verdict vs detection recall (E4)",
+        f"{_fn('cost_per_verdict')} and {_fn('detection_recall')}",
+    )
     doc.add(f"![Figure 1: cost per verdict vs detection recall]({FIGURE_FILE})")
 
     doc.section("E3: drift on vs off", f"{_fn('drift_accuracy')} and {_fn('false_block_rate')}")
-    _versus(doc, metrics, "cascade", "drift_off", [
-        ("drift accuracy (D1)", lambda m: _pct(m.drift_accuracy)),
-        ("false blocks D1", lambda m: _pct(m.false_block_rate["D1"])),
-        ("D1 decisions PASS/WARN/BLOCK", lambda m: "/".join(str(m.decisions.get("D1", {}).get(d, 0)) for d in ("PASS", "WARN", "BLOCK"))),
-        ("detection recall", lambda m: _pct(m.detection_recall["overall"])),
-    ])
+    _versus(
+        doc,
+        metrics,
+        "cascade",
+        "drift_off",
+        [
+            ("drift accuracy (D1)", lambda m: _pct(m.drift_accuracy)),
+            ("false blocks D1", lambda m: _pct(m.false_block_rate["D1"])),
+            (
+                "D1 decisions PASS/WARN/BLOCK",
+                lambda m: "/".join(str(m.decisions.get("D1", {}).get(d, 0)) for d in ("PASS", "WARN", "BLOCK")),
+            ),
+            ("detection recall", lambda m: _pct(m.detection_recall["overall"])),
+        ],
+    )
 
-    doc.section("E5: Level 0 on vs off", f"{_fn('detection_recall')}, {_fn('block_recall')} and {_fn('cost_per_verdict')}")
-    _versus(doc, metrics, "cascade", "level0_off", [
-        ("R4 recall", lambda m: _pct(m.detection_recall["R4"])),
-        ("R3 recall", lambda m: _pct(m.detection_recall["R3"])),
-        ("detection recall", lambda m: _pct(m.detection_recall["overall"])),
-        ("block recall", lambda m: _pct(m.block_recall["overall"])),
-        ("judge cost per verdict (mean)", lambda m: _usd(sum((s.mean or 0.0) for t, s in m.cost.items() if t in ("nano", "super", "ultra")))),
-    ])
+    doc.section(
+        "E5: Level 0 on vs off", f"{_fn('detection_recall')}, {_fn('block_recall')} and {_fn('cost_per_verdict')}"
+    )
+    _versus(
+        doc,
+        metrics,
+        "cascade",
+        "level0_off",
+        [
+            ("R4 recall", lambda m: _pct(m.detection_recall["R4"])),
+            ("R3 recall", lambda m: _pct(m.detection_recall["R3"])),
+            ("detection recall", lambda m: _pct(m.detection_recall["overall"])),
+            ("block recall", lambda m: _pct(m.block_recall["overall"])),
+            (
+                "judge cost per verdict (mean)",
+                lambda m: _usd(sum((s.mean or 0.0) for t, s in m.cost.items() if t in ("nano", "super", "ultra"))),
+            ),
+        ],
+    )
 
     doc.section("E6: noise floor", _fn("noise_floor"))
     if noise_run is None:
@@ -302,39 +412,57 @@ def render_report(results: BenchResults, timings: Timings, fns: MetricFns = DEFA
         for golden in noise_run.noise.values():
             for o in golden.outcomes:
                 outcomes[o.outcome] = outcomes.get(o.outcome, 0) + 1
-        doc.add(f"{len(noise_run.noise)} goldens x up to {max((len(g.outcomes) for g in noise_run.noise.values()), default=0)} "
-                f"replays with the unchanged skill: {_pct(noise)} judged pass.",
-                "", "Outcomes: " + ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items())))
+        doc.add(
+            f"{len(noise_run.noise)} goldens x up to {max((len(g.outcomes) for g in noise_run.noise.values()), default=0)} "
+            f"replays with the unchanged skill: {_pct(noise)} judged pass.",
+            "",
+            "Outcomes: " + ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items())),
+        )
 
     _noise_section(doc, metrics)
 
-    doc.section("Pair level, false warns and latency", f"{_fn('pair_level')}, {_fn('false_warn_rate')} and {_fn('latency')}")
-    doc.add("| config | labeled regression pairs caught | pair recall | false alarms / clean pairs | false warns N0 | latency mean | latency p95 |",
-            "|---|---|---|---|---|---|---|")
+    doc.section(
+        "Pair level, false warns and latency", f"{_fn('pair_level')}, {_fn('false_warn_rate')} and {_fn('latency')}"
+    )
+    doc.add(
+        "| config | labeled regression pairs caught | pair recall | false alarms / clean pairs | false warns N0 | latency mean | latency p95 |",
+        "|---|---|---|---|---|---|---|",
+    )
     for name, m in metrics.items():
         if results.runs[name].mode == "noise":
             continue
         lat = Stat() if simulated else latency(timings.wall_ms.get(name, {}))
         pl = m.pair_level
-        doc.add(f"| {name} | {pl.caught} of {pl.labeled_regressions} | {_pct(pl.recall)} | {pl.false_alarms} of "
-                f"{pl.labeled_clean} | {_pct(m.false_warn_rate)} | "
-                f"{'simulated: not shown' if simulated else _num(lat.mean) + ' ms'} | "
-                f"{'simulated: not shown' if simulated else _num(lat.p95) + ' ms'} |")
-    doc.add("", "Latency is wall-clock edit-to-verdict time. It lives in timings.json, outside the byte-identical "
-            "results.json; simulated wall time measures this machine, not a model, so it is not shown.")
+        doc.add(
+            f"| {name} | {pl.caught} of {pl.labeled_regressions} | {_pct(pl.recall)} | {pl.false_alarms} of "
+            f"{pl.labeled_clean} | {_pct(m.false_warn_rate)} | "
+            f"{'simulated: not shown' if simulated else _num(lat.mean) + ' ms'} | "
+            f"{'simulated: not shown' if simulated else _num(lat.p95) + ' ms'} |"
+        )
+    doc.add(
+        "",
+        "Latency is wall-clock edit-to-verdict time. It lives in timings.json, outside the byte-identical "
+        "results.json; simulated wall time measures this machine, not a model, so it is not shown.",
+    )
 
     doc.section("Judge agreement", _fn("judge_kappa"))
     doc.add("| config | nano | super | ultra |", "|---|---|---|---|")
     for name, m in metrics.items():
         doc.add(f"| {name} | " + " | ".join(_num(m.judge_kappa[t]) for t in ("nano", "super", "ultra")) + " |")
-    doc.add("", "Cohen's kappa of each tier's opinions (regression / ok / unsure) against the human pair labels "
-            "(a reviewer's correction wins); n/a where a tier gave no opinion or kappa is undefined.")
+    doc.add(
+        "",
+        "Cohen's kappa of each tier's opinions (regression / ok / unsure) against the human pair labels "
+        "(a reviewer's correction wins); n/a where a tier gave no opinion or kappa is undefined.",
+    )
 
     _judge_trust(doc, results)
 
     _diff_classifier(doc, results)
 
-    doc.section("Worked examples", f"{_fn('decisions_by_type')} (the diff, the pair evidence and the summary, one edit per type)")
+    doc.section(
+        "Worked examples",
+        f"{_fn('decisions_by_type')} (the diff, the pair evidence and the summary, one edit per type)",
+    )
     _worked_examples(doc, results)
 
     doc.section("Taxonomy", "the labels (ratchet.bench.models.EditType)")

@@ -76,8 +76,10 @@ class NoiseGolden(BaseModel):
     skill: str | None
     outcomes: list[PairOutcome]
     decisions: list[Decision] = Field(
-        default_factory=list, exclude_if=lambda value: not value,
-        description="Per outcome: what a check deciding on that pair alone would answer (every BLOCK is false).")
+        default_factory=list,
+        exclude_if=lambda value: not value,
+        description="Per outcome: what a check deciding on that pair alone would answer (every BLOCK is false).",
+    )
     usage: dict[str, TierUsage] = Field(default_factory=dict)
 
 
@@ -86,7 +88,9 @@ class BenchConfigRun(BaseModel):
 
     config: str
     description: str = ""
-    config_path: str = Field(default="", description="The config file, relative to the results directory (report links).")
+    config_path: str = Field(
+        default="", description="The config file, relative to the results directory (report links)."
+    )
     command: str = Field(description="The exact command line that produced it.")
     simulated: bool
     models: dict[str, str] = Field(default_factory=dict)
@@ -95,13 +99,21 @@ class BenchConfigRun(BaseModel):
     types: list[str] = Field(default_factory=list)
     mode: str = Field(default="record", description="record | rejudge | noise")
     replays_from: str | None = Field(default=None, description="The configuration whose replays were re-judged.")
-    sim_noise: float = Field(default=0.0, exclude_if=lambda value: value == 0,
-                             description="The simulator's noise chance in this run (ratchet.bench.noisy).")
-    bless_repeats: int = Field(default=0, exclude_if=lambda value: value == 0,
-                               description="Repeats per golden that measured the noise records it gated with.")
+    sim_noise: float = Field(
+        default=0.0,
+        exclude_if=lambda value: value == 0,
+        description="The simulator's noise chance in this run (ratchet.bench.noisy).",
+    )
+    bless_repeats: int = Field(
+        default=0,
+        exclude_if=lambda value: value == 0,
+        description="Repeats per golden that measured the noise records it gated with.",
+    )
     flips: dict[str, list[int]] = Field(
-        default_factory=dict, exclude_if=lambda value: not value,
-        description="task id -> [repeats that differed from the golden, repeats] from its noise record.")
+        default_factory=dict,
+        exclude_if=lambda value: not value,
+        description="task id -> [repeats that differed from the golden, repeats] from its noise record.",
+    )
     edits: dict[str, ScoredEdit] = Field(default_factory=dict)
     noise: dict[str, NoiseGolden] = Field(default_factory=dict)
 
@@ -111,12 +123,16 @@ class DatasetInfo(BaseModel):
 
     harness: str = ""
     git_sha: str = "unknown"
-    date: str = Field(default="", description="From the data (a dated results dir, else the frozen clock), never the clock.")
+    date: str = Field(
+        default="", description="From the data (a dated results dir, else the frozen clock), never the clock."
+    )
     labels_file: str = "labels/labels.json"
     label_counts: dict[str, int] = Field(default_factory=dict)
     reviews_required: int = 0
     reviews_done: int = 0
-    prices: dict[str, list[float]] = Field(default_factory=dict, description="tier -> [input, output] USD per token (catalog).")
+    prices: dict[str, list[float]] = Field(
+        default_factory=dict, description="tier -> [input, output] USD per token (catalog)."
+    )
 
 
 class DiffClassifierRun(BaseModel):
@@ -125,13 +141,20 @@ class DiffClassifierRun(BaseModel):
     A deterministic reader, no model: the same on the simulator and live. Every bench run writes it anew.
     """
 
-    corpus_dir: str = Field(default="", description="The free-form corpus read, relative to the project root; "
-                            "empty when it was not there (the corpus is not measured).")
-    analysers: list[str] = Field(default_factory=list, description="The script analysers installed (bandit, "
-                                 "shellcheck): a missing one's findings are analyser_unavailable.")
+    corpus_dir: str = Field(
+        default="",
+        description="The free-form corpus read, relative to the project root; "
+        "empty when it was not there (the corpus is not measured).",
+    )
+    analysers: list[str] = Field(
+        default_factory=list,
+        description="The script analysers installed (bandit, "
+        "shellcheck): a missing one's findings are analyser_unavailable.",
+    )
     corpus: list[DiffOutcome] = Field(default_factory=list, description="Per corpus edit: expected and found kinds.")
-    bench: list[DiffOutcome] = Field(default_factory=list, description="Per labeled bench edit (group: its type): "
-                                     "the kinds found.")
+    bench: list[DiffOutcome] = Field(
+        default_factory=list, description="Per labeled bench edit (group: its type): the kinds found."
+    )
 
 
 class BenchResults(BaseModel):
@@ -139,8 +162,10 @@ class BenchResults(BaseModel):
     dataset_digest: str = ""
     dataset: DatasetInfo = Field(default_factory=DatasetInfo)
     diff_classifier: DiffClassifierRun | None = Field(
-        default=None, exclude_if=lambda value: value is None,
-        description="The behavioural diff's classifier measured on the dataset's labeled edits and the corpus.")
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="The behavioural diff's classifier measured on the dataset's labeled edits and the corpus.",
+    )
     runs: dict[str, BenchConfigRun] = Field(default_factory=dict)
 
     @property
@@ -211,28 +236,53 @@ def worked_example_ids(results: BenchResults) -> tuple[str | None, list[str]]:
 
 def _compact_opinion(opinion: Opinion) -> Opinion:
     # confidence stays: judge rates and calibration (ratchet.bench.labeled) read it from the summary.
-    return Opinion(tier=opinion.tier, prompt_version="", verdict=opinion.verdict, confidence=opinion.confidence,
-                   tokens_in=opinion.tokens_in, tokens_out=opinion.tokens_out, run=opinion.run)
+    return Opinion(
+        tier=opinion.tier,
+        prompt_version="",
+        verdict=opinion.verdict,
+        confidence=opinion.confidence,
+        tokens_in=opinion.tokens_in,
+        tokens_out=opinion.tokens_out,
+        run=opinion.run,
+    )
 
 
 def _compact_pair(pair: PairOutcome, *, evidence: bool) -> PairOutcome:
     """A pair as metrics read it: outcome and opinions; a worked example's also keeps its one-line evidence."""
     return PairOutcome(
-        task_id=pair.task_id, golden_skill=None, selected_because=pair.selected_because, outcome=pair.outcome,
-        decided_by=pair.decided_by if evidence else "", reason=pair.reason if evidence else "",
+        task_id=pair.task_id,
+        golden_skill=None,
+        selected_because=pair.selected_because,
+        outcome=pair.outcome,
+        decided_by=pair.decided_by if evidence else "",
+        reason=pair.reason if evidence else "",
         # The swapped-order asks are left out: every reader skips them, and their tokens are in the usage.
-        opinions=[_compact_opinion(o) for o in pair.opinions if not o.swapped], repeats=pair.repeats,
+        opinions=[_compact_opinion(o) for o in pair.opinions if not o.swapped],
+        repeats=pair.repeats,
     )
 
 
 def _compact_edit(edit: ScoredEdit, *, example: bool) -> ScoredEdit:
     verdict = edit.verdict
-    kept = Verdict(base="", head="", skills_changed=[], decision=verdict.decision,
-                   summary=verdict.summary if example else "", simulated=verdict.simulated,
-                   pairs=[_compact_pair(p, evidence=example) for p in verdict.pairs])
-    return ScoredEdit(edit_id=edit.edit_id, type=edit.type, verdict=kept, expected_decision=edit.expected_decision,
-                      skill=edit.skill, expected_pairs=edit.expected_pairs, usage=edit.usage,
-                      diff=edit.diff if example else "")
+    kept = Verdict(
+        base="",
+        head="",
+        skills_changed=[],
+        decision=verdict.decision,
+        summary=verdict.summary if example else "",
+        simulated=verdict.simulated,
+        pairs=[_compact_pair(p, evidence=example) for p in verdict.pairs],
+    )
+    return ScoredEdit(
+        edit_id=edit.edit_id,
+        type=edit.type,
+        verdict=kept,
+        expected_decision=edit.expected_decision,
+        skill=edit.skill,
+        expected_pairs=edit.expected_pairs,
+        usage=edit.usage,
+        diff=edit.diff if example else "",
+    )
 
 
 def compact_results(results: BenchResults) -> BenchResults:
@@ -246,11 +296,20 @@ def compact_results(results: BenchResults) -> BenchResults:
     example_config, examples = worked_example_ids(results)
     runs = {}
     for name, run in results.runs.items():
-        edits = {edit_id: _compact_edit(edit, example=name == example_config and edit_id in examples)
-                 for edit_id, edit in run.edits.items()}
-        noise = {task_id: NoiseGolden(task_id=golden.task_id, skill=None, outcomes=[
-            _compact_pair(o, evidence=False) for o in golden.outcomes], decisions=golden.decisions, usage=golden.usage)
-            for task_id, golden in run.noise.items()}
+        edits = {
+            edit_id: _compact_edit(edit, example=name == example_config and edit_id in examples)
+            for edit_id, edit in run.edits.items()
+        }
+        noise = {
+            task_id: NoiseGolden(
+                task_id=golden.task_id,
+                skill=None,
+                outcomes=[_compact_pair(o, evidence=False) for o in golden.outcomes],
+                decisions=golden.decisions,
+                usage=golden.usage,
+            )
+            for task_id, golden in run.noise.items()
+        }
         runs[name] = run.model_copy(update={"edits": edits, "noise": noise})
     return results.model_copy(update={"runs": runs})
 
@@ -270,18 +329,36 @@ def summary_text(summary: BenchResults) -> str:
     lines = [canonical_dumps({"kind": "summary", **head}, indent=None)]
     classifier = summary.diff_classifier
     if classifier is not None:
-        lines.append(canonical_dumps({"kind": "diff_classifier", **classifier.model_dump(
-            mode="json", exclude={"corpus", "bench"})}, indent=None))
-        lines += [canonical_dumps({"kind": "diff_outcome", "set": name, "item": outcome.model_dump(mode="json")},
-                                  indent=None) for name in ("corpus", "bench") for outcome in getattr(classifier, name)]
+        lines.append(
+            canonical_dumps(
+                {"kind": "diff_classifier", **classifier.model_dump(mode="json", exclude={"corpus", "bench"})},
+                indent=None,
+            )
+        )
+        lines += [
+            canonical_dumps({"kind": "diff_outcome", "set": name, "item": outcome.model_dump(mode="json")}, indent=None)
+            for name in ("corpus", "bench")
+            for outcome in getattr(classifier, name)
+        ]
     for name in sorted(summary.runs):
         run = summary.runs[name]
-        lines.append(canonical_dumps({"kind": "run", **run.model_dump(mode="json", exclude={"edits", "noise"})},
-                                     indent=None))
-        lines += [canonical_dumps({"kind": "edit", "config": name, "item": run.edits[k].model_dump(mode="json", exclude_defaults=True)},
-                                  indent=None) for k in sorted(run.edits)]
-        lines += [canonical_dumps({"kind": "noise", "config": name, "item": run.noise[k].model_dump(mode="json", exclude_defaults=True)},
-                                  indent=None) for k in sorted(run.noise)]
+        lines.append(
+            canonical_dumps({"kind": "run", **run.model_dump(mode="json", exclude={"edits", "noise"})}, indent=None)
+        )
+        lines += [
+            canonical_dumps(
+                {"kind": "edit", "config": name, "item": run.edits[k].model_dump(mode="json", exclude_defaults=True)},
+                indent=None,
+            )
+            for k in sorted(run.edits)
+        ]
+        lines += [
+            canonical_dumps(
+                {"kind": "noise", "config": name, "item": run.noise[k].model_dump(mode="json", exclude_defaults=True)},
+                indent=None,
+            )
+            for k in sorted(run.noise)
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -289,8 +366,10 @@ def read_summary(out: Path) -> BenchResults:
     """summary.json back into the BenchResults it was cut from (as compact_results left it)."""
     path = out / SUMMARY_FILE
     try:
-        rows = [load_json_text(line, source=f"{path}:{n}", error=InputError)
-                for n, line in enumerate(read_utf8(path, error=InputError).splitlines(), start=1)]
+        rows = [
+            load_json_text(line, source=f"{path}:{n}", error=InputError)
+            for n, line in enumerate(read_utf8(path, error=InputError).splitlines(), start=1)
+        ]
         header = rows[0]
         if header.get("kind") != "summary" or header.get("schema_version") != BENCH_SCHEMA_VERSION:
             raise InputError(f"not a bench summary of schema_version {BENCH_SCHEMA_VERSION}", path=path, line=1)
@@ -302,8 +381,11 @@ def read_summary(out: Path) -> BenchResults:
                 results.diff_classifier = DiffClassifierRun.model_validate(row)
             elif kind == "diff_outcome":
                 if results.diff_classifier is None or row.get("set") not in ("corpus", "bench"):
-                    raise InputError("a diff_outcome line needs a diff_classifier line before it and "
-                                     "a set (corpus or bench); regenerate it with ratchet bench report", path=path)
+                    raise InputError(
+                        "a diff_outcome line needs a diff_classifier line before it and "
+                        "a set (corpus or bench); regenerate it with ratchet bench report",
+                        path=path,
+                    )
                 getattr(results.diff_classifier, row["set"]).append(DiffOutcome.model_validate(row["item"]))
             elif kind == "run":
                 results.runs[row["config"]] = BenchConfigRun.model_validate(row)
@@ -314,8 +396,9 @@ def read_summary(out: Path) -> BenchResults:
                 golden = NoiseGolden.model_validate(row["item"])
                 results.runs[row["config"]].noise[golden.task_id] = golden
     except (ValidationError, AttributeError, KeyError, IndexError, TypeError) as exc:
-        raise InputError(f"not a bench summary ({type(exc).__name__}); regenerate it with ratchet bench report",
-                         path=path) from None
+        raise InputError(
+            f"not a bench summary ({type(exc).__name__}); regenerate it with ratchet bench report", path=path
+        ) from None
     return results
 
 
@@ -415,9 +498,13 @@ def usage_of(replays: EditReplays, pairs: list[PairOutcome], config: RatchetConf
     usage: dict[str, TierUsage] = {}
     for tier, usages in sorted(by_tier.items()):
         total = Usage.total(usages)
-        usage[tier] = TierUsage(calls=len(usages), tokens_in=total.tokens_in, tokens_out=total.tokens_out,
-                                tokens_cached=total.tokens_cached,
-                                usd=sum(catalog_usd(config, tier, u) for u in usages))
+        usage[tier] = TierUsage(
+            calls=len(usages),
+            tokens_in=total.tokens_in,
+            tokens_out=total.tokens_out,
+            tokens_cached=total.tokens_cached,
+            usd=sum(catalog_usd(config, tier, u) for u in usages),
+        )
     return usage
 
 

@@ -88,8 +88,13 @@ def record_review(
     if unknown:
         raise InputError(f"--pair names task(s) not replayed for {edit_id}: {', '.join(unknown)}")
     review = Review(
-        edit_id=edit_id, edit_hash=edit_hash(edit), verdict="agree" if agree else "disagree",
-        decision=decision, pairs=pairs, reviewer=reviewer, note=note,
+        edit_id=edit_id,
+        edit_hash=edit_hash(edit),
+        verdict="agree" if agree else "disagree",
+        decision=decision,
+        pairs=pairs,
+        reviewer=reviewer,
+        note=note,
     )
     file = read_reviews(paths.reviews)
     file.reviews = [r for r in file.reviews if r.edit_id != edit_id] + [review]
@@ -105,8 +110,11 @@ def _original(paths: BenchPaths, edit: Edit) -> str:
 def render_edit(paths: BenchPaths, edit: Edit, label: Label) -> str:
     """The skill diff, the world overlay (D1) and the labels, as a reviewer sees them."""
     diff = difflib.unified_diff(
-        _original(paths, edit).splitlines(keepends=True), edit.skill_md.splitlines(keepends=True),
-        fromfile=f"a/{edit.skill}/SKILL.md", tofile=f"b/{edit.skill}/SKILL.md", n=1,
+        _original(paths, edit).splitlines(keepends=True),
+        edit.skill_md.splitlines(keepends=True),
+        fromfile=f"a/{edit.skill}/SKILL.md",
+        tofile=f"b/{edit.skill}/SKILL.md",
+        n=1,
     )
     lines = [f"── {edit.id} ({edit.type}): {edit.description}", "".join(diff).rstrip("\n") or "(no text change)"]
     if edit.world_overlay is not None:

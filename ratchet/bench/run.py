@@ -134,14 +134,19 @@ def _check_out_dir(out: Path, simulated: bool, results: BenchResults) -> None:
     mixed = [name for name, run in results.runs.items() if run.simulated != simulated]
     if mixed:
         kind = "simulated" if not simulated else "live"
-        raise InputError(f"{out} holds {kind} runs ({', '.join(sorted(mixed))}); give live and simulated runs separate --out directories")
+        raise InputError(
+            f"{out} holds {kind} runs ({', '.join(sorted(mixed))}); give live and simulated runs separate --out directories"
+        )
 
 
 def edit_diff(data: BenchData, edit: Edit) -> str:
     before = data.skill_texts.get(edit.skill, "")
     lines = difflib.unified_diff(
-        before.splitlines(keepends=True), edit.skill_md.splitlines(keepends=True),
-        fromfile=f"a/{edit.skill}/SKILL.md", tofile=f"b/{edit.skill}/SKILL.md", n=1,
+        before.splitlines(keepends=True),
+        edit.skill_md.splitlines(keepends=True),
+        fromfile=f"a/{edit.skill}/SKILL.md",
+        tofile=f"b/{edit.skill}/SKILL.md",
+        n=1,
     )
     return "".join(lines)
 
@@ -178,9 +183,19 @@ def _with_edit_facts(search: FixtureSearch, edit: Edit) -> FixtureSearch:
 class _Runner:
     """One configuration's work, shared by the worker threads."""
 
-    def __init__(self, data: BenchData, config: GateConfig, opts: RunOptions, gateway: Gateway, home: Path,
-                 pool: WorkPool, dest: Path, mode: Mode, records: Mapping[str, NoiseRecord],
-                 diffs: Mapping[str, EditDiff]) -> None:
+    def __init__(
+        self,
+        data: BenchData,
+        config: GateConfig,
+        opts: RunOptions,
+        gateway: Gateway,
+        home: Path,
+        pool: WorkPool,
+        dest: Path,
+        mode: Mode,
+        records: Mapping[str, NoiseRecord],
+        diffs: Mapping[str, EditDiff],
+    ) -> None:
         self.data = data
         self.diffs = diffs  # each labeled edit's behavioural diff: the judges' skill_diff context, as in a check
         self.dest = dest  # where replays go: opts.out, or the shard's folder
@@ -290,8 +305,14 @@ class _Runner:
         golden = data.goldens[task_id]
         task = next(t for t in data.tasks if t.id == task_id)
         started = time.perf_counter()
-        replayer = Replayer(project, tree=project.root, head_skills=data.base_skills, base_skills=data.base_skills,
-                            agent=self.gateway.model("agent", "replay"), clock=frozen_clock)
+        replayer = Replayer(
+            project,
+            tree=project.root,
+            head_skills=data.base_skills,
+            base_skills=data.base_skills,
+            agent=self.gateway.model("agent", "replay"),
+            clock=frozen_clock,
+        )
         judges = self._judges()
         outcomes = []
         decisions: list[Decision] = []
@@ -299,28 +320,41 @@ class _Runner:
         for run in range(self.config.replays_per_golden):
             reseeded = golden.model_copy(update={"seed": derived_seed("noise", task_id, run)})
             replayer.recorded.replays.clear()
-            pair = gate_repeated(Selected(task=task, golden=reseeded, because="routed"), replayer,
-                                 record=self.records.get(task_id), config=self.config, judges=judges, search=None,
-                                 pair_id=f"{task_id}#{run}", clock=frozen_clock)
+            pair = gate_repeated(
+                Selected(task=task, golden=reseeded, because="routed"),
+                replayer,
+                record=self.records.get(task_id),
+                config=self.config,
+                judges=judges,
+                search=None,
+                pair_id=f"{task_id}#{run}",
+                clock=frozen_clock,
+            )
             one = stable_replays(EditReplays(replays=dict(replayer.recorded.replays)), project.config)
             decisions.append(decide_edit([pair], block_confidence=self.config.block_confidence)[0])
             outcomes.append(stable_pair(pair, one, project.config))
             for key, trace in one.replays.items():  # a repeat <task>#<k> of A/A check <run> is kept as <task>#<run>.<k>
                 replays.replays[f"{task_id}#{run}" + (f".{key.partition('#')[2]}" if key != task_id else "")] = trace
         usage = usage_of(replays, outcomes, project.config)
-        noise = NoiseGolden(task_id=task_id, skill=golden.fired_skill, outcomes=outcomes, usage=usage,
-                            decisions=decisions)
+        noise = NoiseGolden(
+            task_id=task_id, skill=golden.fired_skill, outcomes=outcomes, usage=usage, decisions=decisions
+        )
         return noise, round((time.perf_counter() - started) * 1000, 3)
 
 
-def _refuse_without_cascade(results: BenchResults, opts: RunOptions, config: GateConfig, ids: list[str],
-                            dest: Path) -> None:
+def _refuse_without_cascade(
+    results: BenchResults, opts: RunOptions, config: GateConfig, ids: list[str], dest: Path
+) -> None:
     cascade = results.runs.get(RECORDING_CONFIG)
     shard = f" --shard {opts.shard.label}" if opts.shard is not None else ""
-    hint = (f"run `ratchet bench run --config {RECORDING_CONFIG} --out {opts.out}{shard}` first, "
-            "with the same --limit, --seed and --types")
+    hint = (
+        f"run `ratchet bench run --config {RECORDING_CONFIG} --out {opts.out}{shard}` first, "
+        "with the same --limit, --seed and --types"
+    )
     if cascade is None:
-        raise InputError(f"{config.name} re-judges the {RECORDING_CONFIG} run's replays, but {opts.out} has no {RECORDING_CONFIG} run: {hint}")
+        raise InputError(
+            f"{config.name} re-judges the {RECORDING_CONFIG} run's replays, but {opts.out} has no {RECORDING_CONFIG} run: {hint}"
+        )
     missing = [i for i in ids if i not in cascade.edits or not replays_path(dest, RECORDING_CONFIG, i).exists()]
     if missing:
         raise InputError(
@@ -336,8 +370,11 @@ def check_bench_tiers(config: GateConfig, configured: Collection[str], config_pa
     usable = [tier for tier in priced if tier in configured]
     for step in config.tiers:
         if step.tier not in usable:
-            raise ConfigError(f"unknown judge tier {step.tier!r}: the bench runs {', '.join(usable)} (ratchet.yaml "
-                              "tiers with a per-call budget); name one of them", path=config_path)
+            raise ConfigError(
+                f"unknown judge tier {step.tier!r}: the bench runs {', '.join(usable)} (ratchet.yaml "
+                "tiers with a per-call budget); name one of them",
+                path=config_path,
+            )
 
 
 def run_config(opts: RunOptions) -> RunSummary:
@@ -361,11 +398,16 @@ def run_config(opts: RunOptions) -> RunSummary:
     if mode == "rejudge":
         _refuse_without_cascade(results, opts, config, ids, dest)
     existing = results.runs.get(config.name)
-    if existing is not None and (existing.edits or existing.noise) and \
-            (existing.sim_noise, existing.bless_repeats) != (noise.sim_noise, noise.bless_repeats):
-        raise InputError(f"{opts.out} holds a {config.name} run at noise {existing.sim_noise:g} with "
-                         f"{existing.bless_repeats} bless repeats, not {noise.sim_noise:g} with {noise.bless_repeats}: "
-                         "resume it with the same --noise and --bless-repeats, or use a new --out directory")
+    if (
+        existing is not None
+        and (existing.edits or existing.noise)
+        and (existing.sim_noise, existing.bless_repeats) != (noise.sim_noise, noise.bless_repeats)
+    ):
+        raise InputError(
+            f"{opts.out} holds a {config.name} run at noise {existing.sim_noise:g} with "
+            f"{existing.bless_repeats} bless repeats, not {noise.sim_noise:g} with {noise.bless_repeats}: "
+            "resume it with the same --noise and --bless-repeats, or use a new --out directory"
+        )
     done = set(existing.noise if mode == "noise" else existing.edits) if existing is not None else set()
     pending = [i for i in ids if i not in done]
     # Every labeled edit's diff and the classifier measured on them: no model, deterministic, a second or two.
@@ -377,7 +419,9 @@ def run_config(opts: RunOptions) -> RunSummary:
             opts.echo(plan.render() + ("  (simulated: no money is spent)" if simulated else ""))
             if not simulated:
                 check_affordable(store, plan)
-                if not opts.yes and not (opts.confirm is not None and opts.confirm(f"Spend up to ${plan.total_usd:.4f}?")):
+                if not opts.yes and not (
+                    opts.confirm is not None and opts.confirm(f"Spend up to ${plan.total_usd:.4f}?")
+                ):
                     raise BudgetError("live run not confirmed: pass --yes (or answer yes) to spend")
         overrides: dict[str, ChatModel] = {}
         if simulated and noise.sim_noise > 0:
@@ -389,22 +433,34 @@ def run_config(opts: RunOptions) -> RunSummary:
         with gateway, WorkPool(opts.concurrency, name="ratchet-bench") as pool:
             measured = measure_records(data, noise, gateway.model("agent", "bless"), pool) if pending else None
             if measured is not None and measured.refused:
-                raise InputError(f"{len(measured.refused)} golden(s) could not be measured for noise, first {measured.refused[0]}")
+                raise InputError(
+                    f"{len(measured.refused)} golden(s) could not be measured for noise, first {measured.refused[0]}"
+                )
             records = measured.records if measured is not None else {}
             runner = _Runner(data, config, opts, gateway, home, pool, dest, mode, records, diffs)
-            models = {tier: gateway.upstream(tier).model_id for tier in
-                      (["agent"] if mode != "rejudge" else []) + [s.tier for s in config.tiers]}
+            models = {
+                tier: gateway.upstream(tier).model_id
+                for tier in (["agent"] if mode != "rejudge" else []) + [s.tier for s in config.tiers]
+            }
             if mode == "rejudge":
                 models["agent"] = results.runs[RECORDING_CONFIG].models.get("agent", "")
             run = existing or BenchConfigRun(config=config.name, command=opts.command, simulated=simulated)
-            run = run.model_copy(update={
-                "description": config.description, "config_path": os.path.relpath(opts.config_path.resolve(), opts.out.resolve()),
-                "command": opts.command, "models": dict(sorted(models.items())), "seed": opts.seed,
-                "limit": opts.limit, "types": sorted(opts.types), "mode": mode,
-                "replays_from": RECORDING_CONFIG if mode == "rejudge" else None,
-                "sim_noise": noise.sim_noise, "bless_repeats": noise.bless_repeats,
-                "flips": {tid: [r.differed, r.repeats] for tid, r in sorted(records.items())} or run.flips,
-            })
+            run = run.model_copy(
+                update={
+                    "description": config.description,
+                    "config_path": os.path.relpath(opts.config_path.resolve(), opts.out.resolve()),
+                    "command": opts.command,
+                    "models": dict(sorted(models.items())),
+                    "seed": opts.seed,
+                    "limit": opts.limit,
+                    "types": sorted(opts.types),
+                    "mode": mode,
+                    "replays_from": RECORDING_CONFIG if mode == "rejudge" else None,
+                    "sim_noise": noise.sim_noise,
+                    "bless_repeats": noise.bless_repeats,
+                    "flips": {tid: [r.differed, r.repeats] for tid, r in sorted(records.items())} or run.flips,
+                }
+            )
             results.dataset_digest = data.digest
             results.dataset = data.info
             results.diff_classifier = classifier
@@ -413,18 +469,41 @@ def run_config(opts: RunOptions) -> RunSummary:
             timings.run_ids.setdefault(config.name, []).append(run_id)
             if plan is not None:
                 timings.estimates_usd[config.name] = round(plan.total_usd, 6)
-            write_timings(dest, timings)  # results.json is written once, at the end; the journal holds the run until then
+            write_timings(
+                dest, timings
+            )  # results.json is written once, at the end; the journal holds the run until then
             work = runner.score_golden if mode == "noise" else runner.score_edit
-            execute(work, run, results, timings, pending, out=dest, pool=pool, write=write,
-                    on_progress=opts.on_progress, total=len(ids))
+            execute(
+                work,
+                run,
+                results,
+                timings,
+                pending,
+                out=dest,
+                pool=pool,
+                write=write,
+                on_progress=opts.on_progress,
+                total=len(ids),
+            )
     written = dest / (SHARD_FILE if opts.shard is not None else RESULTS_FILE)
-    return RunSummary(config=config.name, mode=mode, total=len(ids), skipped=len(ids) - len(pending),
-                      ran=len(pending), estimate=plan, run_id=run_id, out=opts.out, written=written,
-                      sample=len(sample), shard=opts.shard)
+    return RunSummary(
+        config=config.name,
+        mode=mode,
+        total=len(ids),
+        skipped=len(ids) - len(pending),
+        ran=len(pending),
+        estimate=plan,
+        run_id=run_id,
+        out=opts.out,
+        written=written,
+        sample=len(sample),
+        shard=opts.shard,
+    )
 
 
-def _open_results(opts: RunOptions, data: BenchData, config: GateConfig,
-                  sample: list[str]) -> tuple[Path, BenchResults, list[str], Callable[[Path, BenchResults], None]]:
+def _open_results(
+    opts: RunOptions, data: BenchData, config: GateConfig, sample: list[str]
+) -> tuple[Path, BenchResults, list[str], Callable[[Path, BenchResults], None]]:
     """Where this run writes, what is there already, the ids it scores, and how it saves results.
 
     Unsharded: opts.out and its results.json, the whole sample. A shard: its folder under opts.out,

@@ -19,8 +19,6 @@ def seeded_hash(seed: int, key: str) -> str:
     return hashlib.sha256(f"ratchet-bench\0{seed}\0{key}".encode()).hexdigest()
 
 
-
-
 def stratified_sample(items: Iterable[tuple[str, str]], limit: int | None, seed: int) -> list[str]:
     """Ids of a stratified sample of (id, stratum) items, sorted; all of them when `limit` is None."""
     strata: dict[str, list[str]] = {}

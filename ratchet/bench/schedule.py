@@ -33,10 +33,19 @@ from ratchet.pool import WorkPool
 Scored = tuple[ScoredEdit | NoiseGolden, float]
 
 
-def execute(work: Callable[[str], Scored], run: BenchConfigRun, results: BenchResults, timings: Timings,
-            pending: list[str], *, out: Path, pool: WorkPool,
-            on_progress: Callable[[int, int, str], None] | None, total: int,
-            write: Callable[[Path, BenchResults], None] = write_results) -> None:
+def execute(
+    work: Callable[[str], Scored],
+    run: BenchConfigRun,
+    results: BenchResults,
+    timings: Timings,
+    pending: list[str],
+    *,
+    out: Path,
+    pool: WorkPool,
+    on_progress: Callable[[int, int, str], None] | None,
+    total: int,
+    write: Callable[[Path, BenchResults], None] = write_results,
+) -> None:
     """Score `pending` with `work` into `run`, writing results and timings under `out`; re-raise the first failure.
 
     `write` saves the results: results.json, or a shard's shard.json (ratchet.bench.shard).

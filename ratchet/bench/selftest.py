@@ -53,9 +53,16 @@ def synthetic_labels() -> list[Label]:
     for kind in ("R1", "R2", "R3", "R4", "R5", "R6", "N0", "D1"):
         for n in (1, 2):
             outcome: Outcome = "regression" if kind.startswith("R") else ("drift" if kind == "D1" else "same")
-            labels.append(Label(edit_id=f"synthetic.{kind}.{n}", type=kind, skill="synthetic",
-                                affected_goldens=[f"t{n}"], expected_decision="BLOCK" if kind.startswith("R") else "PASS",
-                                expected_pairs={f"t{n}": outcome, "t0": "same"}))
+            labels.append(
+                Label(
+                    edit_id=f"synthetic.{kind}.{n}",
+                    type=kind,
+                    skill="synthetic",
+                    affected_goldens=[f"t{n}"],
+                    expected_decision="BLOCK" if kind.startswith("R") else "PASS",
+                    expected_pairs={f"t{n}": outcome, "t0": "same"},
+                )
+            )
     return labels
 
 
@@ -64,16 +71,44 @@ def _scored(label: Label, gate: Gate) -> ScoredEdit:
     pairs = []
     for task_id, outcome in sorted(outcomes.items()):
         said: JudgeVerdict = "regression" if outcome == "regression" else "pass"
-        opinions = [Opinion(tier=t, prompt_version="selftest", verdict=said, confidence=1.0, tokens_in=1000, tokens_out=100)
-                    for t in ("nano", "super", "ultra")]
-        pairs.append(PairOutcome(task_id=task_id, golden_skill=label.skill, selected_because="routed", outcome=outcome,
-                                 decided_by="selftest", reason="scripted", opinions=opinions))
-    verdict = Verdict(base="selftest", head=label.edit_id, skills_changed=[label.skill], decision=decision,
-                      summary="scripted gate", pairs=pairs)
-    usage = {"nano": TierUsage(calls=len(pairs), tokens_in=1000 * len(pairs), tokens_out=100 * len(pairs), usd=0.0001 * len(pairs))}
-    return ScoredEdit(edit_id=label.edit_id, type=label.type, skill=label.skill, verdict=verdict,
-                      expected_decision=label.expected_decision, affected_goldens=label.affected_goldens,
-                      expected_pairs=label.expected_pairs, usage=usage)
+        opinions = [
+            Opinion(tier=t, prompt_version="selftest", verdict=said, confidence=1.0, tokens_in=1000, tokens_out=100)
+            for t in ("nano", "super", "ultra")
+        ]
+        pairs.append(
+            PairOutcome(
+                task_id=task_id,
+                golden_skill=label.skill,
+                selected_because="routed",
+                outcome=outcome,
+                decided_by="selftest",
+                reason="scripted",
+                opinions=opinions,
+            )
+        )
+    verdict = Verdict(
+        base="selftest",
+        head=label.edit_id,
+        skills_changed=[label.skill],
+        decision=decision,
+        summary="scripted gate",
+        pairs=pairs,
+    )
+    usage = {
+        "nano": TierUsage(
+            calls=len(pairs), tokens_in=1000 * len(pairs), tokens_out=100 * len(pairs), usd=0.0001 * len(pairs)
+        )
+    }
+    return ScoredEdit(
+        edit_id=label.edit_id,
+        type=label.type,
+        skill=label.skill,
+        verdict=verdict,
+        expected_decision=label.expected_decision,
+        affected_goldens=label.affected_goldens,
+        expected_pairs=label.expected_pairs,
+        usage=usage,
+    )
 
 
 def _expectations(name: str, m: ConfigMetrics, has: set[str]) -> list[str]:
@@ -137,10 +172,15 @@ def _labels(root: Path) -> tuple[list[Label], str]:
 def run_selftest(root: Path, *, fns: MetricFns = DEFAULT_FNS, out: Path | None = None) -> SelftestOutcome:
     """Score the three scripted gates with `fns` and render their report (into `out`, else a temp dir)."""
     labels, source = _labels(root)
-    results = BenchResults(dataset_digest="selftest", dataset=DatasetInfo(harness="scripted gates (selftest)", date="selftest"))
+    results = BenchResults(
+        dataset_digest="selftest", dataset=DatasetInfo(harness="scripted gates (selftest)", date="selftest")
+    )
     for name, gate in GATES.items():
         results.runs[name] = BenchConfigRun(
-            config=name, command=f"ratchet bench selftest ({name})", simulated=True, models={"gate": f"scripted/{name}"},
+            config=name,
+            command=f"ratchet bench selftest ({name})",
+            simulated=True,
+            models={"gate": f"scripted/{name}"},
             edits={label.edit_id: _scored(label, gate) for label in labels},
         )
     outcome = SelftestOutcome(source=source)

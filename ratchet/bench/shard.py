@@ -86,8 +86,10 @@ class BenchShard(BaseModel):
     def partial_note(self) -> str:
         owned = sum(len(c.owned) for c in self.configs.values())
         sample = sum(len(c.sample) for c in self.configs.values())
-        return (f"PARTIAL: shard {self.shard}/{self.shards} of a bench run, {owned} of {sample} item(s), not the "
-                f"run's results: ratchet bench merge all {self.shards} shard directories into the run's --out")
+        return (
+            f"PARTIAL: shard {self.shard}/{self.shards} of a bench run, {owned} of {sample} item(s), not the "
+            f"run's results: ratchet bench merge all {self.shards} shard directories into the run's --out"
+        )
 
 
 def write_shard(folder: Path, shard: BenchShard, results: BenchResults) -> None:
@@ -97,8 +99,13 @@ def write_shard(folder: Path, shard: BenchShard, results: BenchResults) -> None:
     atomic_write_text(folder / SHARD_FILE, canonical_dumps(done.model_dump(mode="json")))
 
 
-def open_shard(out: Path, shard: Shard, config: str, candidates: Sequence[str], sample: Sequence[str],
-               ) -> tuple[Path, BenchResults, list[str], Callable[[Path, BenchResults], None]]:
+def open_shard(
+    out: Path,
+    shard: Shard,
+    config: str,
+    candidates: Sequence[str],
+    sample: Sequence[str],
+) -> tuple[Path, BenchResults, list[str], Callable[[Path, BenchResults], None]]:
     """A shard's folder, the results it holds already, the ids of `sample` it owns, and how it saves results.
 
     The sample and owned ids accumulate over resumed runs, as an unsharded results.json accumulates
@@ -130,20 +137,27 @@ def load_shard(folder: Path) -> BenchShard:
     """A shard directory's shard.json, or one InputError naming it."""
     path = folder / SHARD_FILE
     if not path.is_file():
-        raise InputError("not a bench shard directory (no shard.json): give the folders ratchet bench run --shard "
-                         "K/N wrote (<out>/shards/K-of-N)", path=folder)
+        raise InputError(
+            "not a bench shard directory (no shard.json): give the folders ratchet bench run --shard "
+            "K/N wrote (<out>/shards/K-of-N)",
+            path=folder,
+        )
     raw = load_json_file(path, error=InputError)
     if not isinstance(raw, dict) or raw.get("kind") != SHARD_KIND:
         raise InputError("not a bench shard file of ratchet bench run --shard K/N", path=path)
     if raw.get("schema_version") != BENCH_SCHEMA_VERSION:
-        raise InputError(f"shard schema_version {raw.get('schema_version')!r}, this Ratchet reads "
-                         f"{BENCH_SCHEMA_VERSION}: re-run the shard with this version", path=path)
+        raise InputError(
+            f"shard schema_version {raw.get('schema_version')!r}, this Ratchet reads "
+            f"{BENCH_SCHEMA_VERSION}: re-run the shard with this version",
+            path=path,
+        )
     try:
         return BenchShard.model_validate(raw)
     except ValidationError as exc:
         first = exc.errors()[0]
-        raise InputError(f"not a valid bench shard file: {'.'.join(str(p) for p in first['loc'])}: {first['msg']}",
-                         path=path) from None
+        raise InputError(
+            f"not a valid bench shard file: {'.'.join(str(p) for p in first['loc'])}: {first['msg']}", path=path
+        ) from None
 
 
 # -- merge -----------------------------------------------------------------------------------------
@@ -187,28 +201,39 @@ def _check(shards: list[tuple[Path, BenchShard]]) -> None:
     for path, shard in shards:
         difference = _foreign(first, shard)
         if difference is not None:
-            raise InputError(f"shard {shard.shard}/{shard.shards} is of another run than {first_path} ({difference}): "
-                             "merge the shards of one run", path=path)
+            raise InputError(
+                f"shard {shard.shard}/{shard.shards} is of another run than {first_path} ({difference}): "
+                "merge the shards of one run",
+                path=path,
+            )
         if shard.shard > shard.shards:
             raise InputError(f"shard {shard.shard} of {shard.shards} does not exist", path=path)
         if shard.shard in seen:
-            raise InputError(f"shard {shard.shard}/{shard.shards} given twice (also {seen[shard.shard]}): give each "
-                             "shard directory once", path=path)
+            raise InputError(
+                f"shard {shard.shard}/{shard.shards} given twice (also {seen[shard.shard]}): give each "
+                "shard directory once",
+                path=path,
+            )
         seen[shard.shard] = path
         for name, part in shard.configs.items():
             run = shard.results.runs[name]
             if sorted(run.noise if run.mode == "noise" else run.edits) != part.owned:
-                raise InputError(f"shard {shard.shard}/{shard.shards} has not finished {name}: re-run it "
-                                 "(it resumes), then merge", path=path)
+                raise InputError(
+                    f"shard {shard.shard}/{shard.shards} has not finished {name}: re-run it (it resumes), then merge",
+                    path=path,
+                )
     missing = [k for k in range(1, first.shards + 1) if k not in seen]
     if missing:
-        raise InputError(f"shard(s) {', '.join(f'{k}/{first.shards}' for k in missing)} missing: merge needs every "
-                         "shard of the run")
+        raise InputError(
+            f"shard(s) {', '.join(f'{k}/{first.shards}' for k in missing)} missing: merge needs every shard of the run"
+        )
     for name, part in first.configs.items():
         owned = sorted(i for _, s in shards for i in s.configs[name].owned)
         if owned != part.sample:
-            raise InputError(f"the shards' {name} items are not the run's sample: re-run the shards with one "
-                             "Ratchet version", path=first_path)
+            raise InputError(
+                f"the shards' {name} items are not the run's sample: re-run the shards with one Ratchet version",
+                path=first_path,
+            )
 
 
 def merged_results(shards: Sequence[BenchShard]) -> BenchResults:
@@ -220,8 +245,9 @@ def merged_results(shards: Sequence[BenchShard]) -> BenchResults:
         for shard in shards:
             run.edits.update(shard.results.runs[name].edits)
             run.noise.update(shard.results.runs[name].noise)
-        runs[name] = run.model_copy(update={"edits": dict(sorted(run.edits.items())),
-                                            "noise": dict(sorted(run.noise.items()))})
+        runs[name] = run.model_copy(
+            update={"edits": dict(sorted(run.edits.items())), "noise": dict(sorted(run.noise.items()))}
+        )
     return first.model_copy(update={"runs": runs})
 
 
@@ -256,8 +282,10 @@ def merge_bench_shards(folders: Sequence[Path], out: Path) -> MergeSummary:
     existing = read_results(out)
     dropped = sorted(set(existing.runs) - set(results.runs))
     if dropped:
-        raise InputError(f"{out / 'results.json'} holds {', '.join(dropped)}, which the shards do not: merge into a "
-                         "new --out or shard those configurations too")
+        raise InputError(
+            f"{out / 'results.json'} holds {', '.join(dropped)}, which the shards do not: merge into a "
+            "new --out or shard those configurations too"
+        )
     ordered = [folder for folder, _ in sorted(loaded, key=lambda pair: pair[1].shard)]
     for folder in ordered:
         replays = folder / REPLAYS_DIR
@@ -269,4 +297,3 @@ def merge_bench_shards(folders: Sequence[Path], out: Path) -> MergeSummary:
 
     report = write_report(out)
     return MergeSummary(out=out, shards=shards[0].shards, configs=sorted(results.runs), report=report)
-

@@ -65,11 +65,15 @@ def run_smoke(
     out.mkdir(parents=True, exist_ok=True)
     _clear(out)
     for name in configs:
-        command = f"ratchet bench run --config {name} --out {SMOKE_DIR.as_posix()}" \
-            + (f" --limit {limit}" if limit is not None else "") + " --seed 0"
+        command = (
+            f"ratchet bench run --config {name} --out {SMOKE_DIR.as_posix()}"
+            + (f" --limit {limit}" if limit is not None else "")
+            + " --seed 0"
+        )
         t0 = time.perf_counter()
-        summary = run_config(RunOptions(config_path=paths[name], out=out, root=root,
-                                        home=work, limit=limit, command=command))
+        summary = run_config(
+            RunOptions(config_path=paths[name], out=out, root=root, home=work, limit=limit, command=command)
+        )
         echo(f"{name} ({summary.mode}): {summary.ran} in {time.perf_counter() - t0:.1f}s")
         result.configs.append(name)
     write_report(out)

@@ -44,11 +44,15 @@ def check_structure(paths: BenchPaths, report: Report) -> None:
     report(f"skills: {len(skills)} valid")
     tasks = load_tasks(paths.tasks)
     lines = item_lines(paths.tasks.read_text(encoding="utf-8"), "tasks")
-    world = load_world(paths.world, workspaces_dir=paths.workspaces, workspace=None, frozen_time=paths.project.config.clock)
+    world = load_world(
+        paths.world, workspaces_dir=paths.workspaces, workspace=None, frozen_time=paths.project.config.clock
+    )
     if not world.data:
         # A user project may have no world (load_world answers an empty one); the benchmark's tasks need theirs.
-        raise InputError("the benchmark's world is missing or empty: paths.world must point at its YAML files",
-                         path=paths.rel(paths.world))
+        raise InputError(
+            "the benchmark's world is missing or empty: paths.world must point at its YAML files",
+            path=paths.rel(paths.world),
+        )
     report(f"world: {len(world.data)} section(s), {len(world.volatile_patterns)} volatile pattern(s)")
     fixtures = FixtureSearch(paths.fixtures)
     report(f"fixtures: {len(fixtures.facts)} fact(s)")
@@ -56,13 +60,25 @@ def check_structure(paths: BenchPaths, report: Report) -> None:
     for index, task in enumerate(tasks):
         line = lines[index] if index < len(lines) else None
         if task.skill is not None and task.skill not in skills:
-            raise TaskFileError(f"task {task.id} names skill {task.skill!r}, which is not in {paths.rel(paths.skills)}", path=source, line=line)
+            raise TaskFileError(
+                f"task {task.id} names skill {task.skill!r}, which is not in {paths.rel(paths.skills)}",
+                path=source,
+                line=line,
+            )
         if task.workspace is not None and not (paths.workspaces / task.workspace).is_dir():
-            raise TaskFileError(f"task {task.id} names workspace {task.workspace!r}, not found in {paths.rel(paths.workspaces)}", path=source, line=line)
+            raise TaskFileError(
+                f"task {task.id} names workspace {task.workspace!r}, not found in {paths.rel(paths.workspaces)}",
+                path=source,
+                line=line,
+            )
         routed = match_skill(task.prompt, skills)
         if routed != task.skill:
             expected = task.skill or "no skill (a canary)"
-            raise TaskFileError(f"task {task.id} routes to {routed or 'no skill'}, not {expected}: reword the prompt or fix its skill", path=source, line=line)
+            raise TaskFileError(
+                f"task {task.id} routes to {routed or 'no skill'}, not {expected}: reword the prompt or fix its skill",
+                path=source,
+                line=line,
+            )
     canaries = sum(1 for t in tasks if t.is_canary)
     report(f"tasks: {len(tasks) - canaries} route to their skill, {canaries} canaries to none")
     labels, edits = checked_labels(paths)
@@ -70,11 +86,16 @@ def check_structure(paths: BenchPaths, report: Report) -> None:
         for label in labels.labels:
             edit = edits[label.edit_id]
             if edit_hash(edit) != label.edit_hash:
-                raise InputError(f"edit {label.edit_id} changed since it was labeled: rebuild", path=f"{paths.rel(paths.edits)}/{label.edit_id}.json")
+                raise InputError(
+                    f"edit {label.edit_id} changed since it was labeled: rebuild",
+                    path=f"{paths.rel(paths.edits)}/{label.edit_id}.json",
+                )
         report(f"labels: {len(labels.labels)} edit(s), each matches its edit file")
 
 
-def validate_bench(root: Path, *, audit: bool = True, work: Path | None = None, record: bool = False, report: Report = lambda _l: None) -> ValidateReport:
+def validate_bench(
+    root: Path, *, audit: bool = True, work: Path | None = None, record: bool = False, report: Report = lambda _l: None
+) -> ValidateReport:
     paths = BenchPaths.at(root)
     check_structure(paths, report)
     if audit:
@@ -90,5 +111,7 @@ def validate_bench(root: Path, *, audit: bool = True, work: Path | None = None, 
         recorded = read_digests(paths.digests).releases
         entry = recorded.get(__version__)
         if entry is not None and entry.digest != result.digest:
-            report(f"note: the digest recorded for {__version__} in {paths.rel(paths.digests)} differs: record a new release with --record-digest")
+            report(
+                f"note: the digest recorded for {__version__} in {paths.rel(paths.digests)} differs: record a new release with --record-digest"
+            )
     return result

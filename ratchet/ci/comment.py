@@ -51,8 +51,14 @@ def error_line(stderr: str) -> str:
     return picked.removeprefix("error:").strip()
 
 
-def comment_body(verdict: Verdict | None, *, markdown: str | None = None, check_exit: int | None = None,
-                 check_error: str = "", run_url: str | None = None) -> str:
+def comment_body(
+    verdict: Verdict | None,
+    *,
+    markdown: str | None = None,
+    check_exit: int | None = None,
+    check_error: str = "",
+    run_url: str | None = None,
+) -> str:
     """What the PR comment says, ending in one newline."""
     blocks: list[str] = []
     if verdict is None:
@@ -65,8 +71,12 @@ def comment_body(verdict: Verdict | None, *, markdown: str | None = None, check_
             said = f": {md_inline(check_error)}" if check_error else ""
             meaning = BUDGET_STOP if check_exit == 2 else EXIT_MEANING[check_exit]
             blocks.append(f"⚠️ **The job fails (exit {check_exit}, {meaning})**{said}")
-        blocks.append(_fit((markdown if markdown is not None else render_markdown(verdict)).rstrip("\n"),
-                           GITHUB_COMMENT_LIMIT - _ROOM))
+        blocks.append(
+            _fit(
+                (markdown if markdown is not None else render_markdown(verdict)).rstrip("\n"),
+                GITHUB_COMMENT_LIMIT - _ROOM,
+            )
+        )
     if run_url:
         blocks.append(f"<sub>[job log and artifacts]({run_url})</sub>")
     return "\n\n".join(blocks) + "\n"
@@ -84,5 +94,7 @@ def _fit(markdown: str, limit: int) -> str:
     # No block starts before the limit: the summary itself is too long, and no block is in the cut.
     head = markdown[:cut] if cut != -1 else markdown[:limit]
     left = total - head.count(_DETAILS)
-    return (f"{head}\n\n_Evidence of {left} more pair(s) left out: GitHub's comment limit. "
-            "The job's ratchet-outputs artifact has all of it._")
+    return (
+        f"{head}\n\n_Evidence of {left} more pair(s) left out: GitHub's comment limit. "
+        "The job's ratchet-outputs artifact has all of it._"
+    )

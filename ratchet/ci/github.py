@@ -44,10 +44,14 @@ class GitHubEnv(BaseSettings):
 
     token: SecretStr = Field(validation_alias=AliasChoices("GITHUB_TOKEN"))
     repository: str = Field(validation_alias=AliasChoices("GITHUB_REPOSITORY"), description="owner/name.")
-    event_path: Path = Field(validation_alias=AliasChoices("GITHUB_EVENT_PATH"),
-                             description="The webhook event JSON that started the run.")
-    api_url: str = Field(default=DEFAULT_API_URL, validation_alias=AliasChoices("GITHUB_API_URL"),
-                         description="GitHub Enterprise Server sets its own.")
+    event_path: Path = Field(
+        validation_alias=AliasChoices("GITHUB_EVENT_PATH"), description="The webhook event JSON that started the run."
+    )
+    api_url: str = Field(
+        default=DEFAULT_API_URL,
+        validation_alias=AliasChoices("GITHUB_API_URL"),
+        description="GitHub Enterprise Server sets its own.",
+    )
     server_url: str | None = Field(default=None, validation_alias=AliasChoices("GITHUB_SERVER_URL"))
     run_id: str | None = Field(default=None, validation_alias=AliasChoices("GITHUB_RUN_ID"))
 
@@ -66,8 +70,12 @@ class GitHubEnv(BaseSettings):
         return value
 
 
-_ENV_NAMES = {"token": "GITHUB_TOKEN", "repository": "GITHUB_REPOSITORY", "event_path": "GITHUB_EVENT_PATH",
-              "api_url": "GITHUB_API_URL"}
+_ENV_NAMES = {
+    "token": "GITHUB_TOKEN",
+    "repository": "GITHUB_REPOSITORY",
+    "event_path": "GITHUB_EVENT_PATH",
+    "api_url": "GITHUB_API_URL",
+}
 _HOW_TO_SET = {"GITHUB_TOKEN": "pass it to the step (env: GITHUB_TOKEN: ${{ github.token }})"}
 
 
@@ -91,8 +99,9 @@ def pull_request_number(event_path: Path) -> int:
     pull = data.get("pull_request") if isinstance(data, dict) else None
     number = pull.get("number") if isinstance(pull, dict) else None
     if not isinstance(number, int) or isinstance(number, bool) or number < 1:
-        raise InputError("not a pull_request event (no pull_request.number); run this on: pull_request",
-                         path=event_path)
+        raise InputError(
+            "not a pull_request event (no pull_request.number); run this on: pull_request", path=event_path
+        )
     return number
 
 
@@ -168,16 +177,22 @@ class GitHubClient:
         except httpx.HTTPError as exc:
             raise InfraError(self._redact(f"cannot reach the GitHub API at {self._api_url}: {exc}")) from None
         if response.status_code >= 400:
-            raise GitHubAPIError(self._redact(f"GitHub API {method} {path} answered {response.status_code}: "
-                                              f"{_github_message(response)}{_hint(response.status_code)}"),
-                                 status=response.status_code)
+            raise GitHubAPIError(
+                self._redact(
+                    f"GitHub API {method} {path} answered {response.status_code}: "
+                    f"{_github_message(response)}{_hint(response.status_code)}"
+                ),
+                status=response.status_code,
+            )
         return response
 
     def _object(self, response: httpx.Response) -> dict[str, Any]:
         data = response.json()
         if not isinstance(data, dict) or not isinstance(data.get("id"), int):
-            raise InfraError(f"GitHub API {response.request.method} {self._path(str(response.request.url))} "
-                             "answered without a comment id")
+            raise InfraError(
+                f"GitHub API {response.request.method} {self._path(str(response.request.url))} "
+                "answered without a comment id"
+            )
         return data
 
     def _same_host(self, url: str) -> bool:

@@ -36,9 +36,11 @@ def require_bench_extra() -> None:
     """
     missing = [dist for module, dist in BENCH_EXTRA_MODULES.items() if importlib.util.find_spec(module) is None]
     if missing:
-        raise InputError(f"ratchet bench needs the benchmark's dependencies, and {', '.join(missing)} "
-                         f"{'is' if len(missing) == 1 else 'are'} not installed: install ratchet[bench] "
-                         "(pip install 'ratchet[bench]'; in a clone, pip install -e '.[bench]')")
+        raise InputError(
+            f"ratchet bench needs the benchmark's dependencies, and {', '.join(missing)} "
+            f"{'is' if len(missing) == 1 else 'are'} not installed: install ratchet[bench] "
+            "(pip install 'ratchet[bench]'; in a clone, pip install -e '.[bench]')"
+        )
 
 
 def _needs_bench_extra(callback: Callable[..., Any]) -> Callable[..., Any]:
@@ -80,7 +82,11 @@ def build_command(
     options = BuildOptions(
         skills=parse_list(skills, known_skills, "skill"),
         types=parse_list(types, ALL_TYPES, "edit type"),
-        goldens=not no_goldens, controls=not no_controls, inject=not no_inject, yes=yes, work=work,
+        goldens=not no_goldens,
+        controls=not no_controls,
+        inject=not no_inject,
+        yes=yes,
+        work=work,
     )
 
     def confirm(question: str) -> bool:
@@ -107,14 +113,18 @@ def build_command(
 @bench_app.command("validate")
 def validate_command(
     no_audit: bool = typer.Option(False, "--no-audit", help="Skip the replay audit (skills, world, routing only)."),
-    record_digest: bool = typer.Option(False, "--record-digest", help="Record this release's digest in bench/DIGESTS.json."),
+    record_digest: bool = typer.Option(
+        False, "--record-digest", help="Record this release's digest in bench/DIGESTS.json."
+    ),
     work: Path | None = typer.Option(None, "--work", help="Work area (default var/bench/)."),
     project_dir: Path = typer.Option(Path("."), "--project", help="Project root (holds ratchet.yaml)."),
 ) -> None:
     """Check skills, world, workspaces and routing; audit goldens and edits; print the dataset digest."""
     from ratchet.bench.validate import validate_bench
 
-    report = validate_bench(project_dir.resolve(), audit=not no_audit, work=work, record=record_digest, report=typer.echo)
+    report = validate_bench(
+        project_dir.resolve(), audit=not no_audit, work=work, record=record_digest, report=typer.echo
+    )
     typer.echo(f"dataset digest {report.digest}")
     if report.recorded:
         typer.echo(f"recorded in bench/DIGESTS.json for {report.recorded}")
@@ -127,7 +137,9 @@ def label_command(
     agree: bool = typer.Option(False, "--agree", help="The label is right."),
     disagree: bool = typer.Option(False, "--disagree", help="The label is wrong: give --decision and/or --pair."),
     decision: Decision | None = typer.Option(None, "--decision", help="Your decision."),
-    pair: list[str] = typer.Option([], "--pair", help="TASK_ID=OUTCOME (same, pass, drift, regression, unsure, error); repeatable."),
+    pair: list[str] = typer.Option(
+        [], "--pair", help="TASK_ID=OUTCOME (same, pass, drift, regression, unsure, error); repeatable."
+    ),
     reviewer: str = typer.Option("", "--reviewer", help="Who reviewed (default $USER)."),
     project_dir: Path = typer.Option(Path("."), "--project", help="Project root (holds ratchet.yaml)."),
 ) -> None:
@@ -150,10 +162,18 @@ def label_command(
         done = sum(1 for item in queue if item.review is not None)
         typer.echo(f"review queue: {done}/{len(queue)} reviewed")
         for item in queue:
-            state = "stale (edit changed since review)" if item.stale else (
-                f"{item.review.verdict}" + (f" -> {item.review.decision}" if item.review.decision else "") if item.review else "pending"
+            state = (
+                "stale (edit changed since review)"
+                if item.stale
+                else (
+                    f"{item.review.verdict}" + (f" -> {item.review.decision}" if item.review.decision else "")
+                    if item.review
+                    else "pending"
+                )
             )
-            typer.echo(f"  {item.label.edit_id:<36} {item.label.type}  expect {item.label.expected_decision:<5}  {state}")
+            typer.echo(
+                f"  {item.label.edit_id:<36} {item.label.type}  expect {item.label.expected_decision:<5}  {state}"
+            )
         return
     if edit_id is not None:
         if agree == disagree:
@@ -204,12 +224,20 @@ def _walk(paths: object, who: str) -> None:
 
 @bench_app.command("calibrate")
 def calibrate_command(
-    results: Path = typer.Option(Path("bench/results/smoke-sim"), "--results", help="Results directory to read labeled opinions from."),
-    config: str = typer.Option("cascade", "--config", help="Base gate config (a name or a YAML path) whose tiers are calibrated."),
-    alpha: float = typer.Option(0.1, "--alpha", help="Accepted opinions may disagree with the label at most this often."),
+    results: Path = typer.Option(
+        Path("bench/results/smoke-sim"), "--results", help="Results directory to read labeled opinions from."
+    ),
+    config: str = typer.Option(
+        "cascade", "--config", help="Base gate config (a name or a YAML path) whose tiers are calibrated."
+    ),
+    alpha: float = typer.Option(
+        0.1, "--alpha", help="Accepted opinions may disagree with the label at most this often."
+    ),
     delta: float = typer.Option(0.1, "--delta", help="... with probability at least 1 - delta."),
     seed: int = typer.Option(0, "--seed", help="Seed of the train / calibration / held-out split."),
-    write: Path | None = typer.Option(None, "--write", help="Also write the base config with calibrated thresholds here."),
+    write: Path | None = typer.Option(
+        None, "--write", help="Also write the base config with calibrated thresholds here."
+    ),
     root: Path = typer.Option(Path("."), "--root", help="Project root (its configs/ override the packaged ones)."),
 ) -> None:
     """Pick each judge tier's confidence threshold on labeled pairs (Trust or Escalate); report held-out coverage."""

@@ -9,8 +9,17 @@ from pathlib import Path
 import typer
 
 
-def _command_line(config: str, out: Path, limit: int | None, types: str, seed: int, live_tavily: bool,
-                  concurrency: int, noise: float | None = None, bless_repeats: int | None = None) -> str:
+def _command_line(
+    config: str,
+    out: Path,
+    limit: int | None,
+    types: str,
+    seed: int,
+    live_tavily: bool,
+    concurrency: int,
+    noise: float | None = None,
+    bless_repeats: int | None = None,
+) -> str:
     """The canonical command line of a run (what results.json and the report quote).
 
     Never --shard: every shard of a run records the unsharded command, so the merged results.json
@@ -35,34 +44,54 @@ def _command_line(config: str, out: Path, limit: int | None, types: str, seed: i
 
 def run_command(
     config: str = typer.Option(
-        ..., "--config", help="Gate config: a name (cascade, nano_only, ...; the project's configs/<name>.yaml "
-        "overrides the packaged one) or a YAML path."
+        ...,
+        "--config",
+        help="Gate config: a name (cascade, nano_only, ...; the project's configs/<name>.yaml "
+        "overrides the packaged one) or a YAML path.",
     ),
-    out: Path | None = typer.Option(None, "--out", help="Results directory (default on the simulator: bench/results/smoke-sim)."),
-    limit: int | None = typer.Option(None, "--limit", min=1, help="Seeded sample stratified by type (goldens for noise)."),
+    out: Path | None = typer.Option(
+        None, "--out", help="Results directory (default on the simulator: bench/results/smoke-sim)."
+    ),
+    limit: int | None = typer.Option(
+        None, "--limit", min=1, help="Seeded sample stratified by type (goldens for noise)."
+    ),
     types: str = typer.Option("", "--types", help="Only these edit types, e.g. R1,N0."),
     seed: int = typer.Option(0, "--seed", help="Sampling seed: the same seed gives the same subset in every config."),
     live_tavily: bool = typer.Option(False, "--live-tavily", help="Confirm drift with live Tavily search."),
-    concurrency: int = typer.Option(2, "--concurrency", min=1, max=32, help="Workers for edits and the pairs inside them (one pool)."),
+    concurrency: int = typer.Option(
+        2, "--concurrency", min=1, max=32, help="Workers for edits and the pairs inside them (one pool)."
+    ),
     yes: bool = typer.Option(False, "--yes", help="Spend on live models without asking."),
     root: Path = typer.Option(Path("."), "--root", help="The dataset's project root."),
     work: Path | None = typer.Option(None, "--work", help="Bench work area (store, caches; default var/bench)."),
     shard: str | None = typer.Option(
-        None, "--shard", metavar="K/N",
+        None,
+        "--shard",
+        metavar="K/N",
         help="Score only shard K of N of the items, into <out>/shards/K-of-N/ (partial: combine with bench merge).",
     ),
     noise: float | None = typer.Option(
-        None, "--noise", min=0.0, max=1.0, metavar="P",
+        None,
+        "--noise",
+        min=0.0,
+        max=1.0,
+        metavar="P",
         help="Simulator only: the chance a replay varies (reworded framing or an added line); default: the "
         "config's sim_noise (0 except `noise`).",
     ),
     bless_repeats: int | None = typer.Option(
-        None, "--bless-repeats", min=0, metavar="N",
+        None,
+        "--bless-repeats",
+        min=0,
+        metavar="N",
         help="Measure every golden's noise record with N replays first, and gate with it (default: 30 when the "
         "noise is on, else 0).",
     ),
-    ledger_hits: bool = typer.Option(False, "--ledger-hits", help="Write a $0 ledger row per cache hit (default: "
-                                     "only counted per run; see docs/ledger.md)."),
+    ledger_hits: bool = typer.Option(
+        False,
+        "--ledger-hits",
+        help="Write a $0 ledger row per cache hit (default: only counted per run; see docs/ledger.md).",
+    ),
 ) -> None:
     """Run one configuration over the labeled edits (resumable; paired; replay reuse).
 
@@ -86,32 +115,59 @@ def run_command(
         out = root / SMOKE_DIR
     kinds = tuple(t.strip() for t in types.split(",") if t.strip())
     console = Console(stderr=True)
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=console, transient=True, disable=not console.is_terminal) as progress:
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+        disable=not console.is_terminal,
+    ) as progress:
         bar = progress.add_task(config_path.stem, total=None)
 
         def on_progress(done: int, total: int, item: str) -> None:
             progress.update(bar, completed=done, total=total, description=f"{config_path.stem} {item}".strip())
 
-        summary = run_config(RunOptions(
-            config_path=config_path, out=out, root=root, home=work, limit=limit, types=kinds, seed=seed,
-            live_tavily=live_tavily, concurrency=concurrency, yes=yes, shard=part, noise=noise,
-            bless_repeats=bless_repeats, ledger_hits=ledger_hits,
-            command=_command_line(config, out, limit, types, seed, live_tavily, concurrency, noise, bless_repeats),
-            on_progress=on_progress, confirm=lambda q: typer.confirm(q, default=False), echo=typer.echo,
-        ))
+        summary = run_config(
+            RunOptions(
+                config_path=config_path,
+                out=out,
+                root=root,
+                home=work,
+                limit=limit,
+                types=kinds,
+                seed=seed,
+                live_tavily=live_tavily,
+                concurrency=concurrency,
+                yes=yes,
+                shard=part,
+                noise=noise,
+                bless_repeats=bless_repeats,
+                ledger_hits=ledger_hits,
+                command=_command_line(config, out, limit, types, seed, live_tavily, concurrency, noise, bless_repeats),
+                on_progress=on_progress,
+                confirm=lambda q: typer.confirm(q, default=False),
+                echo=typer.echo,
+            )
+        )
     if summary.shard is None:
-        typer.echo(f"{summary.config} ({summary.mode}): {summary.ran} run, {summary.skipped} already in "
-                   f"{summary.written}; {summary.total} in the sample")
+        typer.echo(
+            f"{summary.config} ({summary.mode}): {summary.ran} run, {summary.skipped} already in "
+            f"{summary.written}; {summary.total} in the sample"
+        )
         return
-    typer.echo(f"{summary.config} ({summary.mode}) PARTIAL shard {summary.shard.label}: {summary.ran} run, "
-               f"{summary.skipped} already in {summary.written}; {summary.total} of {summary.sample} in the sample; "
-               f"ratchet bench merge all {summary.shard.count} shards into {summary.out}")
+    typer.echo(
+        f"{summary.config} ({summary.mode}) PARTIAL shard {summary.shard.label}: {summary.ran} run, "
+        f"{summary.skipped} already in {summary.written}; {summary.total} of {summary.sample} in the sample; "
+        f"ratchet bench merge all {summary.shard.count} shards into {summary.out}"
+    )
 
 
 def merge_command(
-    shard_dirs: list[Path] = typer.Argument(..., metavar="SHARD_DIR...",
-                                            help="Every <out>/shards/K-of-N/ folder of one sharded run, in any order."),
+    shard_dirs: list[Path] = typer.Argument(
+        ..., metavar="SHARD_DIR...", help="Every <out>/shards/K-of-N/ folder of one sharded run, in any order."
+    ),
     out: Path = typer.Option(..., "--out", help="The run's results directory (the --out its shards were given)."),
 ) -> None:
     """Combine the shards of `bench run --shard K/N` into the results directory one unsharded run writes.
@@ -122,8 +178,9 @@ def merge_command(
     from ratchet.bench.shard import merge_bench_shards
 
     merged = merge_bench_shards(shard_dirs, out)
-    typer.echo(f"merged {merged.shards} shards ({', '.join(merged.configs)}) into {out / 'results.json'} "
-               f"and {merged.report}")
+    typer.echo(
+        f"merged {merged.shards} shards ({', '.join(merged.configs)}) into {out / 'results.json'} and {merged.report}"
+    )
 
 
 def report_command(out: Path = typer.Argument(..., help="Results directory holding results.json.")) -> None:

@@ -12,18 +12,37 @@ ci_app = typer.Typer(help="Ratchet in CI: the pull request's sticky comment.", n
 
 @ci_app.command("comment")
 def comment(
-    verdict: Annotated[Path, typer.Option("--verdict", help="The verdict JSON `ratchet check --output json=FILE` wrote "
-                                          "(empty or missing when the check failed before a verdict).")],
-    markdown: Annotated[Path | None, typer.Option(
-        "--markdown", help="The comment's Markdown (`ratchet check --output markdown=FILE`); "
-        "default: rendered from the verdict.")] = None,
-    key: Annotated[str | None, typer.Option(
-        "--key", help="Which sticky comment: one per key, so two gate configs keep one each. "
-        "Default: the verdict's gate config.")] = None,
-    check_exit: Annotated[int | None, typer.Option(
-        "--check-exit", help="`ratchet check`'s exit code, so a failed check says so in the comment.")] = None,
-    check_stderr: Annotated[Path | None, typer.Option(
-        "--check-stderr", help="`ratchet check`'s stderr; its error line goes into the comment.")] = None,
+    verdict: Annotated[
+        Path,
+        typer.Option(
+            "--verdict",
+            help="The verdict JSON `ratchet check --output json=FILE` wrote "
+            "(empty or missing when the check failed before a verdict).",
+        ),
+    ],
+    markdown: Annotated[
+        Path | None,
+        typer.Option(
+            "--markdown",
+            help="The comment's Markdown (`ratchet check --output markdown=FILE`); default: rendered from the verdict.",
+        ),
+    ] = None,
+    key: Annotated[
+        str | None,
+        typer.Option(
+            "--key",
+            help="Which sticky comment: one per key, so two gate configs keep one each. "
+            "Default: the verdict's gate config.",
+        ),
+    ] = None,
+    check_exit: Annotated[
+        int | None,
+        typer.Option("--check-exit", help="`ratchet check`'s exit code, so a failed check says so in the comment."),
+    ] = None,
+    check_stderr: Annotated[
+        Path | None,
+        typer.Option("--check-stderr", help="`ratchet check`'s stderr; its error line goes into the comment."),
+    ] = None,
 ) -> None:
     """Create the pull request's Ratchet comment, or rewrite the one an earlier run made.
 
@@ -45,12 +64,14 @@ def comment(
     number = pull_request_number(env.event_path)
     found = read_verdict(verdict)
     if found is None and check_exit is None:
-        raise InputError("holds no verdict; pass --check-exit (and --check-stderr) to report a failed check",
-                         path=verdict)
+        raise InputError(
+            "holds no verdict; pass --check-exit (and --check-stderr) to report a failed check", path=verdict
+        )
     text = read_utf8(markdown, error=InputError) if markdown is not None else None
     stderr = read_utf8(check_stderr, error=InputError) if check_stderr is not None and check_stderr.exists() else ""
-    body = comment_body(found, markdown=text, check_exit=check_exit, check_error=error_line(stderr),
-                        run_url=env.run_url)
+    body = comment_body(
+        found, markdown=text, check_exit=check_exit, check_error=error_line(stderr), run_url=env.run_url
+    )
     sticky = key or (found.gate_config if found is not None and found.gate_config else "cascade")
     with GitHubClient(api_url=env.api_url, repository=env.repository, token=env.token.get_secret_value()) as api:
         result = post_sticky_comment(api, number, body, key=sticky)

@@ -35,7 +35,9 @@ def register(app: typer.Typer) -> None:
             None, "--dir", help="Build the demo repository here and keep it (default: a temp dir, removed)."
         ),
         harness: HarnessChoice | None = typer.Option(
-            None, "--harness", help="Record and replay through this harness (claude-code, codex: the real binary, "
+            None,
+            "--harness",
+            help="Record and replay through this harness (claude-code, codex: the real binary, "
             "offline over the simulator) instead of Ratchet's minimal runner.",
         ),
     ) -> None:
@@ -47,16 +49,26 @@ def register(app: typer.Typer) -> None:
         from ratchet.gate.static import proved_cosmetic
 
         console = Console(highlight=False)
-        result = run_demo(directory, report=typer.echo, show=lambda v: render_verdict(v, console),
-                          harness=harness.harness_name if harness is not None else None)
+        result = run_demo(
+            directory,
+            report=typer.echo,
+            show=lambda v: render_verdict(v, console),
+            harness=harness.harness_name if harness is not None else None,
+        )
         misses = [(e, v) for e, v in result.verdicts if v.decision != e.expected]
         typer.echo("")
         for edit, verdict in result.verdicts:
             mark = "ok " if verdict.decision == edit.expected else "!! "
             judged = sorted({p.decided_by for p in verdict.pairs if p.outcome != "same"})
-            how = ", ".join(judged) if judged else (
-                "the diff: no change in instructions, nothing replayed" if proved_cosmetic(verdict.diff)
-                else "identical replays, no judge")
+            how = (
+                ", ".join(judged)
+                if judged
+                else (
+                    "the diff: no change in instructions, nothing replayed"
+                    if proved_cosmetic(verdict.diff)
+                    else "identical replays, no judge"
+                )
+            )
             judging = sum(o.cost_usd for p in verdict.pairs for o in p.opinions)
             typer.echo(
                 f"{mark}{edit.branch:<24} {verdict.decision:<5} (expected {edit.expected})"

@@ -14,14 +14,19 @@ from ratchet.harness.settings import HarnessChoice
 def register(app: typer.Typer) -> None:
     @app.command()
     def diff(
-        base: str | None = typer.Option(None, "--base", help="Revision the edit starts from (default: HEAD with "
-                                        "--staged, else HEAD~1)."),
+        base: str | None = typer.Option(
+            None, "--base", help="Revision the edit starts from (default: HEAD with --staged, else HEAD~1)."
+        ),
         head: str | None = typer.Option(None, "--head", help="Revision with the edit (default HEAD)."),
         staged: bool = typer.Option(False, "--staged", help="Diff the staged changes instead of --head."),
         as_json: bool = typer.Option(False, "--json", help="Print the diff as JSON (docs/diff.md)."),
-        harness: HarnessChoice | None = typer.Option(None, "--harness", help="Read the skill as this harness sends "
-                                                     "it instead of ratchet.yaml's `harness:` (the minimal runner "
-                                                     "drops HTML comments; the others send them)."),
+        harness: HarnessChoice | None = typer.Option(
+            None,
+            "--harness",
+            help="Read the skill as this harness sends "
+            "it instead of ratchet.yaml's `harness:` (the minimal runner "
+            "drops HTML comments; the others send them).",
+        ),
         repo: Path = typer.Option(Path("."), "--repo", help="Path inside the git repository."),
         work: Path | None = typer.Option(None, "--work", help="Ratchet's work area (default RATCHET_HOME)."),
     ) -> None:
@@ -37,6 +42,12 @@ def register(app: typer.Typer) -> None:
         from ratchet.diff.edit import diff_revisions
         from ratchet.diff.render import diff_text
 
-        result = diff_revisions(repo, base=base or ("HEAD" if staged else "HEAD~1"), head=head, staged=staged,
-                                harness=harness.harness_name if harness is not None else None, home=work)
+        result = diff_revisions(
+            repo,
+            base=base or ("HEAD" if staged else "HEAD~1"),
+            head=head,
+            staged=staged,
+            harness=harness.harness_name if harness is not None else None,
+            home=work,
+        )
         sys.stdout.write(result.to_json() if as_json else diff_text(result))

@@ -27,8 +27,9 @@ def page_parts(name: str) -> tuple[str, ...]:
 def register(app: typer.Typer) -> None:
     @app.command()
     def docs(
-        page: str | None = typer.Argument(None, metavar="PAGE", help="A page, e.g. world or review "
-                                          "(docs/world.md, docs/review.md)."),
+        page: str | None = typer.Argument(
+            None, metavar="PAGE", help="A page, e.g. world or review (docs/world.md, docs/review.md)."
+        ),
     ) -> None:
         """Print where a documentation page is installed, or with no PAGE the docs folder.
 
@@ -42,8 +43,12 @@ def register(app: typer.Typer) -> None:
             return
         parts = page_parts(page)
         if not parts or not packaged("docs", *parts).is_file():
-            pages = sorted(entry.name.removesuffix(".md") for entry in packaged("docs").iterdir()
-                           if entry.is_file() and entry.name.endswith(".md"))
-            raise InputError(f"no page docs/{page}: `ratchet docs PAGE` takes one of {', '.join(pages)} "
-                             "(or adr/<name>)")
+            pages = sorted(
+                entry.name.removesuffix(".md")
+                for entry in packaged("docs").iterdir()
+                if entry.is_file() and entry.name.endswith(".md")
+            )
+            raise InputError(
+                f"no page docs/{page}: `ratchet docs PAGE` takes one of {', '.join(pages)} (or adr/<name>)"
+            )
         typer.echo(str(packaged_file("docs", *parts)))

@@ -63,16 +63,20 @@ def as_given(verdict: Verdict, on_error: OnError | str | None) -> Verdict:
 def unchecked(verdict: Verdict) -> InfraError:
     """The one-line error for a check in which some pair could not be checked."""
     errors = [pair for pair in verdict.pairs if pair.outcome == "error"]
-    return InfraError(f"{len(errors)} pair(s) could not be checked, first {errors[0].task_id}: {errors[0].reason}; "
-                      "fix the cause and re-run, or pass --on-error warn to let it through as WARN")
+    return InfraError(
+        f"{len(errors)} pair(s) could not be checked, first {errors[0].task_id}: {errors[0].reason}; "
+        "fix the cause and re-run, or pass --on-error warn to let it through as WARN"
+    )
 
 
 def budget_stopped(verdict: Verdict) -> BudgetError:
     """The one-line error for a check the spend cap stopped: the first stopped pair names this run's spend."""
     stopped = [pair for pair in verdict.pairs if pair.decided_by == BUDGET_STOPPED]
-    return BudgetError(f"{len(stopped)} pair(s) not checked: the run's budget stopped them, first "
-                       f"{stopped[0].task_id}: {stopped[0].error}; raise --budget, or pass --on-error warn to let "
-                       "them through as WARN")
+    return BudgetError(
+        f"{len(stopped)} pair(s) not checked: the run's budget stopped them, first "
+        f"{stopped[0].task_id}: {stopped[0].error}; raise --budget, or pass --on-error warn to let "
+        "them through as WARN"
+    )
 
 
 def terminal_format(fmt: OutputFormat, *, as_json: bool) -> OutputFormat:
@@ -89,8 +93,9 @@ def table_text(verdict: Verdict) -> str:
     from ratchet.cli.render import render_verdict
 
     out = io.StringIO()
-    render_verdict(verdict, Console(file=out, width=TABLE_FILE_WIDTH, color_system=None, highlight=False,
-                                    soft_wrap=False))
+    render_verdict(
+        verdict, Console(file=out, width=TABLE_FILE_WIDTH, color_system=None, highlight=False, soft_wrap=False)
+    )
     return out.getvalue()
 
 
@@ -100,8 +105,10 @@ def write_verdict(verdict: Verdict, target: OutputTarget) -> None:
     try:
         write_output(target, text)
     except OSError as err:
-        raise InfraError(f"could not write --output {target.format.value}={target.path}: {err.strerror or err}; "
-                         "check the path is writable") from err
+        raise InfraError(
+            f"could not write --output {target.format.value}={target.path}: {err.strerror or err}; "
+            "check the path is writable"
+        ) from err
 
 
 def register(app: typer.Typer) -> None:
@@ -111,42 +118,74 @@ def register(app: typer.Typer) -> None:
         head: str | None = typer.Option(None, "--head", help="Revision with the edit (default HEAD)."),
         staged: bool = typer.Option(False, "--staged", help="Gate the staged changes instead of --head."),
         fmt: OutputFormat = typer.Option(
-            OutputFormat.TABLE, "--format", help="What the terminal gets: table, json, markdown or junit.",
+            OutputFormat.TABLE,
+            "--format",
+            help="What the terminal gets: table, json, markdown or junit.",
         ),
         as_json: bool = typer.Option(False, "--json", help="Same as --format json (kept for scripts)."),
         outputs: list[str] = typer.Option(
-            [], "--output", metavar="FORMAT=FILE",
+            [],
+            "--output",
+            metavar="FORMAT=FILE",
             help="Also write the verdict to FILE in FORMAT (table, json, markdown, junit); repeatable, e.g. "
             "--output junit=ratchet.xml --output markdown=ratchet.md. Written atomically, on BLOCK and on exit 3 too.",
         ),
         on_error: OnError | None = typer.Option(
-            None, "--on-error",
+            None,
+            "--on-error",
             help="What a pair that could not be checked does: warn (WARN, exit 0) or block (BLOCK, exit 1). "
             "Default: the verdict is printed and the check fails as infrastructure (exit 3).",
         ),
-        budget: float | None = typer.Option(None, "--budget", help="USD cap for this check's model calls; a pair "
-                                            "it stops is named 'not checked' (an unchecked pair, never PASS)."),
+        budget: float | None = typer.Option(
+            None,
+            "--budget",
+            help="USD cap for this check's model calls; a pair "
+            "it stops is named 'not checked' (an unchecked pair, never PASS).",
+        ),
         config: str = typer.Option(
-            "cascade", "--config",
+            "cascade",
+            "--config",
             help="Gate config: a name (cascade, nano_only, ...; the project's configs/<name>.yaml overrides the "
             "packaged one) or a YAML path (one inside the repository is read from --base, like a name).",
         ),
-        level0_only: bool = typer.Option(False, "--level0-only", help="No judges: differences WARN as 'needs judging'."),
-        live_tavily: bool = typer.Option(False, "--live-tavily", help="Confirm moved world facts with Tavily (TAVILY_API_KEY)."),
+        level0_only: bool = typer.Option(
+            False, "--level0-only", help="No judges: differences WARN as 'needs judging'."
+        ),
+        live_tavily: bool = typer.Option(
+            False, "--live-tavily", help="Confirm moved world facts with Tavily (TAVILY_API_KEY)."
+        ),
         cache: CacheMode = typer.Option(CacheMode.ONCE, "--cache", help="Response cache mode."),
-        ledger_hits: bool = typer.Option(False, "--ledger-hits", help="Write a $0 ledger row per cache hit (default: "
-                                         "only counted per run; see docs/ledger.md)."),
+        ledger_hits: bool = typer.Option(
+            False,
+            "--ledger-hits",
+            help="Write a $0 ledger row per cache hit (default: only counted per run; see docs/ledger.md).",
+        ),
         repo: Path = typer.Option(Path("."), "--repo", help="Path inside the git repository."),
         work: Path | None = typer.Option(None, "--work", help="Ratchet's work area (default RATCHET_HOME)."),
-        concurrency: int = typer.Option(1, "--concurrency", min=1, max=64, help="Pairs replayed and judged at once "
-                                        "(threads; the verdict is the same as at 1)."),
-        harness: HarnessChoice | None = typer.Option(None, "--harness", help="Replay through this harness instead of "
-                                               "ratchet.yaml's `harness:` (minimal, claude-code, codex, command)."),
-        shard: str | None = typer.Option(None, "--shard", metavar="K/N", help="Replay only shard K of N of the "
-                                         "affected goldens (a CI matrix); needs --shard-file. Exits 4: a shard is "
-                                         "not a verdict, `ratchet merge` of all N files is."),
-        shard_file: Path | None = typer.Option(None, "--shard-file", help="Where --shard writes what ratchet merge "
-                                               "reads."),
+        concurrency: int = typer.Option(
+            1,
+            "--concurrency",
+            min=1,
+            max=64,
+            help="Pairs replayed and judged at once (threads; the verdict is the same as at 1).",
+        ),
+        harness: HarnessChoice | None = typer.Option(
+            None,
+            "--harness",
+            help="Replay through this harness instead of "
+            "ratchet.yaml's `harness:` (minimal, claude-code, codex, command).",
+        ),
+        shard: str | None = typer.Option(
+            None,
+            "--shard",
+            metavar="K/N",
+            help="Replay only shard K of N of the "
+            "affected goldens (a CI matrix); needs --shard-file. Exits 4: a shard is "
+            "not a verdict, `ratchet merge` of all N files is.",
+        ),
+        shard_file: Path | None = typer.Option(
+            None, "--shard-file", help="Where --shard writes what ratchet merge reads."
+        ),
     ) -> None:
         """Replay the goldens an edit can affect and answer PASS / WARN / BLOCK.
 
@@ -164,15 +203,36 @@ def register(app: typer.Typer) -> None:
         policy = on_error or OnError.BLOCK
         from ratchet.gate.check import check_edit
 
-        verdict = as_given(check_edit(
-            repo, base=base, head=head, staged=staged, home=work, on_error=policy, cache_mode=cache,
-            budget_usd=budget, config="level0_only" if level0_only else config, live_tavily=live_tavily,
-            harness=harness.harness_name if harness is not None else None, ledger_hits=ledger_hits, shard=job,
-            concurrency=concurrency,
-        ), on_error)
+        verdict = as_given(
+            check_edit(
+                repo,
+                base=base,
+                head=head,
+                staged=staged,
+                home=work,
+                on_error=policy,
+                cache_mode=cache,
+                budget_usd=budget,
+                config="level0_only" if level0_only else config,
+                live_tavily=live_tavily,
+                harness=harness.harness_name if harness is not None else None,
+                ledger_hits=ledger_hits,
+                shard=job,
+                concurrency=concurrency,
+            ),
+            on_error,
+        )
         if job is not None and job.result is not None and shard_file is not None:
-            write_shard(job.result.model_copy(update={"run": job.result.run.model_copy(update={
-                "on_error_flag": on_error.value if on_error is not None else None})}), shard_file)
+            write_shard(
+                job.result.model_copy(
+                    update={
+                        "run": job.result.run.model_copy(
+                            update={"on_error_flag": on_error.value if on_error is not None else None}
+                        )
+                    }
+                ),
+                shard_file,
+            )
             typer.echo(partial_note(job.result), err=terminal is not OutputFormat.TABLE)
         emit_verdict(verdict, terminal, targets)
         if job is not None:
@@ -221,4 +281,6 @@ def write_shard(result: ShardResult, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(path, result.to_json())
     except OSError as err:
-        raise InfraError(f"could not write --shard-file {path}: {err.strerror or err}; check the path is writable") from err
+        raise InfraError(
+            f"could not write --shard-file {path}: {err.strerror or err}; check the path is writable"
+        ) from err

@@ -18,11 +18,16 @@ def register(app: typer.Typer) -> None:
         project_dir: Path = typer.Option(Path("."), "--project", help="Project root (holds ratchet.yaml)."),
         work: Path | None = typer.Option(None, "--work", help="Ratchet's work area (default RATCHET_HOME)."),
         allow_unfollowed: bool = typer.Option(
-            False, "--allow-unfollowed",
+            False,
+            "--allow-unfollowed",
             help="Record skills the simulator cannot follow anyway (their goldens show only what it did).",
         ),
-        harness: HarnessChoice | None = typer.Option(None, "--harness", help="Record through this harness instead "
-                                                     "of ratchet.yaml's `harness:` (minimal, claude-code, codex, command)."),
+        harness: HarnessChoice | None = typer.Option(
+            None,
+            "--harness",
+            help="Record through this harness instead "
+            "of ratchet.yaml's `harness:` (minimal, claude-code, codex, command).",
+        ),
     ) -> None:
         """Run tasks under the current skills and write pending traces for review.
 
@@ -68,8 +73,13 @@ def register(app: typer.Typer) -> None:
         task_ids: list[str] = typer.Argument(None, help="Task ids to bless (default: every pending trace)."),
         project_dir: Path = typer.Option(Path("."), "--project", help="Project root (holds ratchet.yaml)."),
         work: Path | None = typer.Option(None, "--work", help="Ratchet's work area (default RATCHET_HOME)."),
-        repeats: int = typer.Option(0, "--repeats", min=0, help="Then replay each blessed golden this many times "
-                                    "under its unchanged skill and record what varied (see `ratchet noise`); 0: do not."),
+        repeats: int = typer.Option(
+            0,
+            "--repeats",
+            min=0,
+            help="Then replay each blessed golden this many times "
+            "under its unchanged skill and record what varied (see `ratchet noise`); 0: do not.",
+        ),
     ) -> None:
         """Move pending traces into goldens/<skill>/<task>.json.
 
@@ -122,7 +132,9 @@ def _measure(project: Project, task_ids: list[str], repeats: int) -> None:
         typer.echo(f"error: {line}", err=True)
     if result.failed:  # a replay that could not run is infrastructure (exit 3), whatever else was refused
         timed_out = f" ({result.timed_out} timed out)" if result.timed_out else ""
-        raise InfraError(f"{len(result.failed)} golden(s) could not be measured: their replays failed{timed_out}; "
-                         "fix the cause, then run ratchet noise again")
+        raise InfraError(
+            f"{len(result.failed)} golden(s) could not be measured: their replays failed{timed_out}; "
+            "fix the cause, then run ratchet noise again"
+        )
     if result.refused:
         raise InputError(f"{len(result.refused)} golden(s) not measured; fix them, then run ratchet noise again")

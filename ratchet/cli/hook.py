@@ -13,7 +13,8 @@ hook_app = typer.Typer(help="Git hooks that run `ratchet check`.", no_args_is_he
 @hook_app.command("install")
 def install(
     pre_commit: Annotated[
-        bool, typer.Option("--pre-commit", help="Install the pre-commit hook (checks staged edits) instead of pre-push.")
+        bool,
+        typer.Option("--pre-commit", help="Install the pre-commit hook (checks staged edits) instead of pre-push."),
     ] = False,
     force: Annotated[
         bool, typer.Option("--force", help="Replace a hook not written by Ratchet (kept as <hook>.ratchet-backup).")

@@ -34,8 +34,10 @@ def report_lines(root: Path, scaffold: Scaffold) -> list[str]:
     else:
         lines.append(f"skills: none yet; they will live in {skills}/")
     if not scaffold.in_git:
-        lines.append("note: not inside a git repository: record and bless work here, "
-                     "but `ratchet check` needs one (run `git init`)")
+        lines.append(
+            "note: not inside a git repository: record and bless work here, "
+            "but `ratchet check` needs one (run `git init`)"
+        )
     lines.append("next:")
     if root != Path("."):
         lines.append(f"  0. cd {root.as_posix()}")

@@ -20,10 +20,13 @@ def register(app: typer.Typer) -> None:
     def judges(
         results: Path = typer.Option(Path("bench/results/smoke-sim"), "--results", help="Bench results directory."),
         labels: Path | None = typer.Option(
-            None, "--labels", help="Labels file (default: the project's labels/labels.json); the reviews.json "
-            "beside it applies."),
-        config: str = typer.Option("cascade", "--config",
-                                   help="Gate config whose judge_tpr_floor and judge_fpr_ceiling flag a tier."),
+            None,
+            "--labels",
+            help="Labels file (default: the project's labels/labels.json); the reviews.json beside it applies.",
+        ),
+        config: str = typer.Option(
+            "cascade", "--config", help="Gate config whose judge_tpr_floor and judge_fpr_ceiling flag a tier."
+        ),
         fmt: JudgesFormat = typer.Option(JudgesFormat.TEXT, "--format", help="text or json."),
         project_dir: Path = typer.Option(Path("."), "--project", help="Project root (holds ratchet.yaml)."),
     ) -> None:
@@ -38,8 +41,9 @@ def register(app: typer.Typer) -> None:
         from ratchet.bench.judge_rates import judge_rates_of_dir, render_text
         from ratchet.jsonio import canonical_dumps
 
-        rates = judge_rates_of_dir(results, labels_file=labels or project_dir / LABELS_FILE, config=config,
-                                   project_root=project_dir)
+        rates = judge_rates_of_dir(
+            results, labels_file=labels or project_dir / LABELS_FILE, config=config, project_root=project_dir
+        )
         if fmt is JudgesFormat.JSON:
             typer.echo(canonical_dumps(rates.model_dump(mode="json")))
         else:

@@ -13,14 +13,19 @@ from ratchet.outputs.formats import OutputFormat, parse_outputs
 def register(app: typer.Typer) -> None:
     @app.command()
     def merge(
-        shard_files: list[Path] = typer.Argument(..., metavar="SHARD_FILE...",
-                                                 help="Every --shard-file of one run, in any order."),
+        shard_files: list[Path] = typer.Argument(
+            ..., metavar="SHARD_FILE...", help="Every --shard-file of one run, in any order."
+        ),
         fmt: OutputFormat = typer.Option(
-            OutputFormat.TABLE, "--format", help="What the terminal gets: table, json, markdown or junit.",
+            OutputFormat.TABLE,
+            "--format",
+            help="What the terminal gets: table, json, markdown or junit.",
         ),
         as_json: bool = typer.Option(False, "--json", help="Same as --format json."),
         outputs: list[str] = typer.Option(
-            [], "--output", metavar="FORMAT=FILE",
+            [],
+            "--output",
+            metavar="FORMAT=FILE",
             help="Also write the verdict to FILE in FORMAT (table, json, markdown, junit); repeatable, as for check.",
         ),
     ) -> None:

@@ -17,18 +17,29 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def proxy(
-        port: int = typer.Option(8787, "--port", min=1, max=65535, help="Port on 127.0.0.1 (the proxy never binds elsewhere)."),
+        port: int = typer.Option(
+            8787, "--port", min=1, max=65535, help="Port on 127.0.0.1 (the proxy never binds elsewhere)."
+        ),
         run_id: str | None = typer.Option(None, "--run", help="Run id for the ledger (default: a fresh one)."),
         cache: CacheMode = typer.Option(CacheMode.ONCE, "--cache", help="Response cache mode."),
-        budget: float | None = typer.Option(None, "--budget", help="USD this run may spend (the global cap holds too)."),
+        budget: float | None = typer.Option(
+            None, "--budget", help="USD this run may spend (the global cap holds too)."
+        ),
         project_dir: Path = typer.Option(Path("."), "--project", help="Project root (holds ratchet.yaml)."),
         work: Path | None = typer.Option(None, "--work", help="Ratchet's work area (default RATCHET_HOME)."),
         model_alias: list[str] = typer.Option(
-            [], "--model-alias", metavar="NAME=TIER",
-            help="Map a harness's model name (or a glob such as 'claude-*') to a tier; repeatable."),
-        max_body_mib: int = typer.Option(16, "--max-body-mib", min=1, max=1024,
-                                         help="Largest request body served, in MiB; a larger one is 413, "
-                                         "refused before it is read."),
+            [],
+            "--model-alias",
+            metavar="NAME=TIER",
+            help="Map a harness's model name (or a glob such as 'claude-*') to a tier; repeatable.",
+        ),
+        max_body_mib: int = typer.Option(
+            16,
+            "--max-body-mib",
+            min=1,
+            max=1024,
+            help="Largest request body served, in MiB; a larger one is 413, refused before it is read.",
+        ),
     ) -> None:
         """Record any agent harness: point its OpenAI or Anthropic base URL at the printed address."""
         from ratchet.cli.gate import checked_budget
@@ -41,8 +52,15 @@ def register(app: typer.Typer) -> None:
         store = open_store(project.home)
         run = run_id or f"proxy-{secrets.token_hex(4)}"
         try:
-            capture = CaptureProxy(project, store, run_id=run, cache_mode=cache, budget_usd=budget,
-                                   model_aliases=aliases, max_body_bytes=max_body_mib * 1024 * 1024)
+            capture = CaptureProxy(
+                project,
+                store,
+                run_id=run,
+                cache_mode=cache,
+                budget_usd=budget,
+                model_aliases=aliases,
+                max_body_bytes=max_body_mib * 1024 * 1024,
+            )
         except BaseException:
             store.close()
             raise

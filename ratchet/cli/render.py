@@ -65,22 +65,30 @@ def render_verdict(verdict: Verdict, console: Console) -> None:
     # What the gate could not check comes first: a reviewer must not have to read to the end for it.
     style = _STYLE[verdict.decision]
     if verdict.settings_changed:
-        console.print(f"[{style}]settings changed: {escape(', '.join(verdict.settings_changed))}[/{style}]"
-                      " (checked with the base's settings)", highlight=False)
+        console.print(
+            f"[{style}]settings changed: {escape(', '.join(verdict.settings_changed))}[/{style}]"
+            " (checked with the base's settings)",
+            highlight=False,
+        )
     for line in evidence_lines(verdict):
         label = escape(line.label) + ":"
-        console.print(f"{label if line.level == 'note' else f'[{style}]{label}[/{style}]'} {escape(line.text)}",
-                      highlight=False)
+        console.print(
+            f"{label if line.level == 'note' else f'[{style}]{label}[/{style}]'} {escape(line.text)}", highlight=False
+        )
     for path in verdict.submodules_changed:
-        console.print(f"[{style}]submodule changed: {escape(path)}[/{style}] (Ratchet cannot see inside it)", highlight=False)
+        console.print(
+            f"[{style}]submodule changed: {escape(path)}[/{style}] (Ratchet cannot see inside it)", highlight=False
+        )
     for note in (n for n in verdict.unseen if n.level == "warn"):
         console.print(f"[{style}]not checked:[/{style}] {escape(note.detail)}", highlight=False)
     console.print(f"ratchet check  {short(verdict.base)} -> {short(verdict.head)}")
     console.print(f"skills changed: {', '.join(verdict.skills_changed) or 'none'}")
     # What the edit changes, read without a model, leads the evidence (ratchet.outputs.edit_diff).
     for change in diff_lines(verdict):
-        console.print(f"{f'[{style}]diff:[/{style}]' if change.level == 'warn' else 'diff:'} {escape(str(change))}",
-                      highlight=False)
+        console.print(
+            f"{f'[{style}]diff:[/{style}]' if change.level == 'warn' else 'diff:'} {escape(str(change))}",
+            highlight=False,
+        )
     if verdict.pairs:
         table = Table(box=box.SIMPLE, pad_edge=False, show_edge=False)
         table.add_column("task", no_wrap=True)

@@ -15,7 +15,8 @@ def register(app: typer.Typer) -> None:
     def review(
         verdict: Path | None = typer.Option(None, "--verdict", help="A verdict written by `ratchet check --json`."),
         replays: Path | None = typer.Option(
-            None, "--replays", help="With --verdict: the replays behind it (EditReplays JSON, as the bench keeps)."),
+            None, "--replays", help="With --verdict: the replays behind it (EditReplays JSON, as the bench keeps)."
+        ),
         labels: bool = typer.Option(False, "--labels", help="The bench's label queue (`ratchet bench label`)."),
         out: Path = typer.Option(Path("review.html"), "--out", help="Where to write the page."),
         serve: bool = typer.Option(False, "--serve", help="Serve it on 127.0.0.1 with accept / reject / skip buttons."),

@@ -17,8 +17,12 @@ DAY_S = 86_400
 
 @store_app.command("compact")
 def compact(
-    older_than: int = typer.Option(30, "--older-than", metavar="DAYS",
-                                   help="Fold ledger rows older than DAYS into per-run totals (0: all of them)."),
+    older_than: int = typer.Option(
+        30,
+        "--older-than",
+        metavar="DAYS",
+        help="Fold ledger rows older than DAYS into per-run totals (0: all of them).",
+    ),
     project_dir: Path = typer.Option(Path("."), "--project", help="Project root (holds ratchet.yaml)."),
     work: Path | None = typer.Option(None, "--work", help="Ratchet's work area (default RATCHET_HOME)."),
 ) -> None:
@@ -38,8 +42,10 @@ def compact(
     with closing(Store(path)) as store:
         result = store.compact(before_ts=time.time() - older_than * DAY_S)
         real, simulated = store.total_spend(), store.total_spend(simulated=True)
-    typer.echo(f"compacted {path}: {result.rows_dropped} ledger row(s) older than {older_than} day(s) folded into "
-               f"run totals, {result.rows_kept} kept; spend unchanged (real ${real:.4f}, simulated ${simulated:.4f})")
+    typer.echo(
+        f"compacted {path}: {result.rows_dropped} ledger row(s) older than {older_than} day(s) folded into "
+        f"run totals, {result.rows_kept} kept; spend unchanged (real ${real:.4f}, simulated ${simulated:.4f})"
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -30,8 +30,7 @@ def summary(problems: list[Problem], skills: int) -> str:
     """The last line of `ratchet validate`, e.g. `3 skills checked: 1 error, 0 warnings`."""
     errors = sum(p.severity == "error" for p in problems)
     return (
-        f"{_plural(skills, 'skill')} checked: "
-        f"{_plural(errors, 'error')}, {_plural(len(problems) - errors, 'warning')}"
+        f"{_plural(skills, 'skill')} checked: {_plural(errors, 'error')}, {_plural(len(problems) - errors, 'warning')}"
     )
 
 
@@ -45,11 +44,15 @@ def validate_command(
         metavar="PATH",
     ),
     tasks: bool = typer.Option(
-        False, "--tasks", help="Instead, print how each task routes and exit 2 if one fires another skill than tasks.yaml expects "
-        "(with --library, the library report follows the table)."
+        False,
+        "--tasks",
+        help="Instead, print how each task routes and exit 2 if one fires another skill than tasks.yaml expects "
+        "(with --library, the library report follows the table).",
     ),
     library: bool = typer.Option(
-        False, "--library", help="Also lint the skills as one library: catalog budgets (Claude Code's 1,536-character "
+        False,
+        "--library",
+        help="Also lint the skills as one library: catalog budgets (Claude Code's 1,536-character "
         "entry, Codex's ~8,000-character listing), trigger collisions, skills the model may not pick itself.",
     ),
 ) -> None:
@@ -81,8 +84,12 @@ def validate_command(
             # A harness folder linked from outside the project is not searched (a link to ~ must not have the
             # machine validated as the project); ratchet.yaml's paths.skills is held to the same by load_project.
             leaving = [path for path in paths if not (cwd / path).resolve().is_relative_to(cwd.resolve())]
-            outside = [Problem(path=str(path), severity="error",
-                               message=leaving_skills_message(link_target(path), "the project")) for path in leaving]
+            outside = [
+                Problem(
+                    path=str(path), severity="error", message=leaving_skills_message(link_target(path), "the project")
+                )
+                for path in leaving
+            ]
             paths = [path for path in paths if path not in leaving]
         # A project's skills folder with nothing in it yet (right after `ratchet init`) is not a skill
         # missing its SKILL.md, as a folder named on the command line would be: it says so and passes.
@@ -94,7 +101,11 @@ def validate_command(
     notes: list[str] = []
     if library:
         tasks_file = load_project(cwd).path("tasks") if has_config else None
-        probes = task_probes(tasks_file, shown=str(_shown(tasks_file, cwd.resolve()))) if tasks_file and tasks_file.is_file() else []
+        probes = (
+            task_probes(tasks_file, shown=str(_shown(tasks_file, cwd.resolve())))
+            if tasks_file and tasks_file.is_file()
+            else []
+        )
         report = lint_library([s for s, _found in results if s is not None], root=Path("."), probes=probes)
         problems = sorted([*problems, *report.problems], key=Problem.sort_key)
         notes = report.notes()
@@ -105,8 +116,10 @@ def validate_command(
     if not skills:
         for path in empty:
             folder = path.as_posix().rstrip("/")
-            typer.echo(f"{folder}/: no skills yet: write one as {folder}/<name>/SKILL.md "
-                       "(frontmatter name and description, then the instructions)")
+            typer.echo(
+                f"{folder}/: no skills yet: write one as {folder}/<name>/SKILL.md "
+                "(frontmatter name and description, then the instructions)"
+            )
     for note in notes:
         typer.echo(note)
     typer.echo(summary(problems, skills))
@@ -122,8 +135,9 @@ def _has_config(cwd: Path) -> bool:
     if config.is_file() or not config.exists():
         return config.is_file()
     what = "a folder" if config.is_dir() else "not a regular file"
-    raise ConfigError(f"this is {what}, but {CONFIG_FILE} must be a file: move the {what.split()[-1]} away",
-                      path=CONFIG_FILE)
+    raise ConfigError(
+        f"this is {what}, but {CONFIG_FILE} must be a file: move the {what.split()[-1]} away", path=CONFIG_FILE
+    )
 
 
 def _holds_nothing(root: Path) -> bool:
@@ -146,8 +160,9 @@ def gate_config_problems(root: Path) -> list[Problem]:
         try:
             check_judge_tiers(load_gate_config(shown, project_root=root), tiers, source=shown)
         except ConfigError as exc:
-            problems.append(Problem(path=exc.path or shown.as_posix(), line=exc.line, severity="error",
-                                    message=exc.message))
+            problems.append(
+                Problem(path=exc.path or shown.as_posix(), line=exc.line, severity="error", message=exc.message)
+            )
     return problems
 
 

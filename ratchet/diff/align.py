@@ -103,8 +103,9 @@ def _group(instruction: Instruction) -> str:
     return "text"
 
 
-def _pair_similar(base: list[Instruction], head: list[Instruction], left_base: list[int],
-                  left_head: list[int]) -> list[tuple[int, int]]:
+def _pair_similar(
+    base: list[Instruction], head: list[Instruction], left_base: list[int], left_head: list[int]
+) -> list[tuple[int, int]]:
     """Greedy pairs of unmatched instructions, most similar first; fields pair by key whatever their text."""
     candidates: list[tuple[float, int, int, int]] = []
     words = {("b", i): base[i].text.split() for i in left_base} | {("h", i): head[i].text.split() for i in left_head}

@@ -36,8 +36,9 @@ _TAKES_RECIPIENT = frozenset({"email", "e-mail", "mail", "cc", "notify", "ping",
 QUOTE_CHARS = 90
 
 
-def classify(alignment: Alignment, *, path: str, head: list[Instruction], catalog: ToolCatalog,
-             harness: HarnessName) -> list[DiffFinding]:
+def classify(
+    alignment: Alignment, *, path: str, head: list[Instruction], catalog: ToolCatalog, harness: HarnessName
+) -> list[DiffFinding]:
     """The findings of one file's alignment, sorted by line, then kind."""
     reader = _Classifier(path, catalog, harness)
     closes = [b for b in alignment.added if b.kind == "delimiter"]
@@ -79,15 +80,29 @@ class _Classifier:
         self.findings: list[DiffFinding] = []
 
     def _add(self, kind: DiffKind, at: Instruction, message: str, *, side: str = "head", **fields: str | None) -> None:
-        self.findings.append(DiffFinding(kind=kind, path=self.path, line=at.line, side="base" if side == "base" else "head",
-                                         where=at.where, message=message, **fields))
+        self.findings.append(
+            DiffFinding(
+                kind=kind,
+                path=self.path,
+                line=at.line,
+                side="base" if side == "base" else "head",
+                where=at.where,
+                message=message,
+                **fields,
+            )
+        )
 
     # -- added, removed, moved
 
     def added(self, b: Instruction, *, announce_close: bool) -> None:
         if b.after_close and announce_close:
-            self._add(DiffKind.AFTER_SKILL_CLOSE, b, f"adds {quote(b.text)} after a line that closes the skill block: "
-                      "a harness reads it as outside the skill", new=b.text)
+            self._add(
+                DiffKind.AFTER_SKILL_CLOSE,
+                b,
+                f"adds {quote(b.text)} after a line that closes the skill block: "
+                "a harness reads it as outside the skill",
+                new=b.text,
+            )
         if b.kind == "field":
             self._field_added(b)
             return
@@ -103,8 +118,13 @@ class _Classifier:
 
     def removed(self, a: Instruction) -> None:
         if a.kind == "field":
-            self._add(DiffKind.INSTRUCTION_REMOVED, a, f"removes the frontmatter key {a.field_name!r}", side="base",
-                      old=a.text)
+            self._add(
+                DiffKind.INSTRUCTION_REMOVED,
+                a,
+                f"removes the frontmatter key {a.field_name!r}",
+                side="base",
+                old=a.text,
+            )
             return
         if a.kind == "code" and "\n" in a.text:
             lines = _code_body(a)
@@ -121,24 +141,52 @@ class _Classifier:
             return
         gone = actions(a, self.catalog)
         for action in gone:
-            self._add(DiffKind.ACTION_REMOVED, a, f"no longer {self._does(action)}: {quote(a.text)}", side="base",
-                      action=action.name, effect=action.effect, target=action.target, old=a.text)
+            self._add(
+                DiffKind.ACTION_REMOVED,
+                a,
+                f"no longer {self._does(action)}: {quote(a.text)}",
+                side="base",
+                action=action.name,
+                effect=action.effect,
+                target=action.target,
+                old=a.text,
+            )
         if not gone:
-            self._add(DiffKind.INSTRUCTION_REMOVED, a, f"removes {self._what(a)} {quote(a.text)}{_in(a)}",
-                      side="base", old=a.text)
+            self._add(
+                DiffKind.INSTRUCTION_REMOVED,
+                a,
+                f"removes {self._what(a)} {quote(a.text)}{_in(a)}",
+                side="base",
+                old=a.text,
+            )
 
     def moved(self, a: Instruction, b: Instruction) -> None:
-        self._add(DiffKind.ORDER_CHANGED, b, f"moves {quote(b.text)} from {a.step or 'its place'} to "
-                  f"{b.step or 'another place'}: the steps now run in another order", old=a.step, new=b.step)
+        self._add(
+            DiffKind.ORDER_CHANGED,
+            b,
+            f"moves {quote(b.text)} from {a.step or 'its place'} to "
+            f"{b.step or 'another place'}: the steps now run in another order",
+            old=a.step,
+            new=b.step,
+        )
 
     def delimiter_added(self, b: Instruction, after: list[Instruction]) -> None:
         first = f": {quote(after[0].text)}" + (f" and {len(after) - 1} more" if len(after) > 1 else "") if after else ""
-        self._add(DiffKind.AFTER_SKILL_CLOSE, b, f"adds the line {b.text} which closes the skill block a harness "
-                  f"wraps the body in: {len(after)} instruction(s) after it are outside the skill{first}", new=b.text)
+        self._add(
+            DiffKind.AFTER_SKILL_CLOSE,
+            b,
+            f"adds the line {b.text} which closes the skill block a harness "
+            f"wraps the body in: {len(after)} instruction(s) after it are outside the skill{first}",
+            new=b.text,
+        )
 
     def now_after_close(self, b: Instruction) -> None:
-        self._add(DiffKind.AFTER_SKILL_CLOSE, b, f"{quote(b.text)} is now after a line that closes the skill block",
-                  new=b.text)
+        self._add(
+            DiffKind.AFTER_SKILL_CLOSE,
+            b,
+            f"{quote(b.text)} is now after a line that closes the skill block",
+            new=b.text,
+        )
 
     # -- changed
 
@@ -154,14 +202,24 @@ class _Classifier:
             self.now_after_close(b)
         self._text_changed(a, b)
         if len(self.findings) == before:
-            self._add(DiffKind.INSTRUCTION_CHANGED, b, f"rewords {self._what(b)}{_in(b)}: {word_change(a.text, b.text)}",
-                      old=a.text, new=b.text)
+            self._add(
+                DiffKind.INSTRUCTION_CHANGED,
+                b,
+                f"rewords {self._what(b)}{_in(b)}: {word_change(a.text, b.text)}",
+                old=a.text,
+                new=b.text,
+            )
 
     def _text_changed(self, a: Instruction, b: Instruction) -> None:
         old_name, new_name = output_name(a), output_name(b)
         if old_name is not None and new_name is not None and old_name != new_name:
-            self._add(DiffKind.OUTPUT_RENAMED, b, f"renames the output element {quote(old_name)} to {quote(new_name)}",
-                      old=old_name, new=new_name)
+            self._add(
+                DiffKind.OUTPUT_RENAMED,
+                b,
+                f"renames the output element {quote(old_name)} to {quote(new_name)}",
+                old=old_name,
+                new=new_name,
+            )
         self._rules_changed(a, b)
         acts_a, acts_b = actions(a, self.catalog), actions(b, self.catalog)
         effects_a, effects_b = {x.effect for x in acts_a}, {x.effect for x in acts_b}
@@ -169,8 +227,16 @@ class _Classifier:
         for action in new_actions:
             self._action_added(b, action)
         for action in (x for x in acts_a if x.effect not in effects_b):
-            self._add(DiffKind.ACTION_REMOVED, b, f"no longer {self._does(action)}{_in(b)}: {quote(b.text)}",
-                      action=action.name, effect=action.effect, target=action.target, old=a.text, new=b.text)
+            self._add(
+                DiffKind.ACTION_REMOVED,
+                b,
+                f"no longer {self._does(action)}{_in(b)}: {quote(b.text)}",
+                action=action.name,
+                effect=action.effect,
+                target=action.target,
+                old=a.text,
+                new=b.text,
+            )
         self._conditions_changed(a, b)
         # An added action's target and a renamed output element's names are named by those findings already.
         skip = {x.target for x in new_actions if x.target} | {name for name in (old_name, new_name) if name is not None}
@@ -184,11 +250,20 @@ class _Classifier:
         hedged = [hedge for hedge in new.hedges if hedge not in old.hedges]
         if not lost and not hedged:
             return
-        parts = [f"{old.strong[family]!r} became {new.soft[family]!r}" if family in new.soft
-                 else f"{old.strong[family]!r} is gone" for family in lost]
+        parts = [
+            f"{old.strong[family]!r} became {new.soft[family]!r}"
+            if family in new.soft
+            else f"{old.strong[family]!r} is gone"
+            for family in lost
+        ]
         parts += [f"adds {hedge!r}" for hedge in hedged]
-        self._add(DiffKind.RULE_WEAKENED, b, f"weakens the rule {quote(a.text)}{_in(b)}: {', '.join(parts)}",
-                  old=a.text, new=b.text)
+        self._add(
+            DiffKind.RULE_WEAKENED,
+            b,
+            f"weakens the rule {quote(a.text)}{_in(b)}: {', '.join(parts)}",
+            old=a.text,
+            new=b.text,
+        )
 
     def _conditions_changed(self, a: Instruction, b: Instruction) -> None:
         old, new = conditions(a), conditions(b)
@@ -211,8 +286,9 @@ class _Classifier:
             partner = next((item for item in came if item[0] == kind), None)
             if partner is not None:
                 came.remove(partner)
-                self._add(DiffKind.CONSTANT_CHANGED, b, f"changes {value} to {partner[1]}{_in(b)}", old=value,
-                          new=partner[1])
+                self._add(
+                    DiffKind.CONSTANT_CHANGED, b, f"changes {value} to {partner[1]}{_in(b)}", old=value, new=partner[1]
+                )
             else:
                 self._add(DiffKind.CONSTANT_CHANGED, b, f"drops {value}{_in(b)}", old=value)
         for _, value in came:
@@ -235,10 +311,15 @@ class _Classifier:
                 self._text_changed(line_a, line_b)
             for k in range(i1 + pairs, i2):
                 self.removed(dataclasses.replace(a, text=old_lines[k], line=old_at[k], code_lines=()))
-            self._code_lines_added(b, new_lines[j1 + pairs:j2], new_at[j1 + pairs:j2])
+            self._code_lines_added(b, new_lines[j1 + pairs : j2], new_at[j1 + pairs : j2])
         if len(self.findings) == before:
-            self._add(DiffKind.INSTRUCTION_CHANGED, b, f"changes the code block{_in(b)}: {word_change(a.text, b.text)}",
-                      old=a.text, new=b.text)
+            self._add(
+                DiffKind.INSTRUCTION_CHANGED,
+                b,
+                f"changes the code block{_in(b)}: {word_change(a.text, b.text)}",
+                old=a.text,
+                new=b.text,
+            )
 
     def _code_lines_added(self, b: Instruction, lines: list[str], at: tuple[int, ...]) -> None:
         quiet: list[tuple[int, str]] = []
@@ -249,9 +330,12 @@ class _Classifier:
             if not found:
                 quiet.append((line_no, line))
         if quiet:
-            self._add(DiffKind.INSTRUCTION_ADDED, dataclasses.replace(b, line=quiet[0][0]),
-                      f"adds code{_in(b)}: {quote(' / '.join(line for _, line in quiet))}",
-                      new="\n".join(line for _, line in quiet))
+            self._add(
+                DiffKind.INSTRUCTION_ADDED,
+                dataclasses.replace(b, line=quiet[0][0]),
+                f"adds code{_in(b)}: {quote(' / '.join(line for _, line in quiet))}",
+                new="\n".join(line for _, line in quiet),
+            )
 
     # -- frontmatter
 
@@ -259,7 +343,9 @@ class _Classifier:
         if b.field_name in TOOL_FIELDS:
             self._tools_changed(b, set(), _tool_names(b.text))
             return
-        self._add(DiffKind.INSTRUCTION_ADDED, b, f"adds the frontmatter key {b.field_name!r}: {quote(b.text)}", new=b.text)
+        self._add(
+            DiffKind.INSTRUCTION_ADDED, b, f"adds the frontmatter key {b.field_name!r}: {quote(b.text)}", new=b.text
+        )
 
     def _field_changed(self, a: Instruction, b: Instruction) -> None:
         before = len(self.findings)
@@ -270,15 +356,21 @@ class _Classifier:
         else:
             self._constants_changed(a, b, skip=set())
         if len(self.findings) == before:
-            self._add(DiffKind.INSTRUCTION_CHANGED, b, f"changes the frontmatter key {a.field_name!r}: "
-                      f"{word_change(a.text, b.text)}", old=a.text, new=b.text)
+            self._add(
+                DiffKind.INSTRUCTION_CHANGED,
+                b,
+                f"changes the frontmatter key {a.field_name!r}: {word_change(a.text, b.text)}",
+                old=a.text,
+                new=b.text,
+            )
 
     def _tools_changed(self, b: Instruction, old: set[str], new: set[str]) -> None:
         for name in sorted(new - old):
             effect = self.catalog.effect_of(name)
             if effect is not None:
-                self._add(DiffKind.ACTION_ADDED, b, f"allows the tool {name} ({effect})", action=name, effect=effect,
-                          new=name)
+                self._add(
+                    DiffKind.ACTION_ADDED, b, f"allows the tool {name} ({effect})", action=name, effect=effect, new=name
+                )
 
     def _scope_changed(self, a: Instruction, b: Instruction) -> None:
         old_words, new_words = words_of(a.text), words_of(b.text)
@@ -293,17 +385,29 @@ class _Classifier:
         terms = ", ".join(repr(t) for t in (added if score > 0 else dropped)[:8])
         more = len(added if score > 0 else dropped) - 8
         scope = ", ".join(repr(w) for w in (broad if score > 0 else narrow))
-        detail = "; ".join(part for part in (
-            f"{'adds' if score > 0 else 'drops'} {terms}{f' and {more} more' if more > 0 else ''}" if terms else "",
-            f"{'widens' if score > 0 else 'narrows'} with {scope}" if scope else "") if part)
+        detail = "; ".join(
+            part
+            for part in (
+                f"{'adds' if score > 0 else 'drops'} {terms}{f' and {more} more' if more > 0 else ''}" if terms else "",
+                f"{'widens' if score > 0 else 'narrows'} with {scope}" if scope else "",
+            )
+            if part
+        )
         verb = "broadens" if score > 0 else "narrows"
         self._add(kind, b, f"{verb} the {a.field_name}: {detail}", old=a.text, new=b.text)
 
     # -- wording
 
     def _action_added(self, at: Instruction, action: Action) -> None:
-        self._add(DiffKind.ACTION_ADDED, at, f"adds an instruction to {self._act(action)} ({action.effect}){_in(at)}: "
-                  f"{quote(at.text)}", action=action.name, effect=action.effect, target=action.target, new=at.text)
+        self._add(
+            DiffKind.ACTION_ADDED,
+            at,
+            f"adds an instruction to {self._act(action)} ({action.effect}){_in(at)}: {quote(at.text)}",
+            action=action.name,
+            effect=action.effect,
+            target=action.target,
+            new=at.text,
+        )
 
     @staticmethod
     def _act(action: Action) -> str:
@@ -323,12 +427,13 @@ class _Classifier:
         if instruction.kind == "comment":
             return f"a comment the model reads ({self.harness} sends SKILL.md as written):"
         return {"heading": "the heading", "code": "the code", "row": "the table row", "item": "the list item"}.get(
-            instruction.kind, "the instruction")
+            instruction.kind, "the instruction"
+        )
 
 
 def _code_body(instruction: Instruction) -> list[str]:
     lines = instruction.text.split("\n")
-    return lines[len(lines) - len(instruction.code_lines):] if instruction.code_lines else lines
+    return lines[len(lines) - len(instruction.code_lines) :] if instruction.code_lines else lines
 
 
 def _terms(words: set[str]) -> set[str]:
@@ -353,5 +458,5 @@ def word_change(old: str, new: str) -> str:
     for op, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if op != "equal":
             start_a, start_b = max(i1 - 2, 0), max(j1 - 2, 0)
-            return f"{quote(' '.join(a[start_a:i2 + 2]))} -> {quote(' '.join(b[start_b:j2 + 2]))}"
+            return f"{quote(' '.join(a[start_a : i2 + 2]))} -> {quote(' '.join(b[start_b : j2 + 2]))}"
     return f"{quote(old)} -> {quote(new)}"

@@ -41,9 +41,16 @@ from ratchet.scratch import scratch_folder
 from ratchet.world.state import DECLARED_TOOLS_FOLDER
 
 
-def diff_revisions(path: Path, *, base: str, head: str | None = None, staged: bool = False,
-                   harness: HarnessName | None = None, home: Path | None = None,
-                   analysers: Analysers | None = None) -> EditDiff:
+def diff_revisions(
+    path: Path,
+    *,
+    base: str,
+    head: str | None = None,
+    staged: bool = False,
+    harness: HarnessName | None = None,
+    home: Path | None = None,
+    analysers: Analysers | None = None,
+) -> EditDiff:
     """The behavioural diff of every skill folder changed between `base` and `head` (or the index, `staged`).
 
     `harness` replaces the base's `harness:` (`--harness`); `analysers` defaults to what is installed.
@@ -53,21 +60,41 @@ def diff_revisions(path: Path, *, base: str, head: str | None = None, staged: bo
     base_sha, head_rev = (resolve_rev(repo, base), INDEX) if staged else resolve_revs(repo, [base, head or "HEAD"])
     with blobs_read_once(repo, [base_sha, head_rev]):
         config_text = read_file_at(repo, base_sha, CONFIG_FILE, error=ConfigError)
-        project = project_from_text(root, config_text, source=f"{CONFIG_FILE}@{_label(base_sha)}",
-                                    home=home).with_harness(harness)
+        project = project_from_text(
+            root, config_text, source=f"{CONFIG_FILE}@{_label(base_sha)}", home=home
+        ).with_harness(harness)
         skills_dir = project.config.paths.skills
         changes = changed_paths(repo, base_sha, None if staged else head_rev, staged=staged)
         folders = skill_folders_at(repo, [base_sha, head_rev], skills_dir)
         names = skills_touched(changes, skills_dir, folders)
         diff = EditDiff(base=base_sha, head=head_rev, harness=project.config.harness.name)
         if names:
-            diff.skills.extend(skill_diffs(repo, base_sha, head_rev, project=project, names=names, changes=changes,
-                                           folders=folders, analysers=analysers))
+            diff.skills.extend(
+                skill_diffs(
+                    repo,
+                    base_sha,
+                    head_rev,
+                    project=project,
+                    names=names,
+                    changes=changes,
+                    folders=folders,
+                    analysers=analysers,
+                )
+            )
     return diff
 
 
-def skill_diffs(repo: git.Repo, base_sha: str, head_rev: str, *, project: Project, names: list[str],
-                changes: list[ChangedPath], folders: set[str], analysers: Analysers | None = None) -> list[SkillDiff]:
+def skill_diffs(
+    repo: git.Repo,
+    base_sha: str,
+    head_rev: str,
+    *,
+    project: Project,
+    names: list[str],
+    changes: list[ChangedPath],
+    folders: set[str],
+    analysers: Analysers | None = None,
+) -> list[SkillDiff]:
     """The SkillDiff of each changed skill `names` (skills_touched), read for the project's harness.
 
     `project` is the base's (its skills folder, world and harness); `changes` and `folders` are what
@@ -79,10 +106,18 @@ def skill_diffs(repo: git.Repo, base_sha: str, head_rev: str, *, project: Projec
         chosen = analysers or Analysers.installed()
         for name in names:
             folder = _folder_of(name, changes, project.config.paths.skills, folders)
-            found.append(diff_skill_folder(
-                skill=name, folder=folder, base=files_at(repo, base_sha, folder) or {},
-                head=files_at(repo, head_rev, folder) or {}, harness=project.config.harness.name, catalog=catalog,
-                analysers=chosen, scratch=scratch / name))
+            found.append(
+                diff_skill_folder(
+                    skill=name,
+                    folder=folder,
+                    base=files_at(repo, base_sha, folder) or {},
+                    head=files_at(repo, head_rev, folder) or {},
+                    harness=project.config.harness.name,
+                    catalog=catalog,
+                    analysers=chosen,
+                    scratch=scratch / name,
+                )
+            )
     return found
 
 
@@ -93,8 +128,15 @@ def _label(rev: str) -> str:
 def _folder_of(name: str, changes: list[ChangedPath], skills_dir: str, folders: set[str]) -> str:
     """The repo path of skill `name`'s folder: the deepest skill folder of that name holding a changed path."""
     paths = [change.path for change in changes]
-    owned = sorted((folder for folder in folders if PurePosixPath(folder).name == name
-                    and any(path.startswith(folder + "/") for path in paths)), key=len, reverse=True)
+    owned = sorted(
+        (
+            folder
+            for folder in folders
+            if PurePosixPath(folder).name == name and any(path.startswith(folder + "/") for path in paths)
+        ),
+        key=len,
+        reverse=True,
+    )
     if owned:
         return owned[0]
     return posixpath.join(posixpath.normpath(skills_dir), name)

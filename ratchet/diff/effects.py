@@ -48,7 +48,7 @@ def _is_tool_name(name: str, text: str, start: int) -> bool:
     if name not in HARNESS_BUILTINS:
         return True
     in_code = text.count("`", 0, start) % 2 == 1
-    return in_code or text[start + len(name):start + len(name) + 5].lower() == " tool"
+    return in_code or text[start + len(name) : start + len(name) + 5].lower() == " tool"
 
 
 def tool_catalog(declared: Iterable[Tool] = ()) -> ToolCatalog:

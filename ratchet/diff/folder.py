@@ -32,8 +32,17 @@ def strips_comments(harness: HarnessName) -> bool:
     return harness == "minimal"
 
 
-def diff_skill_folder(*, skill: str, folder: str, base: Mapping[str, bytes], head: Mapping[str, bytes],
-                      harness: HarnessName, catalog: ToolCatalog, analysers: Analysers, scratch: Path) -> SkillDiff:
+def diff_skill_folder(
+    *,
+    skill: str,
+    folder: str,
+    base: Mapping[str, bytes],
+    head: Mapping[str, bytes],
+    harness: HarnessName,
+    catalog: ToolCatalog,
+    analysers: Analysers,
+    scratch: Path,
+) -> SkillDiff:
     """The SkillDiff of one folder; `base` and `head` map its repo paths to their bytes at each revision."""
     skill_md = f"{folder}/{SKILL_FILE}"
     status: SkillStatus = "changed"
@@ -42,8 +51,17 @@ def diff_skill_folder(*, skill: str, folder: str, base: Mapping[str, bytes], hea
         status = "added"
         findings += _new_skill(skill, skill_md, head[skill_md], harness, catalog)
     elif skill_md in base and skill_md not in head:
-        return SkillDiff(skill=skill, folder=folder, harness=harness, status="removed", findings=[
-            DiffFinding(kind=DiffKind.FILE_REMOVED, path=skill_md, side="base", message=f"removes the skill {skill}")])
+        return SkillDiff(
+            skill=skill,
+            folder=folder,
+            harness=harness,
+            status="removed",
+            findings=[
+                DiffFinding(
+                    kind=DiffKind.FILE_REMOVED, path=skill_md, side="base", message=f"removes the skill {skill}"
+                )
+            ],
+        )
     for path in sorted(base.keys() | head.keys()):
         old, new = base.get(path), head.get(path)
         if old == new or (status == "added" and path == skill_md):
@@ -53,8 +71,13 @@ def diff_skill_folder(*, skill: str, folder: str, base: Mapping[str, bytes], hea
     if status == "changed" and not findings:
         findings = _moved(changed, base, head, harness)
     if status == "changed" and not findings and changed:
-        return SkillDiff(skill=skill, folder=folder, harness=harness, status="cosmetic",
-                         cosmetic_reason=_cosmetic_reason(changed, base, head, harness))
+        return SkillDiff(
+            skill=skill,
+            folder=folder,
+            harness=harness,
+            status="cosmetic",
+            cosmetic_reason=_cosmetic_reason(changed, base, head, harness),
+        )
     return SkillDiff(skill=skill, folder=folder, harness=harness, status=status, findings=findings)
 
 
@@ -67,8 +90,16 @@ def _text(data: bytes | None) -> str | None:
         return None
 
 
-def _file(path: str, old: bytes | None, new: bytes | None, *, harness: HarnessName, catalog: ToolCatalog,
-          analysers: Analysers, scratch: Path) -> list[DiffFinding]:
+def _file(
+    path: str,
+    old: bytes | None,
+    new: bytes | None,
+    *,
+    harness: HarnessName,
+    catalog: ToolCatalog,
+    analysers: Analysers,
+    scratch: Path,
+) -> list[DiffFinding]:
     suffix = PurePosixPath(path).suffix.lower()
     if suffix in MARKDOWN_SUFFIXES:
         old_text, new_text = _text(old), _text(new)
@@ -92,23 +123,42 @@ def _new_skill(skill: str, path: str, data: bytes, harness: HarnessName, catalog
     if text is None:
         return [DiffFinding(kind=DiffKind.FILE_ADDED, path=path, message=f"adds the skill {skill} (not UTF-8 text)")]
     instructions = read_instructions(text, strips_comments=strips_comments(harness))
-    findings = [DiffFinding(kind=DiffKind.FILE_ADDED, path=path,
-                            message=f"adds the skill {skill} ({len(instructions)} instructions)")]
+    findings = [
+        DiffFinding(
+            kind=DiffKind.FILE_ADDED, path=path, message=f"adds the skill {skill} ({len(instructions)} instructions)"
+        )
+    ]
     for instruction in instructions:
         if instruction.after_close:
-            findings.append(DiffFinding(kind=DiffKind.AFTER_SKILL_CLOSE, path=path, line=instruction.line,
-                                        message=f"has {instruction.text[:80]!r} after a line that closes the skill block"))
+            findings.append(
+                DiffFinding(
+                    kind=DiffKind.AFTER_SKILL_CLOSE,
+                    path=path,
+                    line=instruction.line,
+                    message=f"has {instruction.text[:80]!r} after a line that closes the skill block",
+                )
+            )
         for action in actions(instruction, catalog):
-            findings.append(DiffFinding(
-                kind=DiffKind.ACTION_ADDED, path=path, line=instruction.line, where=instruction.where,
-                action=action.name, effect=action.effect, target=action.target, new=instruction.text,
-                message=f"adds an instruction to {action.name}{' ' + action.target if action.target else ''} "
-                f"({action.effect})"))
+            findings.append(
+                DiffFinding(
+                    kind=DiffKind.ACTION_ADDED,
+                    path=path,
+                    line=instruction.line,
+                    where=instruction.where,
+                    action=action.name,
+                    effect=action.effect,
+                    target=action.target,
+                    new=instruction.text,
+                    message=f"adds an instruction to {action.name}{' ' + action.target if action.target else ''} "
+                    f"({action.effect})",
+                )
+            )
     return findings
 
 
-def _moved(changed: list[str], base: Mapping[str, bytes], head: Mapping[str, bytes],
-           harness: HarnessName) -> list[DiffFinding]:
+def _moved(
+    changed: list[str], base: Mapping[str, bytes], head: Mapping[str, bytes], harness: HarnessName
+) -> list[DiffFinding]:
     """A finding for each Markdown file whose instructions, all paired, no longer sit where they did:
     the classifier found nothing, but only ratchet.diff.layout may call a file's edit cosmetic."""
     found: list[DiffFinding] = []
@@ -119,9 +169,16 @@ def _moved(changed: list[str], base: Mapping[str, bytes], head: Mapping[str, byt
         if strips_comments(harness):
             old, new = drop_html_comments(old), drop_html_comments(new)
         if layout_units(old) != layout_units(new):
-            found.append(DiffFinding(kind=DiffKind.ORDER_CHANGED, path=path, message=(
-                "moves instructions (their order, section or nesting, or the layout of code), which can change "
-                "what the model does: not proved cosmetic")))
+            found.append(
+                DiffFinding(
+                    kind=DiffKind.ORDER_CHANGED,
+                    path=path,
+                    message=(
+                        "moves instructions (their order, section or nesting, or the layout of code), which can change "
+                        "what the model does: not proved cosmetic"
+                    ),
+                )
+            )
     return found
 
 
@@ -129,8 +186,9 @@ def _collapsed(text: str) -> str:
     return " ".join(text.split())
 
 
-def _cosmetic_reason(changed: list[str], base: Mapping[str, bytes], head: Mapping[str, bytes],
-                     harness: HarnessName) -> str:
+def _cosmetic_reason(
+    changed: list[str], base: Mapping[str, bytes], head: Mapping[str, bytes], harness: HarnessName
+) -> str:
     """What differs in files whose instructions are identical, in a reader's words."""
     reasons: list[str] = []
     strip = strips_comments(harness)
@@ -143,12 +201,15 @@ def _cosmetic_reason(changed: list[str], base: Mapping[str, bytes], head: Mappin
         if strip and _comments(old) != _comments(new):
             reasons.append(f"HTML comments, which the {harness} runner does not send")
         if sent_old != sent_new:
-            reasons.append("whitespace and line breaks" if _collapsed(sent_old) == _collapsed(sent_new) else
-                           "Markdown layout (line breaks inside a paragraph or item, blank lines, table padding)")
+            reasons.append(
+                "whitespace and line breaks"
+                if _collapsed(sent_old) == _collapsed(sent_new)
+                else "Markdown layout (line breaks inside a paragraph or item, blank lines, table padding)"
+            )
     return "; ".join(dict.fromkeys(reasons)) or "no change the model reads"
 
 
 def _comments(text: str) -> list[str]:
     """The HTML comments drop_html_comments removes from `text`, in order."""
     spans = kept_outside_html_comments(text)
-    return [text[spans[i][1]:spans[i + 1][0]] for i in range(len(spans) - 1)]
+    return [text[spans[i][1] : spans[i + 1][0]] for i in range(len(spans) - 1)]

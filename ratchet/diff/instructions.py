@@ -35,8 +35,9 @@ _TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
 _HRULE = re.compile(r"^ {0,3}([-*_])(\s*\1){2,}\s*$")
 _QUOTE = re.compile(r"^ {0,3}>\s?")
 _COMMENT_ONLY = re.compile(r"^<!--.*-->$", re.S)
-_ABBREVIATIONS = frozenset({"e.g.", "i.e.", "etc.", "vs.", "cf.", "mr.", "mrs.", "ms.", "dr.", "st.", "no.", "approx.",
-                            "incl.", "fig.", "al."})
+_ABBREVIATIONS = frozenset(
+    {"e.g.", "i.e.", "etc.", "vs.", "cf.", "mr.", "mrs.", "ms.", "dr.", "st.", "no.", "approx.", "incl.", "fig.", "al."}
+)
 _SENTENCE_STARTS = "`*_\"'([<\u201c\u2018#$@"
 
 
@@ -87,7 +88,7 @@ def read_instructions(text: str, *, strips_comments: bool) -> list[Instruction]:
         closing = next((i for i in range(1, len(lines)) if lines[i].rstrip() == "---"), None)
         if closing is not None:
             found.extend(_frontmatter("\n".join(lines[1:closing])))
-            body, body_line = "\n".join(lines[closing + 1:]), closing + 2
+            body, body_line = "\n".join(lines[closing + 1 :]), closing + 2
     sent, origins = _as_sent(body, body_line, strips_comments)
     found.extend(_Body(origins).read(sent.split("\n")))
     return found
@@ -109,8 +110,9 @@ def _as_sent(body: str, first_line: int, strips_comments: bool) -> tuple[str, li
     pieces: list[str] = []
     for start, end in spans:
         pieces.append(body[start:end])
-        origins.extend(first_line + k + 1 for k in range(bisect.bisect_left(newlines, start),
-                                                         bisect.bisect_left(newlines, end)))
+        origins.extend(
+            first_line + k + 1 for k in range(bisect.bisect_left(newlines, start), bisect.bisect_left(newlines, end))
+        )
     return "".join(pieces), origins
 
 
@@ -124,8 +126,11 @@ def _frontmatter(yaml_text: str) -> list[Instruction]:
     except (yaml.YAMLError, YamlLimitError):
         root = None
     if not isinstance(root, yaml.MappingNode):
-        return [Instruction(kind="field", text=" ".join(line.split()), line=index + 2, field_name="frontmatter")
-                for index, line in enumerate(yaml_text.split("\n")) if line.strip()]
+        return [
+            Instruction(kind="field", text=" ".join(line.split()), line=index + 2, field_name="frontmatter")
+            for index, line in enumerate(yaml_text.split("\n"))
+            if line.strip()
+        ]
     found: list[Instruction] = []
     for key, value in root.value:
         name = str(key.value) if isinstance(key, yaml.ScalarNode) else "?"
@@ -133,8 +138,14 @@ def _frontmatter(yaml_text: str) -> list[Instruction]:
         if isinstance(value, yaml.MappingNode):
             for sub_key, sub_value in value.value:
                 sub = str(sub_key.value) if isinstance(sub_key, yaml.ScalarNode) else "?"
-                found.append(Instruction(kind="field", text=_flat(sub_value), line=sub_key.start_mark.line + 2,
-                                         field_name=f"{name}.{sub}"))
+                found.append(
+                    Instruction(
+                        kind="field",
+                        text=_flat(sub_value),
+                        line=sub_key.start_mark.line + 2,
+                        field_name=f"{name}.{sub}",
+                    )
+                )
         else:
             found.append(Instruction(kind="field", text=_flat(value), line=line, field_name=name))
     return found
@@ -200,11 +211,33 @@ class _Body:
         # A level-1 heading is the skill's title ("# Expense report"), not a section of it.
         return any(level > 1 and OUTPUT_HEADING.search(text) for level, text in self.headings) or self.lead_in_output
 
-    def _add(self, kind: InstructionKind, text: str, line: int, *, step: str | None = None, ordered: bool = False,
-             item_start: bool = False, header: tuple[str, ...] = (), code_lines: tuple[int, ...] = ()) -> None:
-        self.found.append(Instruction(kind=kind, text=text, line=line, section=self._section, step=step,
-                                      ordered=ordered, output=self._output, item_start=item_start,
-                                      after_close=self.after_close, header=header, code_lines=code_lines))
+    def _add(
+        self,
+        kind: InstructionKind,
+        text: str,
+        line: int,
+        *,
+        step: str | None = None,
+        ordered: bool = False,
+        item_start: bool = False,
+        header: tuple[str, ...] = (),
+        code_lines: tuple[int, ...] = (),
+    ) -> None:
+        self.found.append(
+            Instruction(
+                kind=kind,
+                text=text,
+                line=line,
+                section=self._section,
+                step=step,
+                ordered=ordered,
+                output=self._output,
+                item_start=item_start,
+                after_close=self.after_close,
+                header=header,
+                code_lines=code_lines,
+            )
+        )
 
     def _step(self) -> tuple[str | None, bool]:
         numbers = [level.number for level in self.lists if level.ordered]
@@ -239,9 +272,17 @@ class _Body:
             while self.headings and self.headings[-1][0] >= level:
                 self.headings.pop()
             self.lead_in_output = False
-            self.found.append(Instruction(kind="heading", text=text, line=line_no, section=self._section,
-                                          output=was_output and self._output_parent(level),
-                                          item_start=True, after_close=self.after_close))
+            self.found.append(
+                Instruction(
+                    kind="heading",
+                    text=text,
+                    line=line_no,
+                    section=self._section,
+                    output=was_output and self._output_parent(level),
+                    item_start=True,
+                    after_close=self.after_close,
+                )
+            )
             self.headings.append((level, text))
             return index + 1
         if _HRULE.match(line):
@@ -278,8 +319,14 @@ class _Body:
         if self.lists and self.lists[-1].indent == indent:
             self.lists.pop()
         gap = len(item.group(3)) if item.group(3) else 1
-        self.lists.append(_ListLevel(indent=indent, content=indent + len(marker) + gap, ordered=ordered,
-                                     number=marker.rstrip(".)") if ordered else ""))
+        self.lists.append(
+            _ListLevel(
+                indent=indent,
+                content=indent + len(marker) + gap,
+                ordered=ordered,
+                number=marker.rstrip(".)") if ordered else "",
+            )
+        )
         step, in_ordered = self._step()
         self.paragraph = _Paragraph(in_list=True, step=step, ordered=in_ordered, item_start=True)
         if content.strip():
@@ -292,8 +339,12 @@ class _Body:
         end = index + 1
         while end < len(lines):
             close = _FENCE.match(lines[end])
-            if close is not None and close.group(2)[0] == marker[0] and len(close.group(2)) >= len(marker) \
-                    and not close.group(3).strip():
+            if (
+                close is not None
+                and close.group(2)[0] == marker[0]
+                and len(close.group(2)) >= len(marker)
+                and not close.group(3).strip()
+            ):
                 break
             body.append(lines[end][indent:] if lines[end][:indent].strip() == "" else lines[end])
             end += 1
@@ -301,16 +352,26 @@ class _Body:
         margin = min((len(line) - len(line.lstrip()) for _, line in kept), default=0)
         code = "\n".join(line[margin:] for _, line in kept)
         step, ordered = self._step() if self.lists and indent > 0 else (None, False)
-        self._add("code", f"{info}\n{code}" if info else code, start, step=step, ordered=ordered,
-                  code_lines=tuple(line_no for line_no, _ in kept))
+        self._add(
+            "code",
+            f"{info}\n{code}" if info else code,
+            start,
+            step=step,
+            ordered=ordered,
+            code_lines=tuple(line_no for line_no, _ in kept),
+        )
         return end + 1
 
     def _starts_table(self, lines: list[str], index: int) -> bool:
         line = lines[index].strip()
         if line.startswith("|") and line.count("|") >= 2:
             return True
-        return "|" in line and index + 1 < len(lines) and bool(_TABLE_SEP.match(lines[index + 1])) \
+        return (
+            "|" in line
+            and index + 1 < len(lines)
+            and bool(_TABLE_SEP.match(lines[index + 1]))
             and "-" in lines[index + 1]
+        )
 
     def _table(self, lines: list[str], index: int) -> int:
         header: tuple[str, ...] = ()
@@ -340,9 +401,14 @@ class _Body:
         sentences = split_sentences(joined)
         for position, (offset, sentence) in enumerate(sentences):
             line_no = max((line for start, line in starts if start <= offset), default=starts[0][1])
-            self._add("comment" if _COMMENT_ONLY.match(sentence) else kind, sentence, line_no,
-                      step=paragraph.step, ordered=paragraph.ordered,
-                      item_start=paragraph.item_start and position == 0)
+            self._add(
+                "comment" if _COMMENT_ONLY.match(sentence) else kind,
+                sentence,
+                line_no,
+                step=paragraph.step,
+                ordered=paragraph.ordered,
+                item_start=paragraph.item_start and position == 0,
+            )
         if not paragraph.in_list:
             # "Reply with these fields:" opens an output list that ends with the next heading.
             last = sentences[-1][1]
@@ -368,7 +434,7 @@ def split_sentences(text: str) -> list[tuple[int, str]]:
                 # A comment is a unit of its own: what a harness that sends it shows the model as one note.
                 if text[start:index].strip():
                     found.append((start, text[start:index].strip()))
-                found.append((index, text[index:close + 3]))
+                found.append((index, text[index : close + 3]))
                 start = index = close + 3
                 while start < len(text) and text[start] == " ":
                     start += 1
@@ -396,5 +462,5 @@ def _ends_sentence(text: str, start: int, index: int) -> bool:
     following = text[after + 1]
     if not (following.isupper() or following.isdigit() or following in _SENTENCE_STARTS):
         return False
-    word = text[start:index + 1].rsplit(" ", 1)[-1].lower()
+    word = text[start : index + 1].rsplit(" ", 1)[-1].lower()
     return word not in _ABBREVIATIONS and not (len(word) == 2 and word[0].isalpha())  # an initial: "J. Smith"

@@ -127,7 +127,7 @@ def _squeeze(text: str) -> str:
     out: list[str] = []
     last = 0
     for span in _SPAN.finditer(text):
-        out.append(re.sub(r"\s+", " ", text[last:span.start()]))
+        out.append(re.sub(r"\s+", " ", text[last : span.start()]))
         out.append(span.group(0))
         last = span.end()
     out.append(re.sub(r"\s+", " ", text[last:]))

@@ -55,9 +55,15 @@ class LabelledEdit(BaseModel):
     def diff(self, *, catalog: ToolCatalog, analysers: Analysers, scratch: Path) -> SkillDiff:
         """The classifier's SkillDiff of this edit."""
         return diff_skill_folder(
-            skill="edited", folder=CORPUS_FOLDER, harness=self.harness, catalog=catalog, analysers=analysers,
-            scratch=scratch, base={f"{CORPUS_FOLDER}/{p}": t.encode() for p, t in self.base.items()},
-            head={f"{CORPUS_FOLDER}/{p}": t.encode() for p, t in self.head.items()})
+            skill="edited",
+            folder=CORPUS_FOLDER,
+            harness=self.harness,
+            catalog=catalog,
+            analysers=analysers,
+            scratch=scratch,
+            base={f"{CORPUS_FOLDER}/{p}": t.encode() for p, t in self.base.items()},
+            head={f"{CORPUS_FOLDER}/{p}": t.encode() for p, t in self.head.items()},
+        )
 
 
 def read_corpus(folder: Path) -> list[LabelledEdit]:
@@ -72,8 +78,17 @@ def read_corpus(folder: Path) -> list[LabelledEdit]:
                 base[name] = sides["base"]
             if sides.get("head") is not None:
                 head[name] = sides["head"]
-        edits.append(LabelledEdit(id=path.stem, group="corpus", harness=raw.get("harness", "minimal"), base=base,
-                                  head=head, expected=raw["expected"], mentions=raw.get("mentions", [])))
+        edits.append(
+            LabelledEdit(
+                id=path.stem,
+                group="corpus",
+                harness=raw.get("harness", "minimal"),
+                base=base,
+                head=head,
+                expected=raw["expected"],
+                mentions=raw.get("mentions", []),
+            )
+        )
     return edits
 
 
@@ -90,10 +105,14 @@ class Outcome(BaseModel):
     @classmethod
     def of(cls, edit: LabelledEdit, diff: SkillDiff) -> Outcome:
         text = "\n".join(f"{f.render()} {f.old or ''} {f.new or ''} {f.analyser or ''}" for f in diff.findings)
-        return cls(id=edit.id, group=edit.group, expected=edit.expected,
-                   found=sorted({f.kind for f in diff.findings}, key=list(DiffKind).index),
-                   floors=any(f.floors for f in diff.findings),
-                   mentioned=all(m in text for m in edit.mentions))
+        return cls(
+            id=edit.id,
+            group=edit.group,
+            expected=edit.expected,
+            found=sorted({f.kind for f in diff.findings}, key=list(DiffKind).index),
+            floors=any(f.floors for f in diff.findings),
+            mentioned=all(m in text for m in edit.mentions),
+        )
 
 
 class KindScore(BaseModel):
@@ -129,7 +148,9 @@ def score_exact(outcomes: Iterable[Outcome]) -> list[KindScore]:
     return [s for s in scores.values() if s.true_positive + s.false_positive + s.false_negative]
 
 
-def score_bench(outcomes: Sequence[Outcome]) -> tuple[dict[str, tuple[int, int]], list[KindScore], dict[str, tuple[int, int, int]]]:
+def score_bench(
+    outcomes: Sequence[Outcome],
+) -> tuple[dict[str, tuple[int, int]], list[KindScore], dict[str, tuple[int, int, int]]]:
     """(caught, edits) per R type; precision per kind the types name; (edits, any finding, a policy finding) per control."""
     caught: dict[str, tuple[int, int]] = {}
     for group in sorted({o.group for o in outcomes} - set(CONTROL_TYPES)):
@@ -163,12 +184,17 @@ def _rate(value: float | None) -> str:
 def corpus_table(outcomes: Sequence[Outcome]) -> str:
     """The corpus measurement as Markdown: per-kind precision and recall, exact matches, mentions."""
     rows = ["| kind | TP | FP | FN | precision | recall |", "|---|---:|---:|---:|---:|---:|"]
-    rows += [f"| {s.kind.value} | {s.true_positive} | {s.false_positive} | {s.false_negative} | {_rate(s.precision)} "
-             f"| {_rate(s.recall)} |" for s in score_exact(outcomes)]
+    rows += [
+        f"| {s.kind.value} | {s.true_positive} | {s.false_positive} | {s.false_negative} | {_rate(s.precision)} "
+        f"| {_rate(s.recall)} |"
+        for s in score_exact(outcomes)
+    ]
     exact = sum(1 for o in outcomes if set(o.expected) == set(o.found))
     named = sum(1 for o in outcomes if o.mentioned)
-    return "\n".join(rows) + (f"\n\n{exact} of {len(outcomes)} edits get exactly the expected kinds; "
-                              f"{named} of {len(outcomes)} name every expected value.\n")
+    return "\n".join(rows) + (
+        f"\n\n{exact} of {len(outcomes)} edits get exactly the expected kinds; "
+        f"{named} of {len(outcomes)} name every expected value.\n"
+    )
 
 
 def bench_table(outcomes: Sequence[Outcome]) -> str:
@@ -180,7 +206,14 @@ def bench_table(outcomes: Sequence[Outcome]) -> str:
         rows.append(f"| {group} | {kinds} | {hits} | {total} | {_rate(hits / total if total else None)} |")
     rows += ["", "| kind | found on its types | found elsewhere | precision |", "|---|---:|---:|---:|"]
     rows += [f"| {s.kind.value} | {s.true_positive} | {s.false_positive} | {_rate(s.precision)} |" for s in precision]
-    rows += ["", "| control | edits | any finding (not proved cosmetic) | a finding the policy acts on |", "|---|---:|---:|---:|"]
-    rows += [f"| {group} | {total} | {found} ({_rate(found / total if total else None)}) | {floor} "
-             f"({_rate(floor / total if total else None)}) |" for group, (total, found, floor) in controls.items()]
+    rows += [
+        "",
+        "| control | edits | any finding (not proved cosmetic) | a finding the policy acts on |",
+        "|---|---:|---:|---:|",
+    ]
+    rows += [
+        f"| {group} | {total} | {found} ({_rate(found / total if total else None)}) | {floor} "
+        f"({_rate(floor / total if total else None)}) |"
+        for group, (total, found, floor) in controls.items()
+    ]
     return "\n".join(rows) + "\n"

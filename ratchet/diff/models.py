@@ -46,16 +46,26 @@ class DiffKind(StrEnum):
     FILE_CHANGED = "file_changed"
 
 
-SCRIPT_KINDS: frozenset[DiffKind] = frozenset({
-    DiffKind.SCRIPT_FINDING, DiffKind.SCRIPT_COMMAND, DiffKind.SCRIPT_NETWORK, DiffKind.SCRIPT_DELETION,
-    DiffKind.ANALYSER_UNAVAILABLE,
-})
+SCRIPT_KINDS: frozenset[DiffKind] = frozenset(
+    {
+        DiffKind.SCRIPT_FINDING,
+        DiffKind.SCRIPT_COMMAND,
+        DiffKind.SCRIPT_NETWORK,
+        DiffKind.SCRIPT_DELETION,
+        DiffKind.ANALYSER_UNAVAILABLE,
+    }
+)
 """What a script edit can add: an analyser's finding, a new command, network call or deletion, or no analysis."""
 
-FLOOR_KINDS: frozenset[DiffKind] = frozenset({
-    DiffKind.ACTION_ADDED, DiffKind.RULE_REMOVED, DiffKind.RULE_WEAKENED, DiffKind.AFTER_SKILL_CLOSE,
-    *SCRIPT_KINDS,
-})
+FLOOR_KINDS: frozenset[DiffKind] = frozenset(
+    {
+        DiffKind.ACTION_ADDED,
+        DiffKind.RULE_REMOVED,
+        DiffKind.RULE_WEAKENED,
+        DiffKind.AFTER_SKILL_CLOSE,
+        *SCRIPT_KINDS,
+    }
+)
 """Kinds the policy acts on when no replay exercised them (an added side effect, a removed or weakened rule,
 content hidden after the skill block, a dangerous or unanalysed script): WARN by default, BLOCK under
 `static: block` (docs/diff.md)."""
@@ -71,16 +81,21 @@ class DiffFinding(BaseModel):
     path: str = Field(description="Repo path of the file (SKILL.md, a reference, a script).")
     line: int | None = Field(default=None, description="1-based line on `side`; None for a whole file.")
     side: Side = Field(default="head", description="Which revision `line` counts in: base for what was removed.")
-    where: str | None = Field(default=None, description="Where in the skill a reader finds it: 'step 3', "
-                              "'frontmatter description', a section heading.")
+    where: str | None = Field(
+        default=None,
+        description="Where in the skill a reader finds it: 'step 3', 'frontmatter description', a section heading.",
+    )
     old: str | None = Field(default=None, description="What it was: the value, rule, field or instruction text.")
     new: str | None = Field(default=None, description="What it became.")
     action: str | None = Field(default=None, description="The action, tool or command named (send, email_send, rm).")
     effect: str | None = Field(default=None, description="Its effect: write, send, spend, destroy, execute, network.")
-    target: str | None = Field(default=None, description="Whom or what it acts on, when the text names it "
-                               "(an e-mail address, a URL, a channel).")
-    analyser: str | None = Field(default=None, description="The analyser and rule behind a script finding "
-                                 "(bandit B605, shellcheck SC2115).")
+    target: str | None = Field(
+        default=None,
+        description="Whom or what it acts on, when the text names it (an e-mail address, a URL, a channel).",
+    )
+    analyser: str | None = Field(
+        default=None, description="The analyser and rule behind a script finding (bandit B605, shellcheck SC2115)."
+    )
     message: str = Field(description="The finding as one line, without its location.")
 
     def render(self) -> str:
@@ -100,12 +115,17 @@ class SkillDiff(BaseModel):
     schema_version: int = DIFF_SCHEMA_VERSION
     skill: str = Field(description="The skill's name (its folder's name).")
     folder: str = Field(description="Repo path of the skill folder.")
-    harness: HarnessName = Field(description="The harness whose view was compared: the minimal runner does "
-                                 "not send HTML comments; Claude Code, Codex and command send SKILL.md as written.")
+    harness: HarnessName = Field(
+        description="The harness whose view was compared: the minimal runner does "
+        "not send HTML comments; Claude Code, Codex and command send SKILL.md as written."
+    )
     status: SkillStatus = Field(description="changed; cosmetic (files differ, instructions do not); added; removed.")
     findings: list[DiffFinding] = Field(default_factory=list)
-    cosmetic_reason: str | None = Field(default=None, description="Why a cosmetic edit changes nothing the "
-                                        "model reads (whitespace, line breaks, comments the harness strips ...).")
+    cosmetic_reason: str | None = Field(
+        default=None,
+        description="Why a cosmetic edit changes nothing the "
+        "model reads (whitespace, line breaks, comments the harness strips ...).",
+    )
 
     @property
     def cosmetic(self) -> bool:

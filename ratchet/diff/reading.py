@@ -35,23 +35,57 @@ _NEGATORS = frozenset({"never", "not", "no", "without", "nor", "avoid", "refuse"
 
 _EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
 _URL = r"https?://[^\s)>\]`'\"]+"
-_VALUES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern)) for name, pattern in (
-    ("address", _EMAIL),
-    ("url", _URL),
-    ("date", r"\b\d{4}-\d{2}-\d{2}\b"),
-    ("time", r"\b\d{1,2}:\d{2}\b|\b\d{1,2}\s?(?:am|pm)\b"),
-    ("path", r"(?<![\w@/])(?:~|\.{1,2})?/[\w.~-]+(?:/[\w.~-]*)*|\b[\w.-]+/[\w.-]+(?:/[\w.-]*)*/?"
-             r"|\b[\w-]+\.(?:md|py|sh|json|ya?ml|csv|txt|xlsx|pdf|docx|html|js|ts|toml|log)\b"),
-    ("channel", r"(?<![\w&])#[A-Za-z][\w-]*"),
-    ("handle", r"(?<![\w.])@[A-Za-z][\w-]*"),
-    ("number", r"(?<![\w.])[$€£]?\d+(?:[.,]\d+)*%?(?![\w@])"),
-    ("quoted", r"\"[^\"]{1,80}\"|\u201c[^\u201d]{1,80}\u201d|(?<!\w)'[^']{1,80}'(?!\w)"),
-))
-_NUMBER_WORDS = frozenset({
-    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-    "fifteen", "twenty", "thirty", "forty", "fifty", "hundred", "thousand", "million", "dozen", "half", "twice",
-    "once", "daily", "weekly", "monthly", "yearly", "hourly",
-})
+_VALUES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(pattern))
+    for name, pattern in (
+        ("address", _EMAIL),
+        ("url", _URL),
+        ("date", r"\b\d{4}-\d{2}-\d{2}\b"),
+        ("time", r"\b\d{1,2}:\d{2}\b|\b\d{1,2}\s?(?:am|pm)\b"),
+        (
+            "path",
+            r"(?<![\w@/])(?:~|\.{1,2})?/[\w.~-]+(?:/[\w.~-]*)*|\b[\w.-]+/[\w.-]+(?:/[\w.-]*)*/?"
+            r"|\b[\w-]+\.(?:md|py|sh|json|ya?ml|csv|txt|xlsx|pdf|docx|html|js|ts|toml|log)\b",
+        ),
+        ("channel", r"(?<![\w&])#[A-Za-z][\w-]*"),
+        ("handle", r"(?<![\w.])@[A-Za-z][\w-]*"),
+        ("number", r"(?<![\w.])[$€£]?\d+(?:[.,]\d+)*%?(?![\w@])"),
+        ("quoted", r"\"[^\"]{1,80}\"|\u201c[^\u201d]{1,80}\u201d|(?<!\w)'[^']{1,80}'(?!\w)"),
+    )
+)
+_NUMBER_WORDS = frozenset(
+    {
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "fifteen",
+        "twenty",
+        "thirty",
+        "forty",
+        "fifty",
+        "hundred",
+        "thousand",
+        "million",
+        "dozen",
+        "half",
+        "twice",
+        "once",
+        "daily",
+        "weekly",
+        "monthly",
+        "yearly",
+        "hourly",
+    }
+)
 _NOT_PATHS = frozenset({"and/or", "either/or", "w/", "n/a", "on/off", "yes/no", "read/write", "input/output"})
 _CODE_WORDS = frozenset({"and", "or", "not", "in", "is", "if", "else", "for", "None", "True", "False", "as"})
 _STRING = re.compile(r"\"[^\"]*\"|'[^']*'")
@@ -120,7 +154,12 @@ def _verbs(prose: str) -> list[tuple[str, ActionEffect]]:
             continue
         before = words[index - 1][1].lower() if index else ""
         after = words[index + 1][1].lower() if index + 1 < len(words) else ""
-        if before in NOUN_BEFORE or before.endswith(("'s", "\u2019s")) or after in NOUN_AFTER or after in ("of", "is", "are"):
+        if (
+            before in NOUN_BEFORE
+            or before.endswith(("'s", "\u2019s"))
+            or after in NOUN_AFTER
+            or after in ("of", "is", "are")
+        ):
             continue
         if _negated(prose, start):
             continue
@@ -174,8 +213,11 @@ def rules(instruction: Instruction) -> Rules:
     hedges = tuple(hedge for hedge in HEDGES if re.search(rf"\b{re.escape(hedge)}\b", text))
     for hedge in hedges:
         text = re.sub(rf"\b{re.escape(hedge)}\b", " ", text)
-    table = sorted([(phrase, family, True) for phrase, family in STRONG_RULES]
-                   + [(phrase, family, False) for phrase, family in SOFT_RULES], key=lambda item: -len(item[0]))
+    table = sorted(
+        [(phrase, family, True) for phrase, family in STRONG_RULES]
+        + [(phrase, family, False) for phrase, family in SOFT_RULES],
+        key=lambda item: -len(item[0]),
+    )
     for phrase, family, is_strong in table:
         pattern = rf"\b{re.escape(phrase)}\b"
         if re.search(pattern, text):
@@ -216,7 +258,7 @@ def _names(prose: str, taken: list[tuple[int, int]]) -> list[tuple[str, str]]:
         word = match.group(0)
         if any(start <= match.start() < end for start, end in taken) or word == "CODE":
             continue
-        opening = index == 0 or prose[words[index - 1].end():match.start()].strip()[-1:] in (".", ":", "!", "?", "(")
+        opening = index == 0 or prose[words[index - 1].end() : match.start()].strip()[-1:] in (".", ":", "!", "?", "(")
         if word.lower() in _NUMBER_WORDS:
             names.append(("number", word.lower()))
         elif (word[0].isupper() and not opening) or (len(word) > 1 and word.isupper()):

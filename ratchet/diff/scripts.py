@@ -28,25 +28,90 @@ from ratchet.diff.models import DiffFinding, DiffKind
 Language = Literal["python", "shell", "other"]
 ANALYSER_TIMEOUT_S = 120.0
 SCRIPT_SUFFIXES: dict[str, Language] = {
-    ".py": "python", ".sh": "shell", ".bash": "shell", ".ksh": "shell", ".dash": "shell",
-    ".js": "other", ".mjs": "other", ".cjs": "other", ".ts": "other", ".rb": "other", ".pl": "other",
-    ".ps1": "other", ".zsh": "other", ".php": "other", ".lua": "other", ".r": "other",
+    ".py": "python",
+    ".sh": "shell",
+    ".bash": "shell",
+    ".ksh": "shell",
+    ".dash": "shell",
+    ".js": "other",
+    ".mjs": "other",
+    ".cjs": "other",
+    ".ts": "other",
+    ".rb": "other",
+    ".pl": "other",
+    ".ps1": "other",
+    ".zsh": "other",
+    ".php": "other",
+    ".lua": "other",
+    ".r": "other",
 }
 _SHEBANG = re.compile(r"^#!\s*(?:/usr/bin/env\s+(?:-S\s+)?)?\S*?(python[\d.]*|bash|sh|dash|ksh|zsh|node|ruby|perl)\b")
-_DELETION = re.compile(r"\bshutil\.rmtree\b|\bos\.(?:remove|unlink|rmdir|removedirs)\b|\.unlink\(|\.rmdir\(|"
-                       r"\bfs\.(?:rm|rmSync|unlink|unlinkSync|rmdir|rmdirSync)\b|\bRemove-Item\b|\bFileUtils\.rm")
-_NETWORK = re.compile(r"\brequests\.\w+\(|\bhttpx\.\w+|\burllib\.request\b|\burlopen\(|\bhttp\.client\b|"
-                      r"\bsocket\.(?:socket|create_connection)\b|\bsmtplib\b|\bfetch\(|\baxios\b|"
-                      r"\bInvoke-(?:WebRequest|RestMethod)\b|\bnet\.connect\b|\bftplib\b|https?://[^\s\"')]+")
-_PY_COMMAND = re.compile(r"\bsubprocess\.(?:run|call|Popen|check_output|check_call|getoutput)\b|"
-                         r"\bos\.(?:system|popen|exec\w*|spawn\w*)\b|\bpty\.spawn\b|(?<![\w.])(?:eval|exec)\(|"
-                         r"\bchild_process\b|\bexecSync\(|\bspawnSync\(")
-_SHELL_BUILTINS = frozenset({
-    "echo", "printf", "cd", "set", "export", "local", "read", "test", "[", "[[", "true", "false", "exit", "return",
-    "if", "then", "else", "elif", "fi", "for", "in", "do", "done", "while", "until", "case", "esac", "function",
-    "shift", "source", ".", "trap", "declare", "readonly", "unset", "break", "continue", "wait", "}", "{",
-    ";;", "getopts", "printenv", "command", "type", "let", "eval", "exec",
-})
+_DELETION = re.compile(
+    r"\bshutil\.rmtree\b|\bos\.(?:remove|unlink|rmdir|removedirs)\b|\.unlink\(|\.rmdir\(|"
+    r"\bfs\.(?:rm|rmSync|unlink|unlinkSync|rmdir|rmdirSync)\b|\bRemove-Item\b|\bFileUtils\.rm"
+)
+_NETWORK = re.compile(
+    r"\brequests\.\w+\(|\bhttpx\.\w+|\burllib\.request\b|\burlopen\(|\bhttp\.client\b|"
+    r"\bsocket\.(?:socket|create_connection)\b|\bsmtplib\b|\bfetch\(|\baxios\b|"
+    r"\bInvoke-(?:WebRequest|RestMethod)\b|\bnet\.connect\b|\bftplib\b|https?://[^\s\"')]+"
+)
+_PY_COMMAND = re.compile(
+    r"\bsubprocess\.(?:run|call|Popen|check_output|check_call|getoutput)\b|"
+    r"\bos\.(?:system|popen|exec\w*|spawn\w*)\b|\bpty\.spawn\b|(?<![\w.])(?:eval|exec)\(|"
+    r"\bchild_process\b|\bexecSync\(|\bspawnSync\("
+)
+_SHELL_BUILTINS = frozenset(
+    {
+        "echo",
+        "printf",
+        "cd",
+        "set",
+        "export",
+        "local",
+        "read",
+        "test",
+        "[",
+        "[[",
+        "true",
+        "false",
+        "exit",
+        "return",
+        "if",
+        "then",
+        "else",
+        "elif",
+        "fi",
+        "for",
+        "in",
+        "do",
+        "done",
+        "while",
+        "until",
+        "case",
+        "esac",
+        "function",
+        "shift",
+        "source",
+        ".",
+        "trap",
+        "declare",
+        "readonly",
+        "unset",
+        "break",
+        "continue",
+        "wait",
+        "}",
+        "{",
+        ";;",
+        "getopts",
+        "printenv",
+        "command",
+        "type",
+        "let",
+        "eval",
+        "exec",
+    }
+)
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][\w]*=")
 
 
@@ -73,12 +138,18 @@ def script_language(path: str, data: bytes) -> Language | None:
     if shebang is None:
         return None
     interpreter = shebang.group(1)
-    return "python" if interpreter.startswith("python") else "shell" if interpreter in ("bash", "sh", "dash", "ksh") \
+    return (
+        "python"
+        if interpreter.startswith("python")
+        else "shell"
+        if interpreter in ("bash", "sh", "dash", "ksh")
         else "other"
+    )
 
 
-def diff_script(path: str, old: bytes | None, new: bytes | None, *, analysers: Analysers,
-                scratch: Path) -> list[DiffFinding]:
+def diff_script(
+    path: str, old: bytes | None, new: bytes | None, *, analysers: Analysers, scratch: Path
+) -> list[DiffFinding]:
     """Findings on the lines a script edit adds (a new script: all of them); `scratch` holds the copy analysers read."""
     if new is None:
         return [DiffFinding(kind=DiffKind.FILE_REMOVED, path=path, side="base", message="removes the script")]
@@ -89,8 +160,13 @@ def diff_script(path: str, old: bytes | None, new: bytes | None, *, analysers: A
     added = added_lines(old_text.split("\n") if old is not None else [], new_lines)
     findings: list[DiffFinding] = []
     if old is None:
-        findings.append(DiffFinding(kind=DiffKind.FILE_ADDED, path=path,
-                                    message=f"adds the script ({len(new_text.splitlines())} lines, {language})"))
+        findings.append(
+            DiffFinding(
+                kind=DiffKind.FILE_ADDED,
+                path=path,
+                message=f"adds the script ({len(new_text.splitlines())} lines, {language})",
+            )
+        )
     if not added:
         return findings or _unflagged(path, old, new, added, language)
     analysed: list[DiffFinding] = []
@@ -114,9 +190,16 @@ def _unflagged(path: str, old: bytes | None, new: bytes, added: set[int], langua
     if _code(old_text, language) == _code(new_text, language):
         return []  # comments, blank lines or trailing whitespace only
     removed = len(added_lines(new_text.split("\n"), old_text.split("\n")))
-    return [DiffFinding(kind=DiffKind.FILE_CHANGED, path=path, message=(
-        f"changes the script ({len(added)} line(s) added or changed, {removed} removed; nothing the analysers "
-        "or the reading flag)"))]
+    return [
+        DiffFinding(
+            kind=DiffKind.FILE_CHANGED,
+            path=path,
+            message=(
+                f"changes the script ({len(added)} line(s) added or changed, {removed} removed; nothing the analysers "
+                "or the reading flag)"
+            ),
+        )
+    ]
 
 
 _PY_DIRECTIVE = re.compile(r"^#!|^[ \t\f]*#.*?coding[:=]")
@@ -134,9 +217,12 @@ def _code(text: str, language: Language) -> list[str]:
     not tokenize is compared as it is."""
     if language == "python":
         try:
-            return [tok.string for tok in tokenize.generate_tokens(io.StringIO(text).readline)
-                    if tok.type != tokenize.NL and (tok.type != tokenize.COMMENT
-                                                    or (tok.start[0] <= 2 and _PY_DIRECTIVE.match(tok.string)))]
+            return [
+                tok.string
+                for tok in tokenize.generate_tokens(io.StringIO(text).readline)
+                if tok.type != tokenize.NL
+                and (tok.type != tokenize.COMMENT or (tok.start[0] <= 2 and _PY_DIRECTIVE.match(tok.string)))
+            ]
         except (tokenize.TokenError, SyntaxError):
             return text.split("\n")
     kept: list[str] = []
@@ -170,8 +256,12 @@ def added_lines(old: list[str], new: list[str]) -> set[int]:
 
 
 def _unavailable(path: str, name: str, why: str) -> DiffFinding:
-    return DiffFinding(kind=DiffKind.ANALYSER_UNAVAILABLE, path=path, analyser=name.lower(),
-                       message=f"{name} {why}: the added lines were not analysed")
+    return DiffFinding(
+        kind=DiffKind.ANALYSER_UNAVAILABLE,
+        path=path,
+        analyser=name.lower(),
+        message=f"{name} {why}: the added lines were not analysed",
+    )
 
 
 def _copy(scratch: Path, path: str, data: bytes) -> Path:
@@ -207,10 +297,17 @@ def _bandit(path: str, data: bytes, added: set[int], analysers: Analysers, scrat
         if lines & added:
             line = min(lines & added)
             rule = issue["test_id"]
-            findings.append(DiffFinding(
-                kind=DiffKind.SCRIPT_FINDING, path=path, line=line, analyser=f"bandit {rule}",
-                new=issue.get("code"), message=f"Bandit {rule} ({issue['issue_severity'].lower()} severity, "
-                f"{issue['issue_confidence'].lower()} confidence) on an added line: {issue['issue_text']}"))
+            findings.append(
+                DiffFinding(
+                    kind=DiffKind.SCRIPT_FINDING,
+                    path=path,
+                    line=line,
+                    analyser=f"bandit {rule}",
+                    new=issue.get("code"),
+                    message=f"Bandit {rule} ({issue['issue_severity'].lower()} severity, "
+                    f"{issue['issue_confidence'].lower()} confidence) on an added line: {issue['issue_text']}",
+                )
+            )
     return findings
 
 
@@ -223,10 +320,17 @@ def _shellcheck(path: str, data: bytes, added: set[int], analysers: Analysers, s
     comments = _report([*command, str(_copy(scratch, path, data))], "comments")
     if isinstance(comments, str):
         return [_unavailable(path, "ShellCheck", f"failed ({comments})")]
-    return [DiffFinding(kind=DiffKind.SCRIPT_FINDING, path=path, line=comment["line"],
-                        analyser=f"shellcheck SC{comment['code']}",
-                        message=f"ShellCheck SC{comment['code']} ({comment['level']}) on an added line: {comment['message']}")
-            for comment in comments if comment["line"] in added and comment["level"] in ("error", "warning")]
+    return [
+        DiffFinding(
+            kind=DiffKind.SCRIPT_FINDING,
+            path=path,
+            line=comment["line"],
+            analyser=f"shellcheck SC{comment['code']}",
+            message=f"ShellCheck SC{comment['code']} ({comment['level']}) on an added line: {comment['message']}",
+        )
+        for comment in comments
+        if comment["line"] in added and comment["level"] in ("error", "warning")
+    ]
 
 
 # -- a plain reading -----------------------------------------------------------------------------
@@ -263,19 +367,43 @@ def _reading(path: str, lines: list[str], added: set[int], language: Language, *
         deletion = _command_named(code, ("destroy",)) or _matched(_DELETION, code)
         network = _command_named(code, ("network", "send")) or _matched(_NETWORK, code)
         if deletion is not None:
-            findings.append(DiffFinding(kind=DiffKind.SCRIPT_DELETION, path=path, line=number, action=deletion,
-                                        effect="destroy", new=shown, message=f"adds a file deletion ({deletion}): "
-                                        f"'{shown[:90]}'"))
+            findings.append(
+                DiffFinding(
+                    kind=DiffKind.SCRIPT_DELETION,
+                    path=path,
+                    line=number,
+                    action=deletion,
+                    effect="destroy",
+                    new=shown,
+                    message=f"adds a file deletion ({deletion}): '{shown[:90]}'",
+                )
+            )
         if network is not None:
-            findings.append(DiffFinding(kind=DiffKind.SCRIPT_NETWORK, path=path, line=number, action=network,
-                                        effect="network", new=shown, message=f"adds a network call ({network}): "
-                                        f"'{shown[:90]}'"))
+            findings.append(
+                DiffFinding(
+                    kind=DiffKind.SCRIPT_NETWORK,
+                    path=path,
+                    line=number,
+                    action=network,
+                    effect="network",
+                    new=shown,
+                    message=f"adds a network call ({network}): '{shown[:90]}'",
+                )
+            )
         if deletion is None and network is None:
             command = _new_command(code, language, known)
             if command is not None:
-                findings.append(DiffFinding(kind=DiffKind.SCRIPT_COMMAND, path=path, line=number, action=command,
-                                            effect="execute", new=shown,
-                                            message=f"adds a command ({command}): '{shown[:90]}'"))
+                findings.append(
+                    DiffFinding(
+                        kind=DiffKind.SCRIPT_COMMAND,
+                        path=path,
+                        line=number,
+                        action=command,
+                        effect="execute",
+                        new=shown,
+                        message=f"adds a command ({command}): '{shown[:90]}'",
+                    )
+                )
     return findings
 
 

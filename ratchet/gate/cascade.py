@@ -59,8 +59,13 @@ def ask_judge(
     try:
         for attempt in range(1, MAX_ATTEMPTS + 1):
             request = build_judge_request(
-                prompt, sections, pair_id=pair_id, tier=step.tier, attempt=attempt,
-                max_input_tokens=step.max_input_tokens, max_output_tokens=step.max_output_tokens,
+                prompt,
+                sections,
+                pair_id=pair_id,
+                tier=step.tier,
+                attempt=attempt,
+                max_input_tokens=step.max_input_tokens,
+                max_output_tokens=step.max_output_tokens,
                 swapped=swapped,
             )
             opinion.attempts = attempt
@@ -171,8 +176,11 @@ def escalates(opinion: Opinion, step: TierStep) -> bool:
 
 def _describe(say: TierSay) -> str:
     opinion = say.opinion
-    text = f"{opinion.tier} error ({opinion.error})" if opinion.verdict is None \
+    text = (
+        f"{opinion.tier} error ({opinion.error})"
+        if opinion.verdict is None
         else f"{opinion.tier}: {opinion.verdict} at {opinion.confidence:.2f}"
+    )
     return f"{text} ({say.note})" if say.note else text
 
 

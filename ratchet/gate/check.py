@@ -103,7 +103,6 @@ if TYPE_CHECKING:
 __all__ = ["OnError", "check_edit"]
 
 
-
 def check_edit(
     path: Path,
     *,
@@ -145,8 +144,9 @@ def check_edit(
         config_source = f"{CONFIG_FILE}@{_label(base_sha)}"
         project = project_from_text(root, config_text, source=config_source, home=home).with_harness(harness)
         paths = project.config.paths
-        blessed = _base_is_blessed(repo, base_sha, project, config_source if config_text is not None else None,
-                                   head=head_rev)
+        blessed = _base_is_blessed(
+            repo, base_sha, project, config_source if config_text is not None else None, head=head_rev
+        )
         changes = changed_paths(repo, base_sha, None if staged else head_rev, staged=staged)
         folders = skill_folders_at(repo, [base_sha, head_rev], paths.skills)
         changed = skills_touched(changes, paths.skills, folders)
@@ -155,11 +155,15 @@ def check_edit(
         golden_skip = () if golden_bytes is None else (posixpath.normpath(paths.goldens),)
         world_skip = _unread_at_base(paths)
         config_at = _config_at_base(repo, base_sha, config, root)
-        base_tree = stack.enter_context(scratch_checkout(repo, base_sha, project.home, skip=(*golden_skip, *world_skip)))
+        base_tree = stack.enter_context(
+            scratch_checkout(repo, base_sha, project.home, skip=(*golden_skip, *world_skip))
+        )
         exported[base_tree] = _label(base_sha)
         config_file: Path | None = None
         if isinstance(config, str):
-            config_file = gate_config_path(config, project_root=base_tree) if config_at is None else base_tree / config_at
+            config_file = (
+                gate_config_path(config, project_root=base_tree) if config_at is None else base_tree / config_at
+            )
             if config_at is not None:
                 export_tree(repo, base_sha, base_tree, prefix=config_at)  # it may sit in a folder left out above
             if world_skip and _is_inside(config_file, base_tree):
@@ -174,15 +178,29 @@ def check_edit(
         for folder in (*golden_skip, *world_skip):
             if _reads_inside(gate, base_tree, folder):
                 export_tree(repo, base_sha, base_tree, prefix=folder)  # the gate keeps fixtures or its prompt there
-        unchecked = Unchecked(settings_changed=_settings_changed(changes, gate, base_tree, config_at, paths),
-                              submodules_changed=submodules_under(changes, paths.skills),
-                              unowned=_unowned(changes, paths.skills, folders),
-                              nothing_blessed_at=None if blessed else _label(base_sha), evidence=evidence_changes(
-                                  repo, base=base_sha, head=head_rev, changes=changes, goldens=paths.goldens,
-                                  tasks=paths.tasks, changed_skills=changed))
+        unchecked = Unchecked(
+            settings_changed=_settings_changed(changes, gate, base_tree, config_at, paths),
+            submodules_changed=submodules_under(changes, paths.skills),
+            unowned=_unowned(changes, paths.skills, folders),
+            nothing_blessed_at=None if blessed else _label(base_sha),
+            evidence=evidence_changes(
+                repo,
+                base=base_sha,
+                head=head_rev,
+                changes=changes,
+                goldens=paths.goldens,
+                tasks=paths.tasks,
+                changed_skills=changed,
+            ),
+        )
         if not changed:
-            verdict = no_change(base=base_sha, head=head_rev, simulated=project.config.upstream == "sim",
-                                on_error=policy, wall_ms=elapsed_ms(clock, started))
+            verdict = no_change(
+                base=base_sha,
+                head=head_rev,
+                simulated=project.config.upstream == "sim",
+                on_error=policy,
+                wall_ms=elapsed_ms(clock, started),
+            )
             # Nothing blessed and nothing changed: there was nothing to check, and nothing was left unchecked.
             unchecked.nothing_blessed_at = None
             if shard is not None:
@@ -192,14 +210,26 @@ def check_edit(
             # The export writes a link as a file, never its target; but that is not the skill under review.
             raise SkillError(leaving_link_message(target), path=f"{link}@{_label(head_rev)}")
         # What the edit changes, read for the harness the replays run through (ratchet.gate.static).
-        edit_diff = EditDiff(base=base_sha, head=head_rev, harness=project.config.harness.name, skills=skill_diffs(
-            repo, base_sha, head_rev, project=project, names=changed, changes=changes, folders=folders))
+        edit_diff = EditDiff(
+            base=base_sha,
+            head=head_rev,
+            harness=project.config.harness.name,
+            skills=skill_diffs(
+                repo, base_sha, head_rev, project=project, names=changed, changes=changes, folders=folders
+            ),
+        )
         if proved_cosmetic(edit_diff.skills):
             # Nothing the model reads changed: no replay, no model call (no preflight either), $0.
             verdict = cosmetic_verdict(
-                edit_diff.skills, base=base_sha, head=head_rev, simulated=project.config.upstream == "sim",
-                on_error=policy, gate_config=gate.name, wall_ms=elapsed_ms(clock, started),
-                goldens_total=_goldens_count(golden_bytes, base_tree / paths.goldens))
+                edit_diff.skills,
+                base=base_sha,
+                head=head_rev,
+                simulated=project.config.upstream == "sim",
+                on_error=policy,
+                gate_config=gate.name,
+                wall_ms=elapsed_ms(clock, started),
+                goldens_total=_goldens_count(golden_bytes, base_tree / paths.goldens),
+            )
             if shard is not None:
                 return _shard_of_no_change(shard, verdict, gate, unchecked, static=project.config.static)
             return unchecked.named(verdict)
@@ -207,10 +237,16 @@ def check_edit(
         exported[head_tree] = _label(head_rev)
         tasks, goldens, noise = _blessed_state(base_tree, project, golden_bytes) if blessed else ([], {}, {})
         store = stack.enter_context(closing(open_store(project.home)))
-        gateway = stack.enter_context(Gateway(
-            project, store, run_id=f"check-{uuid.uuid4().hex[:12]}", cache_mode=cache_mode, budget_usd=budget_usd,
-            ledger_hits=ledger_hits,
-        ))
+        gateway = stack.enter_context(
+            Gateway(
+                project,
+                store,
+                run_id=f"check-{uuid.uuid4().hex[:12]}",
+                cache_mode=cache_mode,
+                budget_usd=budget_usd,
+                ledger_hits=ledger_hits,
+            )
+        )
         # Before any replay: an unknown tier, a missing key or an upstream that does not answer stops here.
         gateway.preflight(["agent", *(s.tier for s in gate.tiers)], named_by=config_file)
         judges = {step.tier: gateway.model(step.tier, f"judge-{step.tier}") for step in gate.tiers}
@@ -221,9 +257,18 @@ def check_edit(
         base_skills, head_skills = load_skills(base_tree / paths.skills), load_skills(head_tree / paths.skills)
         selected: list[str] = []
         if shard is not None:
-            selected = [item.task.id for item in affected_goldens(
-                tasks, goldens, changed, head_skills, routing="model" if project.config.routes_by_model else "lexical",
-                base_skills=base_skills, neighbours=project.config.routing_neighbours)]
+            selected = [
+                item.task.id
+                for item in affected_goldens(
+                    tasks,
+                    goldens,
+                    changed,
+                    head_skills,
+                    routing="model" if project.config.routes_by_model else "lexical",
+                    base_skills=base_skills,
+                    neighbours=project.config.routing_neighbours,
+                )
+            ]
         evaluation = evaluate_edit(
             project=project,
             changed=changed,
@@ -247,16 +292,30 @@ def check_edit(
             unchecked_at_cap=True,
             diffs=edit_diff,
         )
-        verdict = with_static(_relabel_verdict(evaluation.verdict, exported), edit_diff.skills,
-                              policy=project.config.static)
+        verdict = with_static(
+            _relabel_verdict(evaluation.verdict, exported), edit_diff.skills, policy=project.config.static
+        )
         if shard is not None:
             replay_unseen = unseen_notes(
-                changed=changed, base_skills=base_skills, head_skills=head_skills, tasks=tasks, goldens=goldens,
-                changed_files=_files_by_skill(changes, paths.skills, folders), simulated=project.config.upstream == "sim",
+                changed=changed,
+                base_skills=base_skills,
+                head_skills=head_skills,
+                tasks=tasks,
+                goldens=goldens,
+                changed_files=_files_by_skill(changes, paths.skills, folders),
+                simulated=project.config.upstream == "sim",
                 tools=offered_tool_names(project, head_tree) if project.config.upstream == "sim" else frozenset(),
             )
-            return _shard_of(shard, verdict, gate, selected=selected, goldens_total=len(goldens),
-                             replay_unseen=replay_unseen, unchecked=unchecked, static=project.config.static)
+            return _shard_of(
+                shard,
+                verdict,
+                gate,
+                selected=selected,
+                goldens_total=len(goldens),
+                replay_unseen=replay_unseen,
+                unchecked=unchecked,
+                static=project.config.static,
+            )
     return unchecked.named(verdict)
 
 
@@ -270,8 +329,17 @@ def _pool(concurrency: int) -> WorkPool:
 # -- a shard: its pairs and the whole run's frame (ratchet.gate.shard) ---------------------------------
 
 
-def _shard_of(job: ShardJob, verdict: Verdict, gate: GateConfig, *, selected: list[str], goldens_total: int,
-              replay_unseen: list[Unseen], unchecked: Unchecked, static: StaticPolicy) -> Verdict:
+def _shard_of(
+    job: ShardJob,
+    verdict: Verdict,
+    gate: GateConfig,
+    *,
+    selected: list[str],
+    goldens_total: int,
+    replay_unseen: list[Unseen],
+    unchecked: Unchecked,
+    static: StaticPolicy,
+) -> Verdict:
     """The shard's partial verdict; its file's content into `job.result`.
 
     evaluate_edit saw only this shard's goldens, so the frame takes the whole run's golden count,
@@ -279,29 +347,61 @@ def _shard_of(job: ShardJob, verdict: Verdict, gate: GateConfig, *, selected: li
     """
     mine = shard_task_ids(selected, job.shard)
     if [pair.task_id for pair in verdict.pairs] != mine:
-        raise InfraError(f"shard {job.shard.label} selected {[p.task_id for p in verdict.pairs]}, not its share "
-                         f"{mine} of the run's selection: a bug in Ratchet, please report it")
-    frame = verdict.model_copy(update={
-        "pairs": [], "decision": "PASS", "summary": "", "cost_usd": 0.0, "wall_ms": 0.0, "unseen": [],
-        "goldens_total": goldens_total, "settings_changed": [], "submodules_changed": [],
-    })
-    return _shard_result(job, frame, gate, verdict, selected=selected, replay_unseen=replay_unseen,
-                         unchecked=unchecked, static=static)
+        raise InfraError(
+            f"shard {job.shard.label} selected {[p.task_id for p in verdict.pairs]}, not its share "
+            f"{mine} of the run's selection: a bug in Ratchet, please report it"
+        )
+    frame = verdict.model_copy(
+        update={
+            "pairs": [],
+            "decision": "PASS",
+            "summary": "",
+            "cost_usd": 0.0,
+            "wall_ms": 0.0,
+            "unseen": [],
+            "goldens_total": goldens_total,
+            "settings_changed": [],
+            "submodules_changed": [],
+        }
+    )
+    return _shard_result(
+        job, frame, gate, verdict, selected=selected, replay_unseen=replay_unseen, unchecked=unchecked, static=static
+    )
 
 
-def _shard_of_no_change(job: ShardJob, verdict: Verdict, gate: GateConfig, unchecked: Unchecked, *,
-                        static: StaticPolicy) -> Verdict:
+def _shard_of_no_change(
+    job: ShardJob, verdict: Verdict, gate: GateConfig, unchecked: Unchecked, *, static: StaticPolicy
+) -> Verdict:
     """An edit that changes no skill, or none the model reads (static.proved_cosmetic), has no pairs to split:
     every shard holds the same verdict."""
     frame = verdict.model_copy(update={"wall_ms": 0.0})
     return _shard_result(job, frame, gate, verdict, selected=[], replay_unseen=[], unchecked=unchecked, static=static)
 
 
-def _shard_result(job: ShardJob, frame: Verdict, gate: GateConfig, verdict: Verdict, *, selected: list[str],
-                  replay_unseen: list[Unseen], unchecked: Unchecked, static: StaticPolicy) -> Verdict:
-    run = ShardRun(base=frame.base, head=frame.head, gate_config=frame.gate_config, on_error=frame.on_error,
-                   block_confidence=gate.block_confidence, shards=job.shard.count, selected=selected, frame=frame,
-                   replay_unseen=replay_unseen, unchecked=unchecked, static=static)
+def _shard_result(
+    job: ShardJob,
+    frame: Verdict,
+    gate: GateConfig,
+    verdict: Verdict,
+    *,
+    selected: list[str],
+    replay_unseen: list[Unseen],
+    unchecked: Unchecked,
+    static: StaticPolicy,
+) -> Verdict:
+    run = ShardRun(
+        base=frame.base,
+        head=frame.head,
+        gate_config=frame.gate_config,
+        on_error=frame.on_error,
+        block_confidence=gate.block_confidence,
+        shards=job.shard.count,
+        selected=selected,
+        frame=frame,
+        replay_unseen=replay_unseen,
+        unchecked=unchecked,
+        static=static,
+    )
     job.result = ShardResult(shard=job.shard.index, run=run, pairs=verdict.pairs, wall_ms=verdict.wall_ms)
     return partial_verdict(job.result)
 
@@ -334,13 +434,15 @@ def _base_is_blessed(repo: git.Repo, rev: str, project: Project, source: str | N
     if not exists["goldens"]:
         missing = f"no goldens at {where['goldens']}@{label}"
         if "goldens" in configured:
-            raise ConfigError(f"paths.goldens: {missing}: fix the path, or run ratchet record && ratchet bless",
-                              path=source)
+            raise ConfigError(
+                f"paths.goldens: {missing}: fix the path, or run ratchet record && ratchet bless", path=source
+            )
         raise GoldenError(f"{missing}: run ratchet record && ratchet bless")
     for name in ("skills", "tasks"):
         if not exists[name]:
-            raise ConfigError(f"paths.{name}: no {name} at {where[name]}@{label}: fix the path in {CONFIG_FILE}",
-                              path=source)
+            raise ConfigError(
+                f"paths.{name}: no {name} at {where[name]}@{label}: fix the path in {CONFIG_FILE}", path=source
+            )
     return True
 
 
@@ -365,8 +467,13 @@ def _unread_at_base(paths: Paths) -> tuple[str, ...]:
     """
     read = [posixpath.normpath(getattr(paths, name)) for name in ("skills", "tasks", "goldens")] + [PROJECT_CONFIGS_DIR]
     unread = [posixpath.normpath(getattr(paths, name)) for name in ("world", "workspaces")]
-    return tuple(dict.fromkeys(folder for folder in unread if folder not in (".", "")
-                               and not any(_nested(folder, other) or _nested(other, folder) for other in read)))
+    return tuple(
+        dict.fromkeys(
+            folder
+            for folder in unread
+            if folder not in (".", "") and not any(_nested(folder, other) or _nested(other, folder) for other in read)
+        )
+    )
 
 
 def _is_inside(path: Path, tree: Path) -> bool:
@@ -399,20 +506,26 @@ def _reads_inside(gate: GateConfig, base_tree: Path, folder: str) -> bool:
     """Whether the gate reads its drift fixtures or judge prompt from inside `folder` of the base."""
     inside = (base_tree / folder).resolve()
     wanted = [base_tree / gate.drift.fixtures] + ([gate.prompt_path()] if gate.judge_prompt is not None else [])
-    return any(Path(os.path.normpath(path.resolve())).is_relative_to(inside) or inside.is_relative_to(path.resolve())
-               for path in wanted)
+    return any(
+        Path(os.path.normpath(path.resolve())).is_relative_to(inside) or inside.is_relative_to(path.resolve())
+        for path in wanted
+    )
 
 
-def _blessed_state(base_tree: Path, project: Project,
-                   golden_bytes: dict[str, bytes] | None) -> tuple[list[Task], dict[str, Trace], dict[str, NoiseRecord]]:
+def _blessed_state(
+    base_tree: Path, project: Project, golden_bytes: dict[str, bytes] | None
+) -> tuple[list[Task], dict[str, Trace], dict[str, NoiseRecord]]:
     """The tasks, goldens and goldens' noise records the team approved: all from the base (docs/adr/0007;
     an edit cannot declare its own replays noisy); the goldens from `golden_bytes` (_goldens_from_git)
     when given, named by where their export would be."""
     paths = project.config.paths
     tasks = load_tasks(base_tree / paths.tasks)
     goldens_dir, depth = base_tree / paths.goldens, len(PurePosixPath(posixpath.normpath(paths.goldens)).parts)
-    contents = None if golden_bytes is None else {
-        goldens_dir.joinpath(*PurePosixPath(path).parts[depth:]): data for path, data in golden_bytes.items()}
+    contents = (
+        None
+        if golden_bytes is None
+        else {goldens_dir.joinpath(*PurePosixPath(path).parts[depth:]): data for path, data in golden_bytes.items()}
+    )
     files = load_golden_files(goldens_dir, contents)
     known = {task.id for task in tasks}
     for file, golden in files.items():
@@ -444,11 +557,18 @@ def _unowned(changes: Sequence[ChangedPath], skills_dir: str, folders: set[str])
     script): no replay loads them, and a harness that does would not be checked, so each is named."""
     prefix = PurePosixPath(skills_dir.strip("/")).parts
     return [
-        Unseen(kind="unsent", skill=change.path, level="warn", detail=(
-            f"{change.path} changed under the skills folder but belongs to no skill: not replayed; "
-            "review it, or move it into the skill folder that uses it"))
+        Unseen(
+            kind="unsent",
+            skill=change.path,
+            level="warn",
+            detail=(
+                f"{change.path} changed under the skills folder but belongs to no skill: not replayed; "
+                "review it, or move it into the skill folder that uses it"
+            ),
+        )
         for change in changes
-        if not change.is_gitlink and PurePosixPath(change.path).parts[:len(prefix)] == prefix
+        if not change.is_gitlink
+        and PurePosixPath(change.path).parts[: len(prefix)] == prefix
         and not skills_touched([change], skills_dir, folders)
     ]
 
@@ -458,14 +578,17 @@ def _config_at_base(repo: git.Repo, rev: str, config: GateConfig | str, root: Pa
     one given by name (docs/adr/0011); a ConfigError when the base does not have it. None otherwise."""
     at = config_repo_path(config, root) if isinstance(config, str) else None
     if at is not None and not path_exists_at(repo, rev, at):
-        raise ConfigError(f"gate config {config}: not in the base revision ({at}@{_label(rev)}); the gate is read from "
-                          "the base, so a config this change adds takes effect once it is merged: check with a config "
-                          "the base has")
+        raise ConfigError(
+            f"gate config {config}: not in the base revision ({at}@{_label(rev)}); the gate is read from "
+            "the base, so a config this change adds takes effect once it is merged: check with a config "
+            "the base has"
+        )
     return at
 
 
-def _settings_changed(changes: Sequence[ChangedPath], gate: GateConfig, base_tree: Path,
-                      config_at: str | None, paths: Paths) -> list[str]:
+def _settings_changed(
+    changes: Sequence[ChangedPath], gate: GateConfig, base_tree: Path, config_at: str | None, paths: Paths
+) -> list[str]:
     """Repo paths of the gate's own settings the edit changes: the config given by path (named first),
     ratchet.yaml, configs/, what the config reads from the base (its judge prompt, its drift fixtures),
     and the world's tool declarations (<world>/tools/).
@@ -473,13 +596,19 @@ def _settings_changed(changes: Sequence[ChangedPath], gate: GateConfig, base_tre
     The declarations are read from the head, like the rest of the world, so that a new skill can bring
     its tools; but their `effect` is what Level 0's hard fail reads, so an edit that relabels a write as
     a read would otherwise turn its own new side effect into a PASS: it is named and gated instead."""
-    read = ([gate.prompt_path()] if gate.judge_prompt is not None else []) + \
-        ([base_tree / gate.drift.fixtures] if gate.drift.enabled else [])
+    read = ([gate.prompt_path()] if gate.judge_prompt is not None else []) + (
+        [base_tree / gate.drift.fixtures] if gate.drift.enabled else []
+    )
     base = base_tree.resolve()
     inside = [Path(os.path.normpath(path.resolve())) for path in read]
     tools = posixpath.join(posixpath.normpath(paths.world), _TOOLS_FOLDER)
-    owned = [CONFIG_FILE, PROJECT_CONFIGS_DIR, tools, *([config_at] if config_at else []),
-             *(path.relative_to(base).as_posix() for path in inside if path != base and path.is_relative_to(base))]
+    owned = [
+        CONFIG_FILE,
+        PROJECT_CONFIGS_DIR,
+        tools,
+        *([config_at] if config_at else []),
+        *(path.relative_to(base).as_posix() for path in inside if path != base and path.is_relative_to(base)),
+    ]
     changed = [c.path for c in changes if any(c.path == own or c.path.startswith(own + "/") for own in owned)]
     return sorted(changed, key=lambda path: path != config_at)
 
@@ -500,7 +629,9 @@ def _errors_name_revisions(exported: dict[Path, str]) -> Iterator[None]:
 
 
 def _roots(exported: dict[Path, str]) -> list[tuple[str, str]]:
-    return [(root, label) for tree, label in exported.items() for root in dict.fromkeys((str(tree), str(tree.resolve())))]
+    return [
+        (root, label) for tree, label in exported.items() for root in dict.fromkeys((str(tree), str(tree.resolve())))
+    ]
 
 
 def relabel(text: str, exported: dict[Path, str]) -> str:
@@ -513,10 +644,15 @@ def relabel(text: str, exported: dict[Path, str]) -> str:
 def _relabel_verdict(verdict: Verdict, exported: dict[Path, str]) -> Verdict:
     """A verdict whose evidence (a pair's reason or error, say a tool that read a workspace file)
     names what the user can open, not the scratch folders, which are gone once check returns."""
-    pairs = [pair.model_copy(update={
-        "reason": relabel(pair.reason, exported),
-        "error": relabel(pair.error, exported) if pair.error is not None else None,
-    }) for pair in verdict.pairs]
+    pairs = [
+        pair.model_copy(
+            update={
+                "reason": relabel(pair.reason, exported),
+                "error": relabel(pair.error, exported) if pair.error is not None else None,
+            }
+        )
+        for pair in verdict.pairs
+    ]
     return verdict.model_copy(update={"pairs": pairs, "summary": relabel(verdict.summary, exported)})
 
 

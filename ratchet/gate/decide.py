@@ -41,12 +41,17 @@ def decide_edit(
     if regressions:
         return "BLOCK", f"{len(regressions)} regression(s), first {regressions[0].task_id}: {regressions[0].reason}"
     if errors and on_error == "block":
-        return "BLOCK", f"{len(errors)} pair(s) could not be checked (unchecked pairs block), first {errors[0].task_id}: {errors[0].reason}"
+        return (
+            "BLOCK",
+            f"{len(errors)} pair(s) could not be checked (unchecked pairs block), first {errors[0].task_id}: {errors[0].reason}",
+        )
     if errors or unsure or doubtful or inconclusive:
         parts = []
         if inconclusive:
-            parts.append(f"{len(inconclusive)} pair(s) inconclusive over repeated replays, first {inconclusive[0].task_id}: "
-                         f"{inconclusive[0].reason}")
+            parts.append(
+                f"{len(inconclusive)} pair(s) inconclusive over repeated replays, first {inconclusive[0].task_id}: "
+                f"{inconclusive[0].reason}"
+            )
         if doubtful:
             parts.append(f"{len(doubtful)} possible regression(s) below block confidence, first {doubtful[0].task_id}")
         if unsure:
@@ -62,8 +67,14 @@ def decide_edit(
 def no_change(*, base: str, head: str, simulated: bool, on_error: str, wall_ms: float = 0.0) -> Verdict:
     """The verdict for an edit that changes no skill."""
     return Verdict(
-        base=base, head=head, skills_changed=[], decision="PASS", summary="no skill changed",
-        simulated=simulated, on_error="block" if on_error == "block" else "warn", wall_ms=wall_ms,
+        base=base,
+        head=head,
+        skills_changed=[],
+        decision="PASS",
+        summary="no skill changed",
+        simulated=simulated,
+        on_error="block" if on_error == "block" else "warn",
+        wall_ms=wall_ms,
     )
 
 
@@ -94,12 +105,15 @@ def with_unchecked(
     if nothing_blessed_at is not None:  # first: it is why everything below was not checked
         notes.append(f"nothing is blessed at {nothing_blessed_at}: no golden to replay")
     if settings_changed:
-        notes.append(f"the gate's own settings changed ({', '.join(settings_changed)}): "
-                     "checked with the base's settings; review the change")
+        notes.append(
+            f"the gate's own settings changed ({', '.join(settings_changed)}): "
+            "checked with the base's settings; review the change"
+        )
     if evidence:
         notes.extend(evidence_notes(evidence, verdict.pairs))
-    notes.extend(f"{path} is a submodule whose commit changed: Ratchet cannot see inside it"
-                 for path in submodules_changed)
+    notes.extend(
+        f"{path} is a submodule whose commit changed: Ratchet cannot see inside it" for path in submodules_changed
+    )
     notes.extend(note.detail for note in unseen if note.level == "warn")
     listed: dict[str, object] = {"unseen": [*verdict.unseen, *unseen]} if unseen else {}
     if nothing_blessed_at is not None:
@@ -113,13 +127,20 @@ def with_unchecked(
     # Settings or submodules the edit controls block under on_error=block; a base with nothing blessed
     # (a first push, the commit before adoption) is no one's tampering: it warns, never passes. Its
     # ratchet.yaml, if the edit adds one, softens nothing, since there is no golden for it to soften.
-    tampered = bool(settings_changed or submodules_changed or (evidence and evidence.coverage_removed)) \
+    tampered = (
+        bool(settings_changed or submodules_changed or (evidence and evidence.coverage_removed))
         and nothing_blessed_at is None
+    )
     floor: Decision = "BLOCK" if tampered and verdict.on_error == "block" else "WARN"
     decision = verdict.decision if _RANK[verdict.decision] >= _RANK[floor] else floor
     # With nothing blessed there are no pairs, and "no golden is affected" would only repeat the note.
     summary = "; ".join(notes if nothing_blessed_at is not None else [*notes, verdict.summary])
-    return verdict.model_copy(update={
-        "decision": decision, "summary": summary,
-        "settings_changed": list(settings_changed), "submodules_changed": list(submodules_changed), **listed,
-    })
+    return verdict.model_copy(
+        update={
+            "decision": decision,
+            "summary": summary,
+            "settings_changed": list(settings_changed),
+            "submodules_changed": list(submodules_changed),
+            **listed,
+        }
+    )

@@ -99,21 +99,43 @@ def evaluate_edit(
     policy = OnError(on_error).value
     simulated = project.config.upstream == "sim"
     replayer = Replayer(
-        project, tree=tree, head_skills=head_skills, base_skills=base_skills, agent=agent, stored=stored,
-        overlays=overlays, clock=clock,
+        project,
+        tree=tree,
+        head_skills=head_skills,
+        base_skills=base_skills,
+        agent=agent,
+        stored=stored,
+        overlays=overlays,
+        clock=clock,
     )
     if not changed:
-        verdict = no_change(base=base, head=head, simulated=simulated, on_error=policy,
-                            wall_ms=elapsed_ms(clock, started))
+        verdict = no_change(
+            base=base, head=head, simulated=simulated, on_error=policy, wall_ms=elapsed_ms(clock, started)
+        )
         return Evaluation(verdict=verdict, replays=replayer.recorded)
-    selected = affected_goldens(tasks, goldens, changed, head_skills, routing="model" if project.config.routes_by_model else "lexical",
-                                base_skills=base_skills, neighbours=project.config.routing_neighbours)
+    selected = affected_goldens(
+        tasks,
+        goldens,
+        changed,
+        head_skills,
+        routing="model" if project.config.routes_by_model else "lexical",
+        base_skills=base_skills,
+        neighbours=project.config.routing_neighbours,
+    )
 
     def one_pair(item: Selected) -> PairOutcome:
         try:
-            return gate_repeated(item, replayer, record=(noise or {}).get(item.task.id), config=config,
-                                 judges=judges or {}, search=search, clock=clock, record_base=keep_base_replays,
-                                 diffs=diffs.skills if diffs is not None else ())
+            return gate_repeated(
+                item,
+                replayer,
+                record=(noise or {}).get(item.task.id),
+                config=config,
+                judges=judges or {},
+                search=search,
+                clock=clock,
+                record_base=keep_base_replays,
+                diffs=diffs.skills if diffs is not None else (),
+            )
         except BudgetError as exc:
             if not unchecked_at_cap:
                 raise
@@ -121,10 +143,18 @@ def evaluate_edit(
 
     pairs = pool.map_ordered(one_pair, selected) if pool is not None else [one_pair(item) for item in selected]
     if offered is None:
-        offered = offered_tool_names(project, tree, overlays, world_files=replayer.world_files) if simulated else frozenset()
+        offered = (
+            offered_tool_names(project, tree, overlays, world_files=replayer.world_files) if simulated else frozenset()
+        )
     unseen = unseen_notes(
-        changed=changed, base_skills=base_skills, head_skills=head_skills, tasks=tasks, goldens=goldens,
-        changed_files=changed_files or {}, tools=offered, simulated=simulated,
+        changed=changed,
+        base_skills=base_skills,
+        head_skills=head_skills,
+        tasks=tasks,
+        goldens=goldens,
+        changed_files=changed_files or {},
+        tools=offered,
+        simulated=simulated,
     )
     decision, summary = decide_edit(pairs, on_error=policy, block_confidence=config.block_confidence)
     verdict = Verdict(
@@ -150,9 +180,16 @@ def budget_stopped(item: Selected, refusal: BudgetError) -> PairOutcome:
     What its calls before the refusal cost is in the ledger, not in the pair. Its replay skill is the
     golden's: no replay ran, so none moved (the renderers read a difference as a routing change).
     """
-    return PairOutcome(task_id=item.task.id, golden_skill=item.golden.fired_skill,
-                       replay_skill=item.golden.fired_skill, selected_because=item.because, outcome="error",
-                       decided_by=BUDGET_STOPPED, reason=f"not checked: {refusal.message}", error=refusal.message)
+    return PairOutcome(
+        task_id=item.task.id,
+        golden_skill=item.golden.fired_skill,
+        replay_skill=item.golden.fired_skill,
+        selected_because=item.because,
+        outcome="error",
+        decided_by=BUDGET_STOPPED,
+        reason=f"not checked: {refusal.message}",
+        error=refusal.message,
+    )
 
 
 def _in_order(recorded: EditReplays, selected: Sequence[Selected]) -> EditReplays:
@@ -165,14 +202,17 @@ def _in_order(recorded: EditReplays, selected: Sequence[Selected]) -> EditReplay
         if run:
             runs.setdefault(task_id, []).append(key)
     keys = [k for tid in order for k in [tid, *sorted(runs.get(tid, []), key=lambda r: int(r.partition("#")[2]))]]
-    return recorded.model_copy(update={
-        "replays": {key: recorded.replays[key] for key in keys if key in recorded.replays},
-        "base_replays": {tid: recorded.base_replays[tid] for tid in order if tid in recorded.base_replays},
-    })
+    return recorded.model_copy(
+        update={
+            "replays": {key: recorded.replays[key] for key in keys if key in recorded.replays},
+            "base_replays": {tid: recorded.base_replays[tid] for tid in order if tid in recorded.base_replays},
+        }
+    )
 
 
-def offered_tool_names(project: Project, tree: Path, overlays: tuple[Path, ...] = (), *,
-                       world_files: WorldFiles | None = None) -> frozenset[str]:
+def offered_tool_names(
+    project: Project, tree: Path, overlays: tuple[Path, ...] = (), *, world_files: WorldFiles | None = None
+) -> frozenset[str]:
     """The tool names the agent is offered over the project's world (what the simulator reads calls against).
 
     `world_files`: that world (tree and overlays) already read, as the replays' Replayer holds it.

@@ -38,26 +38,47 @@ from ratchet.names import optional_skill_key
 from ratchet.tasks import Task, parse_tasks
 from ratchet.trace import NO_SKILL_DIR, NOISE_SUFFIX
 
-__all__ = ["EVIDENCE_LABELS", "coverage_text", "evidence_changes", "evidence_notes", "on_reblessed", "skill_label",
-           "skill_note"]
+__all__ = [
+    "EVIDENCE_LABELS",
+    "coverage_text",
+    "evidence_changes",
+    "evidence_notes",
+    "on_reblessed",
+    "skill_label",
+    "skill_note",
+]
 
 _ABSENT = "000000"  # ChangedPath's mode for the side that lacks the path
 _SHOWN = 6  # task ids named per group before "and N more"
 _ORDER: dict[EvidenceChangeKind, int] = {"removed": 0, "moved": 1, "changed": 2, "added": 3}
 _KIND_ORDER: dict[EvidenceKind, int] = {"golden": 0, "noise_record": 1, "task": 2}
 EVIDENCE_LABELS: dict[tuple[EvidenceKind, EvidenceChangeKind], str] = {
-    ("golden", "removed"): "goldens removed", ("golden", "moved"): "goldens moved",
-    ("golden", "changed"): "goldens re-blessed in this change", ("golden", "added"): "goldens added",
-    ("noise_record", "removed"): "noise records removed", ("noise_record", "moved"): "noise records moved",
-    ("noise_record", "changed"): "noise records re-measured", ("noise_record", "added"): "noise records added",
-    ("task", "removed"): "tasks removed", ("task", "moved"): "tasks moved", ("task", "changed"): "tasks changed",
+    ("golden", "removed"): "goldens removed",
+    ("golden", "moved"): "goldens moved",
+    ("golden", "changed"): "goldens re-blessed in this change",
+    ("golden", "added"): "goldens added",
+    ("noise_record", "removed"): "noise records removed",
+    ("noise_record", "moved"): "noise records moved",
+    ("noise_record", "changed"): "noise records re-measured",
+    ("noise_record", "added"): "noise records added",
+    ("task", "removed"): "tasks removed",
+    ("task", "moved"): "tasks moved",
+    ("task", "changed"): "tasks changed",
     ("task", "added"): "tasks added",
 }
 """How a verdict names each kind of change, in the summary and on the first lines of every format."""
 
 
-def evidence_changes(repo: git.Repo, *, base: str, head: str, changes: Sequence[ChangedPath], goldens: str,
-                     tasks: str, changed_skills: Collection[str]) -> EvidenceChanges:
+def evidence_changes(
+    repo: git.Repo,
+    *,
+    base: str,
+    head: str,
+    changes: Sequence[ChangedPath],
+    goldens: str,
+    tasks: str,
+    changed_skills: Collection[str],
+) -> EvidenceChanges:
     """What `changes` (base -> head, or the index) do to the goldens folder and the tasks file of the base's paths.
 
     A tasks file the head cannot parse is a TaskFileError naming `<tasks>@<head>`: once merged, every
@@ -78,18 +99,24 @@ def evidence_changes(repo: git.Repo, *, base: str, head: str, changes: Sequence[
             net[lost] = net.get(lost, 0) - 1
     tasks_base, tasks_head = _task_counts(base_tasks), _task_counts(head_tasks)
     losing = {skill for skill, n in net.items() if n < 0} | {
-        skill for skill, n in tasks_base.items() if tasks_head.get(skill, 0) < n}
+        skill for skill, n in tasks_base.items() if tasks_head.get(skill, 0) < n
+    }
     dropped = {c.task_id for c in found if c.kind == "task" and c.change == "removed"}
     at_base = _goldens_at(repo, base, goldens) if losing or dropped else []
     if dropped:  # a golden left behind for a removed task fails every check once merged (GoldenError)
         gone = {c.task_id for c in found if c.kind == "golden" and c.change == "removed"}
-        kept = ({task_id for _, task_id in at_base} - gone) | {c.task_id for c in found if c.kind == "golden"
-                                                               and c.change == "added"}
-        found = [c.model_copy(update={"golden_kept": True}) if c.kind == "task" and c.task_id in dropped & kept else c
-                 for c in found]
+        kept = ({task_id for _, task_id in at_base} - gone) | {
+            c.task_id for c in found if c.kind == "golden" and c.change == "added"
+        }
+        found = [
+            c.model_copy(update={"golden_kept": True}) if c.kind == "task" and c.task_id in dropped & kept else c
+            for c in found
+        ]
     edited = {optional_skill_key(name) for name in changed_skills}
-    found = sorted((c.model_copy(update={"skill_changed": _edited(c, edited)}) for c in found),
-                   key=lambda c: (_ORDER[c.change], _KIND_ORDER[c.kind], c.skill or "", c.task_id))
+    found = sorted(
+        (c.model_copy(update={"skill_changed": _edited(c, edited)}) for c in found),
+        key=lambda c: (_ORDER[c.change], _KIND_ORDER[c.kind], c.skill or "", c.task_id),
+    )
     if not losing:
         return EvidenceChanges(changes=found)
     if not tasks_changed:  # the counts a line shows: the base's tasks on both sides
@@ -101,8 +128,15 @@ def evidence_changes(repo: git.Repo, *, base: str, head: str, changes: Sequence[
     for skill in sorted(losing, key=lambda s: (s is None, s or "")):
         # At least what was removed: a submodule in the goldens folder hides its listing (files_at).
         before = max(goldens_base.get(skill, 0), -net.get(skill, 0))
-        coverage.append(CoverageLoss(skill=skill, goldens_base=before, goldens_head=before + net.get(skill, 0),
-                                     tasks_base=tasks_base.get(skill, 0), tasks_head=tasks_head.get(skill, 0)))
+        coverage.append(
+            CoverageLoss(
+                skill=skill,
+                goldens_base=before,
+                goldens_head=before + net.get(skill, 0),
+                tasks_base=tasks_base.get(skill, 0),
+                tasks_head=tasks_head.get(skill, 0),
+            )
+        )
     return EvidenceChanges(changes=found, coverage_removed=coverage)
 
 
@@ -147,12 +181,15 @@ def _golden_changes(changes: Sequence[ChangedPath], goldens: str) -> list[Eviden
             found.append(EvidenceChange(kind=kind, change="changed", task_id=task_id, skill=skill))
     for key, skill in added.items():
         if key in removed:  # re-blessed under another skill's folder: one move, not a removal and an addition
-            found.append(EvidenceChange(kind=key[0], change="moved", task_id=key[1], skill=skill,
-                                        base_skill=removed.pop(key)))
+            found.append(
+                EvidenceChange(kind=key[0], change="moved", task_id=key[1], skill=skill, base_skill=removed.pop(key))
+            )
         else:
             found.append(EvidenceChange(kind=key[0], change="added", task_id=key[1], skill=skill))
-    found += [EvidenceChange(kind=kind, change="removed", task_id=task_id, skill=skill)
-              for (kind, task_id), skill in removed.items()]
+    found += [
+        EvidenceChange(kind=kind, change="removed", task_id=task_id, skill=skill)
+        for (kind, task_id), skill in removed.items()
+    ]
     return found
 
 
@@ -186,16 +223,23 @@ def _task_counts(tasks: Sequence[Task]) -> dict[str | None, int]:
 def _task_changes(base: Sequence[Task], head: Sequence[Task]) -> list[EvidenceChange]:
     """Tasks by id: removed, added, or changed (with the fields that differ); their order is no change."""
     before, after = {t.id: t for t in base}, {t.id: t for t in head}
-    found = [EvidenceChange(kind="task", change="removed", task_id=tid, skill=t.skill)
-             for tid, t in before.items() if tid not in after]
-    found += [EvidenceChange(kind="task", change="added", task_id=tid, skill=t.skill)
-              for tid, t in after.items() if tid not in before]
+    found = [
+        EvidenceChange(kind="task", change="removed", task_id=tid, skill=t.skill)
+        for tid, t in before.items()
+        if tid not in after
+    ]
+    found += [
+        EvidenceChange(kind="task", change="added", task_id=tid, skill=t.skill)
+        for tid, t in after.items()
+        if tid not in before
+    ]
     for tid in before.keys() & after.keys():
         old, new = before[tid].model_dump(), after[tid].model_dump()
         fields = [name for name in old if old[name] != new[name]]
         if fields:
-            found.append(EvidenceChange(kind="task", change="changed", task_id=tid, skill=after[tid].skill,
-                                        fields=fields))
+            found.append(
+                EvidenceChange(kind="task", change="changed", task_id=tid, skill=after[tid].skill, fields=fields)
+            )
     return found
 
 
@@ -229,9 +273,14 @@ def coverage_text(losses: Sequence[CoverageLoss]) -> str:
     """`fx (goldens 10 -> 0), gh (tasks 10 -> 9): later edits are checked against less; review the removal`."""
     parts = []
     for loss in losses:
-        drops = [f"{what} {before} -> {after}" for what, before, after in (
-            ("goldens", loss.goldens_base, loss.goldens_head), ("tasks", loss.tasks_base, loss.tasks_head))
-            if after < before]
+        drops = [
+            f"{what} {before} -> {after}"
+            for what, before, after in (
+                ("goldens", loss.goldens_base, loss.goldens_head),
+                ("tasks", loss.tasks_base, loss.tasks_head),
+            )
+            if after < before
+        ]
         parts.append(f"{skill_label(loss.skill)} ({', '.join(drops)})")
     return f"{', '.join(parts)}: later edits are checked against less; review the removal"
 
@@ -241,8 +290,11 @@ def skill_note(change: EvidenceChange) -> str:
     if change.change == "moved":
         return f" (from {skill_label(change.base_skill)})"
     if change.kind == "golden" and change.change == "changed":
-        return " (skill also changed: replayed against the base's goldens)" if change.skill_changed \
+        return (
+            " (skill also changed: replayed against the base's goldens)"
+            if change.skill_changed
             else " (skill unchanged)"
+        )
     return ""
 
 

@@ -58,7 +58,9 @@ class DriftConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     enabled: bool = True
-    fixtures: str = Field(default="bench/fixtures", description="Offline search fixtures, relative to the project root.")
+    fixtures: str = Field(
+        default="bench/fixtures", description="Offline search fixtures, relative to the project root."
+    )
     search: Literal["fixtures", "tavily"] = Field(default="fixtures", description="tavily only with --live-tavily.")
 
 
@@ -79,28 +81,38 @@ class GateConfig(BaseModel):
         default=0.7, ge=0.0, le=1.0, description="A judged regression at or above this blocks; below, it warns."
     )
     judge_tpr_floor: float = Field(
-        default=0.6, ge=0.0, le=1.0,
+        default=0.6,
+        ge=0.0,
+        le=1.0,
         description="`ratchet judges` flags a tier whose true-positive rate's 95% Wilson lower bound, on labeled "
         "pairs, is below this.",
     )
     judge_fpr_ceiling: float = Field(
-        default=0.2, ge=0.0, le=1.0,
+        default=0.2,
+        ge=0.0,
+        le=1.0,
         description="`ratchet judges` flags a tier whose false-positive rate's 95% Wilson upper bound, on labeled "
         "pairs, is above this.",
     )
     replays_per_golden: int = Field(default=1, ge=1, le=20)
     max_replays: int = Field(
-        default=5, ge=1, le=50,
+        default=5,
+        ge=1,
+        le=50,
         description="Most replays of one pair when it differs only where its golden is known to vary, or its judges "
         "are unsure on a golden known to vary (ratchet.gate.repeats); 1: never repeat.",
     )
     repeat_alpha: float = Field(
-        default=0.05, gt=0.0, lt=1.0,
+        default=0.05,
+        gt=0.0,
+        lt=1.0,
         description="Significance of the exact test a repeated pair must pass to BLOCK (Fisher, one-sided, "
         "against the golden's own flip rate).",
     )
     sim_noise: float = Field(
-        default=0.0, ge=0.0, le=1.0,
+        default=0.0,
+        ge=0.0,
+        le=1.0,
         description="Bench runs on the simulator: the chance a replay varies (reworded framing or an added line); "
         "`bench run --noise p` overrides it. A live agent brings its own noise; the gate never reads it.",
     )
@@ -163,8 +175,11 @@ def load_gate_config(path: Path, *, project_root: Path | None = None) -> GateCon
 
 
 def _check_judge_prompt(config: GateConfig, path: Path, project_root: Path | None) -> None:
-    in_project = project_root is not None and config._source_dir is not None \
+    in_project = (
+        project_root is not None
+        and config._source_dir is not None
         and config._source_dir.is_relative_to(project_root.resolve())
+    )
     root = project_root.resolve() if in_project and project_root is not None else path.resolve().parent
     where = "the project" if in_project else "this config file's folder"
     prompt = config.prompt_path()
@@ -173,11 +188,17 @@ def _check_judge_prompt(config: GateConfig, path: Path, project_root: Path | Non
     except (OSError, RuntimeError) as exc:
         raise ConfigError(f"judge_prompt {config.judge_prompt!r}: cannot resolve it: {exc}", path=path) from None
     if not resolved.is_relative_to(root):
-        raise ConfigError(f"judge_prompt {config.judge_prompt!r} points outside {where}: "
-                          f"put the prompt inside {where} and name it relative to the config file", path=path)
+        raise ConfigError(
+            f"judge_prompt {config.judge_prompt!r} points outside {where}: "
+            f"put the prompt inside {where} and name it relative to the config file",
+            path=path,
+        )
     if not resolved.is_file():
-        raise ConfigError(f"judge_prompt {config.judge_prompt!r} not found (relative to the config file's folder): "
-                          "fix the path, or drop judge_prompt to use the packaged judge", path=path)
+        raise ConfigError(
+            f"judge_prompt {config.judge_prompt!r} not found (relative to the config file's folder): "
+            "fix the path, or drop judge_prompt to use the packaged judge",
+            path=path,
+        )
 
 
 def gate_config_path(name_or_path: str, *, project_root: Path | None = None) -> Path:
@@ -233,8 +254,13 @@ def check_judge_tiers(config: GateConfig, configured: Collection[str], *, source
     named = "" if source is not None else f"gate config {config.name!r}: "
     for step in config.tiers:
         if step.tier == AGENT_TIER:
-            raise ConfigError(f"{named}tier {AGENT_TIER!r} runs the tasks and is never a judge: "
-                              f"name a judge tier ({judges})", path=source)
+            raise ConfigError(
+                f"{named}tier {AGENT_TIER!r} runs the tasks and is never a judge: name a judge tier ({judges})",
+                path=source,
+            )
         if step.tier not in configured:
-            raise ConfigError(f"{named}unknown judge tier {step.tier!r} (ratchet.yaml configures: {judges}): "
-                              "add it under tiers: in ratchet.yaml or name a configured tier", path=source)
+            raise ConfigError(
+                f"{named}unknown judge tier {step.tier!r} (ratchet.yaml configures: {judges}): "
+                "add it under tiers: in ratchet.yaml or name a configured tier",
+                path=source,
+            )

@@ -79,15 +79,23 @@ def _call_line(call: ToolCall) -> str:
 def trace_diff(golden: Sequence[ToolCall], replay: Sequence[ToolCall]) -> str:
     """A unified diff of the tool calls, golden (-) vs replay (+); empty when they are equal."""
     lines = difflib.unified_diff(
-        [_call_line(c) for c in golden], [_call_line(c) for c in replay],
-        fromfile="golden", tofile="replay", lineterm="", n=2,
+        [_call_line(c) for c in golden],
+        [_call_line(c) for c in replay],
+        fromfile="golden",
+        tofile="replay",
+        lineterm="",
+        n=2,
     )
     return "\n".join(lines)
 
 
 def findings_text(findings: Sequence[Finding]) -> str:
-    return "\n".join(f"[{f.severity}] {f.kind}: {f.detail}" + (" (known to vary)" if f.known_to_vary else "")
-                     for f in findings) or "(none)"
+    return (
+        "\n".join(
+            f"[{f.severity}] {f.kind}: {f.detail}" + (" (known to vary)" if f.known_to_vary else "") for f in findings
+        )
+        or "(none)"
+    )
 
 
 def pair_diffs(diffs: Sequence[SkillDiff], *skills: str | None) -> list[SkillDiff]:
@@ -104,8 +112,14 @@ def skill_diff_text(diffs: Sequence[SkillDiff]) -> str | None:
     return "\n".join(lines) or None
 
 
-def judge_sections(task_prompt: str, golden: Trace, replay: Trace, findings: Sequence[Finding],
-                   known_variation: str | None = None, diffs: Sequence[SkillDiff] = ()) -> dict[str, str]:
+def judge_sections(
+    task_prompt: str,
+    golden: Trace,
+    replay: Trace,
+    findings: Sequence[Finding],
+    known_variation: str | None = None,
+    diffs: Sequence[SkillDiff] = (),
+) -> dict[str, str]:
     """The five fenced sections a judge sees, in order, then a sixth, `known_variation`, when the golden has
     a noise record that saw it vary (ratchet.gate.variation.known_variation_text: it quotes golden lines),
     and `skill_diff` when `diffs` (the pair's skills', pair_diffs) name a change: it quotes the edited skill."""
@@ -138,9 +152,7 @@ def swapped_sections(sections: Mapping[str, str]) -> dict[str, str]:
     return {name: sections[name] for name in names}
 
 
-def fence_nonce(
-    pair_id: str, tier: str, attempt: int, sections: Mapping[str, str], *, swapped: bool = False
-) -> str:
+def fence_nonce(pair_id: str, tier: str, attempt: int, sections: Mapping[str, str], *, swapped: bool = False) -> str:
     """Deterministic per call, and never a substring of the content it fences.
 
     The content hash is over sorted names, blind to order, so the swapped order is named in

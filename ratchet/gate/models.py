@@ -48,8 +48,12 @@ class Selected(BaseModel):
     task: Task
     golden: Trace
     because: SelectedBecause
-    run: int = Field(default=0, ge=0, description="Which replay of this golden: 0 is the first, "
-                     "1.. are repeats (ratchet.gate.repeats), each with its own seed.")
+    run: int = Field(
+        default=0,
+        ge=0,
+        description="Which replay of this golden: 0 is the first, "
+        "1.. are repeats (ratchet.gate.repeats), each with its own seed.",
+    )
 
     @property
     def replay_key(self) -> str:
@@ -67,8 +71,11 @@ class Finding(BaseModel):
     effect: str | None = None
     golden_index: int | None = Field(default=None, description="Tool call index in the golden.")
     replay_index: int | None = Field(default=None, description="Tool call index in the replay.")
-    known_to_vary: bool = Field(default=False, exclude_if=lambda value: not value,
-                                description="The golden's noise record saw this part vary (ratchet.gate.variation).")
+    known_to_vary: bool = Field(
+        default=False,
+        exclude_if=lambda value: not value,
+        description="The golden's noise record saw this part vary (ratchet.gate.variation).",
+    )
 
 
 class Opinion(BaseModel):
@@ -92,8 +99,12 @@ class Opinion(BaseModel):
     swapped: bool = Field(
         default=False, description="Asked with the replay's output shown before the golden's (a tier's swap_check)."
     )
-    run: int = Field(default=0, ge=0, exclude_if=lambda value: value == 0,
-                     description="Which replay of the pair it judged: 0 the first, 1.. a repeat (ratchet.gate.repeats).")
+    run: int = Field(
+        default=0,
+        ge=0,
+        exclude_if=lambda value: value == 0,
+        description="Which replay of the pair it judged: 0 the first, 1.. a repeat (ratchet.gate.repeats).",
+    )
 
     @property
     def is_error(self) -> bool:
@@ -108,8 +119,9 @@ class Opinion(BaseModel):
     @property
     def usage(self) -> Usage:
         """What this tier's calls (every attempt) used and cost."""
-        return Usage(tokens_in=self.tokens_in, tokens_out=self.tokens_out, tokens_cached=self.tokens_cached,
-                     usd=self.cost_usd)
+        return Usage(
+            tokens_in=self.tokens_in, tokens_out=self.tokens_out, tokens_cached=self.tokens_cached, usd=self.cost_usd
+        )
 
 
 class MovedFact(BaseModel):
@@ -156,10 +168,14 @@ class RepeatEvidence(BaseModel):
 
     trigger: Literal["known-variation", "unsure-judges"] = Field(
         description="known-variation: every difference is in a part the noise record saw vary; "
-        "unsure-judges: the judges were not confident and the golden is known to vary.")
+        "unsure-judges: the judges were not confident and the golden is known to vary."
+    )
     replays: int = Field(ge=1, description="Replays run for this pair, the first included.")
-    regressions: int = Field(ge=0, description="Repeats (the replays after the first) judged a regression: what "
-                             "the test counts. The first replay raised the question, so it is not counted.")
+    regressions: int = Field(
+        ge=0,
+        description="Repeats (the replays after the first) judged a regression: what "
+        "the test counts. The first replay raised the question, so it is not counted.",
+    )
     outcomes: list[Outcome] = Field(default_factory=list, description="Each replay's outcome, the first included.")
     flips: int = Field(ge=0, description="The golden's own replays that differed from it (noise record).")
     repeats: int = Field(ge=1, description="The golden's own replays the noise record counted.")
@@ -191,8 +207,10 @@ class PairOutcome(BaseModel):
     drift: DriftEvidence | None = Field(default=None, description="What the drift check saw, when it ran.")
     hint: str | None = Field(default=None, description="What to do next, e.g. re-bless the golden after drift.")
     repeats: RepeatEvidence | None = Field(
-        default=None, exclude_if=lambda value: value is None,
-        description="Set when the pair was replayed more than once (ratchet.gate.repeats); absent otherwise.")
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="Set when the pair was replayed more than once (ratchet.gate.repeats); absent otherwise.",
+    )
 
 
 class Unseen(BaseModel):
@@ -203,8 +221,10 @@ class Unseen(BaseModel):
     """
 
     kind: UnseenKind = Field(description="unfollowed, unrouted, unsent or prose.")
-    skill: str = Field(description="The changed skill it is about (for a changed file under the skills folder "
-                       "that belongs to no skill: its repo path).")
+    skill: str = Field(
+        description="The changed skill it is about (for a changed file under the skills folder "
+        "that belongs to no skill: its repo path)."
+    )
     detail: str = Field(description="One line saying what was not seen and what would see it.")
     level: UnseenLevel
 
@@ -213,20 +233,36 @@ class EvidenceChange(BaseModel):
     """One golden, noise record or task the edit adds, changes, moves or removes (ratchet.gate.evidence)."""
 
     kind: EvidenceKind
-    change: EvidenceChangeKind = Field(description="moved: a golden or noise record now under another skill's "
-                                       "folder; changed: a golden re-blessed, a record re-measured, a task's fields.")
+    change: EvidenceChangeKind = Field(
+        description="moved: a golden or noise record now under another skill's "
+        "folder; changed: a golden re-blessed, a record re-measured, a task's fields."
+    )
     task_id: str
-    skill: str | None = Field(description="The skill it belongs to at the head (at the base when removed): the "
-                              "golden's folder, or the task's expected skill; None: a canary.")
-    base_skill: str | None = Field(default=None, exclude_if=lambda value: value is None,
-                                   description="For a move: the skill folder it was under at the base.")
-    skill_changed: bool = Field(default=False, description="The edit changes that skill too (for a re-bless: "
-                                "its replays were still compared with the base's goldens, docs/adr/0007).")
-    fields: list[str] = Field(default_factory=list, exclude_if=lambda value: not value,
-                              description="For a changed task: the fields that differ.")
-    golden_kept: bool = Field(default=False, exclude_if=lambda value: not value,
-                              description="For a removed task: its golden is still at the head, which every check "
-                              "after merge refuses (a golden for a task not in tasks.yaml).")
+    skill: str | None = Field(
+        description="The skill it belongs to at the head (at the base when removed): the "
+        "golden's folder, or the task's expected skill; None: a canary."
+    )
+    base_skill: str | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="For a move: the skill folder it was under at the base.",
+    )
+    skill_changed: bool = Field(
+        default=False,
+        description="The edit changes that skill too (for a re-bless: "
+        "its replays were still compared with the base's goldens, docs/adr/0007).",
+    )
+    fields: list[str] = Field(
+        default_factory=list,
+        exclude_if=lambda value: not value,
+        description="For a changed task: the fields that differ.",
+    )
+    golden_kept: bool = Field(
+        default=False,
+        exclude_if=lambda value: not value,
+        description="For a removed task: its golden is still at the head, which every check "
+        "after merge refuses (a golden for a task not in tasks.yaml).",
+    )
 
 
 class CoverageLoss(BaseModel):
@@ -269,9 +305,11 @@ class Verdict(BaseModel):
     wall_ms: float = 0.0
     simulated: bool = True
     on_error: Literal["warn", "block"] | None = Field(
-        default="warn", description="What a pair that could not be checked does: warn (at least WARN) or block "
+        default="warn",
+        description="What a pair that could not be checked does: warn (at least WARN) or block "
         "(BLOCK), as `--on-error` gave it. null: no `--on-error` was given, `ratchet check`'s default: such a pair "
-        "BLOCKs the verdict and the check exits 3 (infrastructure).")
+        "BLOCKs the verdict and the check exits 3 (infrastructure).",
+    )
     gate_config: str | None = Field(default=None, description="Name of the gate config that judged it.")
     settings_changed: list[str] = Field(
         default_factory=list,
@@ -287,12 +325,14 @@ class Verdict(BaseModel):
         "written before it existed (an added field with a default: the schema version stays 1).",
     )
     evidence_changed: EvidenceChanges = Field(
-        default_factory=EvidenceChanges, exclude_if=lambda value: not value,
+        default_factory=EvidenceChanges,
+        exclude_if=lambda value: not value,
         description="Goldens, noise records and tasks the edit adds, changes, moves or removes, and the skills "
         "left with less coverage; absent when there are none (an added field: the schema version stays 1).",
     )
     diff: list[SkillDiff] = Field(
-        default_factory=list, exclude_if=lambda value: not value,
+        default_factory=list,
+        exclude_if=lambda value: not value,
         description="The behavioural diff of each changed skill, read without a model for the harness the edit was "
         "replayed with (ratchet.diff, docs/diff.md): its findings, or why it is cosmetic. A finding the static policy "
         "acts on in a skill no replay exercised floors the verdict (ratchet.gate.static); absent when no skill "

@@ -36,12 +36,20 @@ class NoiseRun(BaseModel):
     """Records measured, and the goldens that could not be measured (one line each)."""
 
     records: dict[str, NoiseRecord] = Field(default_factory=dict)
-    refused: list[str] = Field(default_factory=list, description="Goldens that cannot be measured as they are "
-                               "(their skill changed or is gone): the user's to fix.")
-    failed: list[str] = Field(default_factory=list, description="Goldens none of whose repeats ran (a harness "
-                              "timeout, a crash, a failed model call), naming the first failure: infrastructure.")
-    first_errors: dict[str, str] = Field(default_factory=dict, description="Task id -> the first failed repeat's "
-                                         "error, for every golden with a failed repeat (measured or not).")
+    refused: list[str] = Field(
+        default_factory=list,
+        description="Goldens that cannot be measured as they are (their skill changed or is gone): the user's to fix.",
+    )
+    failed: list[str] = Field(
+        default_factory=list,
+        description="Goldens none of whose repeats ran (a harness "
+        "timeout, a crash, a failed model call), naming the first failure: infrastructure.",
+    )
+    first_errors: dict[str, str] = Field(
+        default_factory=dict,
+        description="Task id -> the first failed repeat's "
+        "error, for every golden with a failed repeat (measured or not).",
+    )
     cost_usd: float = 0.0
 
 
@@ -69,8 +77,16 @@ class Measured(BaseModel):
 
 
 def measure_golden(
-    task: Task, golden: Trace, skills: Mapping[str, Skill], agent: ChatModel, *, project: Project, tree: Path,
-    repeats: int, world_files: WorldFiles | None = None, clock: Clock = wall_clock,
+    task: Task,
+    golden: Trace,
+    skills: Mapping[str, Skill],
+    agent: ChatModel,
+    *,
+    project: Project,
+    tree: Path,
+    repeats: int,
+    world_files: WorldFiles | None = None,
+    clock: Clock = wall_clock,
 ) -> Measured:
     """One golden's record over `repeats` replays, what they cost and why the first failed repeat failed."""
     differed = errors = 0
@@ -80,8 +96,17 @@ def measure_golden(
     cost = 0.0
     for repeat in range(repeats):
         reseeded = golden.model_copy(update={"seed": noise_seed(task.id, repeat)})
-        replay = replay_task(task, reseeded, skills, agent, project=project, tree=tree, purpose="bless",
-                             clock=clock, world_files=world_files)
+        replay = replay_task(
+            task,
+            reseeded,
+            skills,
+            agent,
+            project=project,
+            tree=tree,
+            purpose="bless",
+            clock=clock,
+            world_files=world_files,
+        )
         cost += replay.cost_usd
         if replay.status != "ok":
             errors += 1
@@ -94,15 +119,31 @@ def measure_golden(
         for part in parts:
             varying[part] = varying.get(part, 0) + 1
         runs.append(parts)
-    record = NoiseRecord(task_id=task.id, golden_hash=golden_hash(golden), agent=agent.model_id,
-                         simulated=project.config.upstream == "sim", repeats=max(len(runs), 1), differed=differed,
-                         errors=errors, varying=dict(sorted(varying.items())), runs=runs)
+    record = NoiseRecord(
+        task_id=task.id,
+        golden_hash=golden_hash(golden),
+        agent=agent.model_id,
+        simulated=project.config.upstream == "sim",
+        repeats=max(len(runs), 1),
+        differed=differed,
+        errors=errors,
+        varying=dict(sorted(varying.items())),
+        runs=runs,
+    )
     return Measured(record=record, cost_usd=cost, first_error=first_error)
 
 
 def measure_noise(
-    project: Project, *, tasks: Sequence[Task], goldens: Mapping[str, Trace], skills: Mapping[str, Skill],
-    agent: ChatModel, repeats: int, tree: Path, pool: WorkPool | None = None, clock: Clock = wall_clock,
+    project: Project,
+    *,
+    tasks: Sequence[Task],
+    goldens: Mapping[str, Trace],
+    skills: Mapping[str, Skill],
+    agent: ChatModel,
+    repeats: int,
+    tree: Path,
+    pool: WorkPool | None = None,
+    clock: Clock = wall_clock,
 ) -> NoiseRun:
     """Records for every golden of `tasks` (in task order); a golden that cannot be measured is refused."""
     run = NoiseRun()
@@ -116,8 +157,17 @@ def measure_noise(
             run.refused.append(f"{task.id}: {why}")
 
     def one(task: Task) -> Measured:
-        return measure_golden(task, goldens[task.id], skills, agent, project=project, tree=tree, repeats=repeats,
-                              world_files=files, clock=clock)
+        return measure_golden(
+            task,
+            goldens[task.id],
+            skills,
+            agent,
+            project=project,
+            tree=tree,
+            repeats=repeats,
+            world_files=files,
+            clock=clock,
+        )
 
     results = pool.map_ordered(one, measurable) if pool is not None else [one(task) for task in measurable]
     for task, measured in zip(measurable, results, strict=True):
@@ -126,8 +176,9 @@ def measure_noise(
             run.first_errors[task.id] = measured.first_error
         if measured.record.errors == repeats:
             # Not the golden's fault: what failed is named, so a harness timeout reads as one.
-            run.failed.append(f"{task.id}: every one of {repeats} repeats failed, first: {measured.first_error}; "
-                              "nothing was measured")
+            run.failed.append(
+                f"{task.id}: every one of {repeats} repeats failed, first: {measured.first_error}; nothing was measured"
+            )
             continue
         run.records[task.id] = measured.record
     return run

@@ -93,8 +93,17 @@ def gate_pair(
                 base_usage = check.base_replay.usage
             if drift.is_drift:
                 result = JudgeResult(outcome="drift", decided_by="drift", reason=drift.note)
-                return _outcome(item, replay, findings, result, drift=drift, base_usage=base_usage,
-                                hint=REBLESS_HINT, clock=clock, started=started)
+                return _outcome(
+                    item,
+                    replay,
+                    findings,
+                    result,
+                    drift=drift,
+                    base_usage=base_usage,
+                    hint=REBLESS_HINT,
+                    clock=clock,
+                    started=started,
+                )
             if check.base_replay is not None and drift.base_replay_ran and not drift.base_matches_replay:
                 # Judge only what the edit changed: the unchanged skill on the moved world is the reference.
                 reference = check.base_replay
@@ -103,11 +112,22 @@ def gate_pair(
                 pair_id = f"{pair_id}:vs-base"
                 prefix = "judged against the unchanged skill on the current world: "
 
-    known = (known_variation_text(noise, variation_parts(golden, replay))
-             if noise is not None and noise.known_to_vary and settled is None else None)
+    known = (
+        known_variation_text(noise, variation_parts(golden, replay))
+        if noise is not None and noise.known_to_vary and settled is None
+        else None
+    )
     result = settled or run_cascade(
-        reference, replay, reference_findings, task=item.task, config=config, judges=judges,
-        pair_id=pair_id, prompt=prompt, clock=clock, known_variation=known,
+        reference,
+        replay,
+        reference_findings,
+        task=item.task,
+        config=config,
+        judges=judges,
+        pair_id=pair_id,
+        prompt=prompt,
+        clock=clock,
+        known_variation=known,
         diffs=pair_diffs(diffs, golden.fired_skill, replay.fired_skill),
     )
     if prefix:

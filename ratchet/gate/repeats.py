@@ -58,8 +58,9 @@ def repeat_seed(task_id: str, first_seed: int, run: int) -> int:
     return derived_seed("repeat", task_id, first_seed, run)
 
 
-def _trigger(first: PairOutcome, replay: Trace | None, item: Selected, record: NoiseRecord | None,
-             config: GateConfig) -> str | None:
+def _trigger(
+    first: PairOutcome, replay: Trace | None, item: Selected, record: NoiseRecord | None, config: GateConfig
+) -> str | None:
     """Why this pair is replayed again, or None when one replay decides."""
     if record is None or not record.known_to_vary or config.max_replays < 2 or replay is None:
         return None
@@ -67,7 +68,9 @@ def _trigger(first: PairOutcome, replay: Trace | None, item: Selected, record: N
         return None  # Level 0 (a hard fail), drift or an error settled it; or no judge ran (Level 0 only)
     if record.covers(variation_parts(item.golden, replay)):
         return "known-variation"
-    doubtful = first.outcome == "unsure" or (first.confidence is not None and first.confidence < config.block_confidence)
+    doubtful = first.outcome == "unsure" or (
+        first.confidence is not None and first.confidence < config.block_confidence
+    )
     return "unsure-judges" if doubtful else None
 
 
@@ -90,24 +93,52 @@ def gate_repeated(
     `diffs`: the edit's behavioural diff per changed skill, context for every replay's judges (gate_pair)."""
     watched = _Watched(source)
     pair_id = pair_id or item.task.id
-    first = gate_pair(item, watched, config=config, judges=judges, search=search, clock=clock,
-                      record_base=record_base, prompt=prompt, pair_id=pair_id, noise=record, diffs=diffs)
+    first = gate_pair(
+        item,
+        watched,
+        config=config,
+        judges=judges,
+        search=search,
+        clock=clock,
+        record_base=record_base,
+        prompt=prompt,
+        pair_id=pair_id,
+        noise=record,
+        diffs=diffs,
+    )
     trigger = _trigger(first, watched.last, item, record, config)
     if trigger is None or record is None:
         return first
     # The first replay raised the question, so it is not evidence for the answer: counting it would bias
     # the test towards BLOCK. The test counts the repeats only, at most max_replays - 1 of them.
-    test = plan_test(flips=record.differed, repeats=record.repeats, max_replays=config.max_replays - 1,
-                     alpha=config.repeat_alpha)
+    test = plan_test(
+        flips=record.differed, repeats=record.repeats, max_replays=config.max_replays - 1, alpha=config.repeat_alpha
+    )
     outcomes: list[PairOutcome] = [first]
     stopped = False
     while not test.settled(_regressions(outcomes[1:]), len(outcomes) - 1):
         run = len(outcomes)
-        again = item.model_copy(update={"run": run, "golden": item.golden.model_copy(
-            update={"seed": repeat_seed(item.task.id, item.golden.seed, run)})})
+        again = item.model_copy(
+            update={
+                "run": run,
+                "golden": item.golden.model_copy(update={"seed": repeat_seed(item.task.id, item.golden.seed, run)}),
+            }
+        )
         try:
-            outcomes.append(gate_pair(again, source, config=config, judges=judges, search=search, clock=clock,
-                                      pair_id=f"{pair_id}#{run}", prompt=prompt, noise=record, diffs=diffs))
+            outcomes.append(
+                gate_pair(
+                    again,
+                    source,
+                    config=config,
+                    judges=judges,
+                    search=search,
+                    clock=clock,
+                    pair_id=f"{pair_id}#{run}",
+                    prompt=prompt,
+                    noise=record,
+                    diffs=diffs,
+                )
+            )
         except BudgetError:
             stopped = True
             break
@@ -118,20 +149,33 @@ def _regressions(outcomes: list[PairOutcome]) -> int:
     return sum(1 for o in outcomes if o.outcome == "regression")
 
 
-def _combined(first: PairOutcome, outcomes: list[PairOutcome], test: CurtailedTest, trigger: str,
-              stopped: bool) -> PairOutcome:
+def _combined(
+    first: PairOutcome, outcomes: list[PairOutcome], test: CurtailedTest, trigger: str, stopped: bool
+) -> PairOutcome:
     regressions = _regressions(outcomes[1:])
     evidence = RepeatEvidence(
         trigger="known-variation" if trigger == "known-variation" else "unsure-judges",
-        replays=len(outcomes), regressions=regressions, outcomes=[o.outcome for o in outcomes],
-        flips=test.flips, repeats=test.repeats, max_repeats=test.max_replays, needed=test.needed,
-        alpha=test.alpha, p_value=round(test.p_value(regressions), 6), budget_stopped=stopped,
+        replays=len(outcomes),
+        regressions=regressions,
+        outcomes=[o.outcome for o in outcomes],
+        flips=test.flips,
+        repeats=test.repeats,
+        max_repeats=test.max_replays,
+        needed=test.needed,
+        alpha=test.alpha,
+        p_value=round(test.p_value(regressions), 6),
+        budget_stopped=stopped,
     )
-    why = ("every difference is where this golden is known to vary" if trigger == "known-variation"
-           else "the judges were not confident and this golden is known to vary")
-    numbers = (f"{regressions} of {len(outcomes) - 1} repeats judged regressions (after a first replay that was "
-               f"{first.outcome}) against the golden's own {test.flips} of {test.repeats} "
-               f"(Fisher exact, one-sided, p = {evidence.p_value:.4f}")
+    why = (
+        "every difference is where this golden is known to vary"
+        if trigger == "known-variation"
+        else "the judges were not confident and this golden is known to vary"
+    )
+    numbers = (
+        f"{regressions} of {len(outcomes) - 1} repeats judged regressions (after a first replay that was "
+        f"{first.outcome}) against the golden's own {test.flips} of {test.repeats} "
+        f"(Fisher exact, one-sided, p = {evidence.p_value:.4f}"
+    )
     failed = [o for o in outcomes[1:] if o.outcome == "error"]
     outcome: Outcome
     if test.blocks(regressions):
@@ -139,18 +183,27 @@ def _combined(first: PairOutcome, outcomes: list[PairOutcome], test: CurtailedTe
         reason = f"{numbers} <= {test.alpha}); {why}"
     else:
         outcome = "inconclusive"
-        need = (f"{test.needed} of {test.max_replays} needed to block" if test.needed is not None
-                else f"no count of {test.max_replays} repeats can beat this flip rate at {test.alpha}")
+        need = (
+            f"{test.needed} of {test.max_replays} needed to block"
+            if test.needed is not None
+            else f"no count of {test.max_replays} repeats can beat this flip rate at {test.alpha}"
+        )
         stop = "; the spend cap stopped the repeats" if stopped else ""
         reason = f"{numbers}; {need}){stop}; {why}"
         if failed:  # fail closed: a repeat that could not be checked leaves the pair an error, not a WARN
             outcome = "error"
             reason = f"{len(failed)} repeat(s) could not be checked, first: {failed[0].reason}; {reason}"
     opinions = [opinion.model_copy(update={"run": run}) for run, o in enumerate(outcomes) for opinion in o.opinions]
-    return first.model_copy(update={
-        "outcome": outcome, "decided_by": "repeats", "reason": reason, "opinions": opinions,
-        "confidence": None if outcome == "regression" else first.confidence,
-        "error": failed[0].error if outcome == "error" else first.error,
-        "cost_usd": sum(o.cost_usd for o in outcomes), "latency_ms": sum(o.latency_ms for o in outcomes),
-        "repeats": evidence,
-    })
+    return first.model_copy(
+        update={
+            "outcome": outcome,
+            "decided_by": "repeats",
+            "reason": reason,
+            "opinions": opinions,
+            "confidence": None if outcome == "regression" else first.confidence,
+            "error": failed[0].error if outcome == "error" else first.error,
+            "cost_usd": sum(o.cost_usd for o in outcomes),
+            "latency_ms": sum(o.latency_ms for o in outcomes),
+            "repeats": evidence,
+        }
+    )

@@ -48,13 +48,29 @@ def replay_task(
         # what importing ratchet.gate.check cost, and no minimal replay uses it.
         from ratchet.harness.runner import WorldSource, run_through_harness
 
-        source = WorldSource(world_dir=tree / paths.world, workspaces_dir=tree / paths.workspaces,
-                             workspace=task.workspace, frozen_time=golden.frozen_time, overlays=overlays)
-        return run_through_harness(task, skills, source, model, settings=harness, home=project.home,
-                                   seed=golden.seed, models={"agent": model.model_id},
-                                   upstream=project.config.upstream, purpose=purpose, world_files=files)
-    world = files.world(workspaces_dir=tree / paths.workspaces, workspace=task.workspace,
-                        frozen_time=golden.frozen_time)
+        source = WorldSource(
+            world_dir=tree / paths.world,
+            workspaces_dir=tree / paths.workspaces,
+            workspace=task.workspace,
+            frozen_time=golden.frozen_time,
+            overlays=overlays,
+        )
+        return run_through_harness(
+            task,
+            skills,
+            source,
+            model,
+            settings=harness,
+            home=project.home,
+            seed=golden.seed,
+            models={"agent": model.model_id},
+            upstream=project.config.upstream,
+            purpose=purpose,
+            world_files=files,
+        )
+    world = files.world(
+        workspaces_dir=tree / paths.workspaces, workspace=task.workspace, frozen_time=golden.frozen_time
+    )
     return run_task(
         task,
         skills,
@@ -104,15 +120,28 @@ class Replayer:
     def _run(self, item: Selected, skills: Mapping[str, Skill]) -> Trace:
         assert self.agent is not None
         return replay_task(
-            item.task, item.golden, skills, self.agent, project=self.project, tree=self.tree, overlays=self.overlays,
-            clock=self.clock, world_files=self.world_files,
+            item.task,
+            item.golden,
+            skills,
+            self.agent,
+            project=self.project,
+            tree=self.tree,
+            overlays=self.overlays,
+            clock=self.clock,
+            world_files=self.world_files,
         )
 
     def replay(self, item: Selected) -> Trace:
         """The task under the edited skills (a repeat, `item.run` > 0, is kept under `<task>#<run>`)."""
         stored = self.stored.replays if self.stored is not None else None
-        return self._fetch(item, self.head_skills, stored, self.recorded.replays, key=item.replay_key,
-                           missing="re-run the configuration that recorded them")
+        return self._fetch(
+            item,
+            self.head_skills,
+            stored,
+            self.recorded.replays,
+            key=item.replay_key,
+            missing="re-run the configuration that recorded them",
+        )
 
     def replay_base(self, item: Selected) -> Trace:
         """The task under the unchanged skills on the current world, replayed at most once."""
@@ -121,8 +150,9 @@ class Replayer:
             return known
         stored = self.stored.base_replays if self.stored is not None else None
         # A missing stored base replay: the drift stage says "could not replay the base skill", never a silent pass.
-        return self._fetch(item, self.base_skills, stored, self.recorded.base_replays, key=item.task.id,
-                           missing="base replay")
+        return self._fetch(
+            item, self.base_skills, stored, self.recorded.base_replays, key=item.task.id, missing="base replay"
+        )
 
     def _fetch(
         self,

@@ -84,14 +84,25 @@ class Unchecked(BaseModel):
     settings_changed: list[str] = Field(default_factory=list)
     submodules_changed: list[str] = Field(default_factory=list)
     nothing_blessed_at: str | None = None
-    unowned: list[Unseen] = Field(default_factory=list, description="Changed files under the skills folder no skill owns.")
-    evidence: EvidenceChanges = Field(default_factory=EvidenceChanges, exclude_if=lambda value: not value,
-                                      description="Goldens, noise records and tasks the edit changes (ratchet.gate.evidence).")
+    unowned: list[Unseen] = Field(
+        default_factory=list, description="Changed files under the skills folder no skill owns."
+    )
+    evidence: EvidenceChanges = Field(
+        default_factory=EvidenceChanges,
+        exclude_if=lambda value: not value,
+        description="Goldens, noise records and tasks the edit changes (ratchet.gate.evidence).",
+    )
 
     def named(self, verdict: Verdict) -> Verdict:
         """`verdict` with all of this named first (with_unchecked): what check_edit and merge_shards both end with."""
-        return with_unchecked(verdict, settings_changed=self.settings_changed, submodules_changed=self.submodules_changed,
-                              nothing_blessed_at=self.nothing_blessed_at, unseen=self.unowned, evidence=self.evidence)
+        return with_unchecked(
+            verdict,
+            settings_changed=self.settings_changed,
+            submodules_changed=self.submodules_changed,
+            nothing_blessed_at=self.nothing_blessed_at,
+            unseen=self.unowned,
+            evidence=self.evidence,
+        )
 
 
 class ShardRun(BaseModel):
@@ -102,16 +113,20 @@ class ShardRun(BaseModel):
     gate_config: str | None
     on_error: Literal["warn", "block"] = Field(description="The policy the pairs were decided under.")
     on_error_flag: Literal["warn", "block"] | None = Field(
-        default=None, description="`--on-error` as given (None: an unchecked pair exits 3), for merge's exit code.")
+        default=None, description="`--on-error` as given (None: an unchecked pair exits 3), for merge's exit code."
+    )
     block_confidence: float
     shards: int = Field(ge=1)
     selected: list[str] = Field(description="Task ids of the whole run's selection, in order.")
-    frame: Verdict = Field(description="The verdict with no pairs, nothing unchecked and no wall time: what every "
-                           "shard shares.")
+    frame: Verdict = Field(
+        description="The verdict with no pairs, nothing unchecked and no wall time: what every shard shares."
+    )
     replay_unseen: list[Unseen] = Field(default_factory=list, description="Unseen notes over all goldens.")
     unchecked: Unchecked = Field(default_factory=Unchecked)
-    static: StaticPolicy = Field(default="warn", description="The base's `static:` policy (ratchet.gate.static); the "
-                                 "frame carries the diff it applies to.")
+    static: StaticPolicy = Field(
+        default="warn",
+        description="The base's `static:` policy (ratchet.gate.static); the frame carries the diff it applies to.",
+    )
 
 
 class ShardResult(BaseModel):
@@ -141,17 +156,27 @@ def whole_verdict(run: ShardRun, pairs: Sequence[PairOutcome], *, wall_ms: float
     decided = run.frame.model_copy(update={"wall_ms": wall_ms})
     if run.frame.skills_changed and not proved_cosmetic(run.frame.diff):
         decision, summary = decide_edit(pairs, on_error=run.on_error, block_confidence=run.block_confidence)
-        decided = with_unchecked(decided.model_copy(update={
-            "pairs": list(pairs), "decision": decision, "summary": summary, "cost_usd": sum(p.cost_usd for p in pairs),
-        }), unseen=run.replay_unseen)
+        decided = with_unchecked(
+            decided.model_copy(
+                update={
+                    "pairs": list(pairs),
+                    "decision": decision,
+                    "summary": summary,
+                    "cost_usd": sum(p.cost_usd for p in pairs),
+                }
+            ),
+            unseen=run.replay_unseen,
+        )
         decided = with_static(decided, run.frame.diff, policy=run.static)
     return run.unchecked.named(decided)
 
 
 def partial_note(result: ShardResult) -> str:
     """The line a shard's verdict opens with: what it covers, and that it is not the check's verdict."""
-    return (f"PARTIAL: shard {result.shard}/{result.run.shards}, {len(result.pairs)} of {len(result.run.selected)} "
-            f"affected golden(s), not the check's verdict: run ratchet merge on all {result.run.shards} shard files")
+    return (
+        f"PARTIAL: shard {result.shard}/{result.run.shards}, {len(result.pairs)} of {len(result.run.selected)} "
+        f"affected golden(s), not the check's verdict: run ratchet merge on all {result.run.shards} shard files"
+    )
 
 
 def partial_verdict(result: ShardResult) -> Verdict:
@@ -170,8 +195,11 @@ def load_shard(path: Path) -> ShardResult:
     if not isinstance(data, dict) or data.get("kind") != "ratchet-check-shard":
         raise InputError("not a shard file of ratchet check --shard K/N --shard-file FILE", path=path)
     if data.get("schema_version") != SHARD_SCHEMA_VERSION:
-        raise InputError(f"shard file schema_version {data.get('schema_version')!r}, this Ratchet reads "
-                         f"{SHARD_SCHEMA_VERSION}: re-run the shard with this version", path=path)
+        raise InputError(
+            f"shard file schema_version {data.get('schema_version')!r}, this Ratchet reads "
+            f"{SHARD_SCHEMA_VERSION}: re-run the shard with this version",
+            path=path,
+        )
     try:
         return ShardResult.model_validate(data)
     except ValidationError as exc:
@@ -193,22 +221,31 @@ def merge_shards(paths: Sequence[Path]) -> tuple[Verdict, ShardRun]:
     seen: dict[int, Path] = {}
     for path, result in results:
         if result.run != first.run:
-            raise InputError(f"shard {result.shard}/{result.run.shards} is of another run than {first_path} "
-                             f"({_difference(first.run, result.run)}): merge the shards of one check", path=path)
+            raise InputError(
+                f"shard {result.shard}/{result.run.shards} is of another run than {first_path} "
+                f"({_difference(first.run, result.run)}): merge the shards of one check",
+                path=path,
+            )
         if result.shard > result.run.shards:
             raise InputError(f"shard {result.shard} of {result.run.shards} does not exist", path=path)
         if result.shard in seen:
-            raise InputError(f"shard {result.shard}/{result.run.shards} given twice (also {seen[result.shard]}): "
-                             "give each shard file once", path=path)
+            raise InputError(
+                f"shard {result.shard}/{result.run.shards} given twice (also {seen[result.shard]}): "
+                "give each shard file once",
+                path=path,
+            )
         seen[result.shard] = path
     missing = [k for k in range(1, first.run.shards + 1) if k not in seen]
     if missing:
-        raise InputError(f"shard(s) {', '.join(f'{k}/{first.run.shards}' for k in missing)} missing: "
-                         "merge needs every shard of the run")
+        raise InputError(
+            f"shard(s) {', '.join(f'{k}/{first.run.shards}' for k in missing)} missing: "
+            "merge needs every shard of the run"
+        )
     by_task = {pair.task_id: pair for _, result in results for pair in result.pairs}
     if sorted(by_task) != sorted(first.run.selected) or len(by_task) != sum(len(r.pairs) for _, r in results):
-        raise InputError("the shards' pairs are not the run's selection: re-run the shards with one Ratchet version",
-                         path=first_path)
+        raise InputError(
+            "the shards' pairs are not the run's selection: re-run the shards with one Ratchet version", path=first_path
+        )
     pairs = [by_task[task_id] for task_id in first.run.selected]
     # The shards run side by side (a CI matrix): the check took as long as its slowest shard.
     wall_ms = max(result.wall_ms for _, result in results)

@@ -29,8 +29,15 @@ from ratchet.diff.models import DiffFinding, DiffKind, SkillDiff
 from ratchet.gate.models import Decision, Outcome, PairOutcome, Verdict
 from ratchet.names import optional_skill_key, skill_key
 
-__all__ = ["EXERCISED", "cosmetic_verdict", "exercised_skills", "proved_cosmetic", "static_note", "unexercised",
-           "with_static"]
+__all__ = [
+    "EXERCISED",
+    "cosmetic_verdict",
+    "exercised_skills",
+    "proved_cosmetic",
+    "static_note",
+    "unexercised",
+    "with_static",
+]
 
 EXERCISED: frozenset[Outcome] = frozenset({"pass", "regression", "unsure", "inconclusive"})
 """Pair outcomes whose replay differed from the golden because of the edit, and was judged."""
@@ -44,22 +51,43 @@ def proved_cosmetic(diffs: Sequence[SkillDiff]) -> bool:
     return bool(diffs) and all(diff.cosmetic for diff in diffs)
 
 
-def cosmetic_verdict(diffs: Sequence[SkillDiff], *, base: str, head: str, simulated: bool, on_error: str,
-                     gate_config: str | None, goldens_total: int, wall_ms: float) -> Verdict:
+def cosmetic_verdict(
+    diffs: Sequence[SkillDiff],
+    *,
+    base: str,
+    head: str,
+    simulated: bool,
+    on_error: str,
+    gate_config: str | None,
+    goldens_total: int,
+    wall_ms: float,
+) -> Verdict:
     """The PASS for an edit `proved_cosmetic`: nothing replayed, nothing paid, and why."""
     why = ", ".join(f"{diff.skill} ({diff.cosmetic_reason})" for diff in diffs)
     return Verdict(
-        base=base, head=head, skills_changed=[diff.skill for diff in diffs], decision="PASS",
-        summary=f"no change in instructions: {why}, so no golden was replayed", goldens_total=goldens_total,
-        wall_ms=wall_ms, simulated=simulated, on_error="block" if on_error == "block" else "warn",
-        gate_config=gate_config, diff=list(diffs),
+        base=base,
+        head=head,
+        skills_changed=[diff.skill for diff in diffs],
+        decision="PASS",
+        summary=f"no change in instructions: {why}, so no golden was replayed",
+        goldens_total=goldens_total,
+        wall_ms=wall_ms,
+        simulated=simulated,
+        on_error="block" if on_error == "block" else "warn",
+        gate_config=gate_config,
+        diff=list(diffs),
     )
 
 
 def exercised_skills(pairs: Sequence[PairOutcome]) -> set[str]:
     """The skill keys (ratchet.names.skill_key) some pair exercised: see the module docstring."""
-    return {key for pair in pairs if pair.outcome in EXERCISED
-            for key in (optional_skill_key(pair.golden_skill), optional_skill_key(pair.replay_skill)) if key}
+    return {
+        key
+        for pair in pairs
+        if pair.outcome in EXERCISED
+        for key in (optional_skill_key(pair.golden_skill), optional_skill_key(pair.replay_skill))
+        if key
+    }
 
 
 def unexercised(verdict: Verdict) -> list[SkillDiff]:

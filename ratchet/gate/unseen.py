@@ -66,24 +66,46 @@ def _report(skill: Skill | None, tools: frozenset[str]) -> FollowReport | None:
 
 def _unfollowed(name: str, base: Skill | None, head: Skill | None, tools: frozenset[str]) -> list[Unseen]:
     before, after = _report(base, tools), _report(head, tools)
-    lost = [label for label, report in (("before the edit", before), ("as edited", after))
-            if report is not None and not report.followable]
+    lost = [
+        label
+        for label, report in (("before the edit", before), ("as edited", after))
+        if report is not None and not report.followable
+    ]
     if lost:
         when = "" if len(lost) == 2 or before is None or after is None else f" {lost[0]}"
         reason = next(r.reason for r in (before, after) if r is not None and not r.followable)
-        return [Unseen(kind="unfollowed", skill=name, level="warn", detail=(
-            f"the simulator could not follow skill {name}{when} ({reason}): "
-            "a live upstream or a real harness is needed to check this edit"))]
+        return [
+            Unseen(
+                kind="unfollowed",
+                skill=name,
+                level="warn",
+                detail=(
+                    f"the simulator could not follow skill {name}{when} ({reason}): "
+                    "a live upstream or a real harness is needed to check this edit"
+                ),
+            )
+        ]
     if base is None or head is None or before is None or after is None or base.substance_hash == head.substance_hash:
         return []
     removed, added, deleted = _changed_lines(base, head)
     hit = [(step.line, step.why) for step in after.unfollowed if any(step.line <= n <= step.last_line for n in added)]
-    hit += [(step.line, step.why) for step in before.unfollowed
-            if any(step.line <= n <= step.last_line for n in removed) and (step.line, step.why) not in hit]
+    hit += [
+        (step.line, step.why)
+        for step in before.unfollowed
+        if any(step.line <= n <= step.last_line for n in removed) and (step.line, step.why) not in hit
+    ]
     if hit:
         where = "; ".join(f"SKILL.md:{line}: {why}" for line, why in hit[:_MAX_LINES])
-        return [Unseen(kind="unfollowed", skill=name, level="warn", detail=(
-            f"the edit changes {len(hit)} step(s) of skill {name} the simulator could not follow ({where})"))]
+        return [
+            Unseen(
+                kind="unfollowed",
+                skill=name,
+                level="warn",
+                detail=(
+                    f"the edit changes {len(hit)} step(s) of skill {name} the simulator could not follow ({where})"
+                ),
+            )
+        ]
     # A replaced line counts once, by its new number; a deleted one by its number at the base.
     prose = [n for n in added if _unread(n, after)]
     gone = [n for n in deleted if _unread(n, before)]
@@ -91,9 +113,17 @@ def _unfollowed(name: str, base: Skill | None, head: Skill | None, tools: frozen
         return []
     spots = [f"SKILL.md lines {_lines(prose)}"] if prose else []
     spots += [f"deleted at the base: {_lines(gone)}"] if gone else []
-    return [Unseen(kind="prose", skill=name, level="note", detail=(
-        f"{len(prose) + len(gone)} changed line(s) of skill {name} are prose the simulator does not read "
-        f"({'; '.join(spots)})"))]
+    return [
+        Unseen(
+            kind="prose",
+            skill=name,
+            level="note",
+            detail=(
+                f"{len(prose) + len(gone)} changed line(s) of skill {name} are prose the simulator does not read "
+                f"({'; '.join(spots)})"
+            ),
+        )
+    ]
 
 
 def _lines(numbers: list[int]) -> str:
@@ -141,11 +171,27 @@ def _unrouted(name: str, tasks: Sequence[Task], goldens: Mapping[str, Trace]) ->
         if golden is None or optional_skill_key(task.skill) != key or optional_skill_key(golden.fired_skill) == key:
             continue
         fired = f"skill {golden.fired_skill}" if golden.fired_skill else "no skill"
-        notes.append(Unseen(kind="unrouted", skill=name, level="warn", detail=(
-            f"task {task.id} is {name}'s, but its golden fired {fired}: it was never replayed under the edited skill")))
+        notes.append(
+            Unseen(
+                kind="unrouted",
+                skill=name,
+                level="warn",
+                detail=(
+                    f"task {task.id} is {name}'s, but its golden fired {fired}: it was never replayed under the edited skill"
+                ),
+            )
+        )
     if not any(optional_skill_key(g.fired_skill) == key for g in goldens.values()):
-        notes.append(Unseen(kind="unrouted", skill=name, level="warn", detail=(
-            f"no golden exercises skill {name}: record and bless a task for it (ratchet record, ratchet bless)")))
+        notes.append(
+            Unseen(
+                kind="unrouted",
+                skill=name,
+                level="warn",
+                detail=(
+                    f"no golden exercises skill {name}: record and bless a task for it (ratchet record, ratchet bless)"
+                ),
+            )
+        )
     return notes
 
 
@@ -163,13 +209,33 @@ def _unsent(name: str, base: Skill | None, head: Skill | None, files: Sequence[s
         parts.append(", ".join(others[:_MAX_LINES]) + (", ..." if len(others) > _MAX_LINES else ""))
     if keys:
         parts.append("frontmatter " + ", ".join(keys))
-    notes = [Unseen(kind="unsent", skill=name, level="warn", detail=(
-        f"{' and '.join(parts)} of skill {name} changed, but the runner sends only SKILL.md's body to the agent: "
-        "not replayed; review it, or check with a harness that loads it"))] if parts else []
+    notes = (
+        [
+            Unseen(
+                kind="unsent",
+                skill=name,
+                level="warn",
+                detail=(
+                    f"{' and '.join(parts)} of skill {name} changed, but the runner sends only SKILL.md's body to the agent: "
+                    "not replayed; review it, or check with a harness that loads it"
+                ),
+            )
+        ]
+        if parts
+        else []
+    )
     if inert:
-        notes.append(Unseen(kind="unsent", skill=name, level="note", detail=(
-            f"frontmatter {', '.join(inert)} of skill {name} changed: read by people and registries, "
-            "not by an agent")))
+        notes.append(
+            Unseen(
+                kind="unsent",
+                skill=name,
+                level="note",
+                detail=(
+                    f"frontmatter {', '.join(inert)} of skill {name} changed: read by people and registries, "
+                    "not by an agent"
+                ),
+            )
+        )
     return notes
 
 

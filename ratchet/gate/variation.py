@@ -39,8 +39,9 @@ def _call_parts(golden: Sequence[ToolCall], replay: Sequence[ToolCall]) -> set[s
             parts.add(f"call removed: {finding.tool}")
         elif finding.kind == "args_changed" and finding.golden_index is not None and finding.replay_index is not None:
             old, new = by_golden[finding.golden_index].arguments, by_replay[finding.replay_index].arguments
-            parts.update(f"argument: {finding.tool}.{key}" for key in sorted(set(old) | set(new))
-                         if old.get(key) != new.get(key))
+            parts.update(
+                f"argument: {finding.tool}.{key}" for key in sorted(set(old) | set(new)) if old.get(key) != new.get(key)
+            )
     return parts
 
 
@@ -95,16 +96,22 @@ def mark_known(findings: Sequence[Finding], golden: Trace, replay: Trace, record
 def known_variation_text(record: NoiseRecord, parts: Sequence[str]) -> str:
     """What a judge is told about this golden's own variation (a fenced section: it quotes golden lines)."""
     shown = sorted(record.varying.items(), key=lambda item: (-item[1], item[0]))[:_SHOWN_PARTS]
-    lines = [f"Replayed {record.repeats} times under the unchanged skill, this golden's own replays differed "
-             f"from it {record.differed} times. Parts that varied (times of {record.repeats}):"]
+    lines = [
+        f"Replayed {record.repeats} times under the unchanged skill, this golden's own replays differed "
+        f"from it {record.differed} times. Parts that varied (times of {record.repeats}):"
+    ]
     lines += [f"- {part} ({count})" for part, count in shown]
     if len(record.varying) > len(shown):
         lines.append(f"- ... and {len(record.varying) - len(shown)} more")
     if record.seen_elsewhere:
-        lines.append("Also seen to vary in other goldens of this skill: "
-                     + "; ".join(record.seen_elsewhere[:_SHOWN_PARTS]))
+        lines.append(
+            "Also seen to vary in other goldens of this skill: " + "; ".join(record.seen_elsewhere[:_SHOWN_PARTS])
+        )
     known = set(record.varying) | set(record.seen_elsewhere)
     outside = [part for part in parts if part not in known]
-    lines.append("Every difference in this replay is in a part known to vary." if not outside else
-                 f"Differences outside the known variation: {'; '.join(outside[:_SHOWN_PARTS])}")
+    lines.append(
+        "Every difference in this replay is in a part known to vary."
+        if not outside
+        else f"Differences outside the known variation: {'; '.join(outside[:_SHOWN_PARTS])}"
+    )
     return "\n".join(lines)

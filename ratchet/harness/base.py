@@ -45,7 +45,6 @@ class ReplayInput(BaseModel):
     frozen_time: str = Field(description="The frozen clock, ISO-8601 UTC (the golden's frozen_time).")
     settings: HarnessSettings
 
-
     @property
     def frozen_date(self) -> str:
         """YYYY-MM-DD of the frozen clock: what a harness's date line is rewritten to."""
@@ -93,11 +92,18 @@ class Harness(Protocol):
 def root_rewrites(replay: ReplayInput) -> list[Rewrite]:
     """The scratch folder (as given and as resolved) -> PLACEHOLDER_ROOT, longest first."""
     roots = {str(replay.dirs.root), str(replay.dirs.root.resolve())}
-    rewrites = [Rewrite(pattern=re.escape(root), replacement=PLACEHOLDER_ROOT) for root in sorted(roots, key=len, reverse=True)]
+    rewrites = [
+        Rewrite(pattern=re.escape(root), replacement=PLACEHOLDER_ROOT) for root in sorted(roots, key=len, reverse=True)
+    ]
     # A path turned into a folder name (Claude Code's per-project folder: every non-alphanumeric -> "-").
     slugs = {_slug(root) for root in roots}
-    return [*rewrites, *(Rewrite(pattern=re.escape(slug), replacement=_slug(PLACEHOLDER_ROOT))
-                         for slug in sorted(slugs, key=len, reverse=True))]
+    return [
+        *rewrites,
+        *(
+            Rewrite(pattern=re.escape(slug), replacement=_slug(PLACEHOLDER_ROOT))
+            for slug in sorted(slugs, key=len, reverse=True)
+        ),
+    ]
 
 
 def _slug(path: str) -> str:

@@ -47,10 +47,12 @@ class PinnedHarness(BaseModel):
 
 
 PINNED: dict[BinaryHarness, PinnedHarness] = {
-    "claude-code": PinnedHarness(package="@anthropic-ai/claude-code", version=CLAUDE_CODE_VERSION,
-                                 command="claude", env_var="RATCHET_CLAUDE_BIN"),
-    "codex": PinnedHarness(package="@openai/codex", version=CODEX_VERSION,
-                           command="codex", env_var="RATCHET_CODEX_BIN"),
+    "claude-code": PinnedHarness(
+        package="@anthropic-ai/claude-code", version=CLAUDE_CODE_VERSION, command="claude", env_var="RATCHET_CLAUDE_BIN"
+    ),
+    "codex": PinnedHarness(
+        package="@openai/codex", version=CODEX_VERSION, command="codex", env_var="RATCHET_CODEX_BIN"
+    ),
 }
 
 
@@ -88,9 +90,11 @@ def _executable(value: str, source: str, harness: BinaryHarness) -> Path:
 
 def _absent(harness: BinaryHarness, why: str) -> str:
     pin = PINNED[harness]
-    return (f"{harness} binary not found: {why}; install the pinned version with "
-            f"`{install_command(harness)}` (or from a Ratchet checkout: scripts/install_harnesses.sh), "
-            f"or set {pin.env_var} to its path")
+    return (
+        f"{harness} binary not found: {why}; install the pinned version with "
+        f"`{install_command(harness)}` (or from a Ratchet checkout: scripts/install_harnesses.sh), "
+        f"or set {pin.env_var} to its path"
+    )
 
 
 def binary_version(path: Path, *, timeout_s: float = VERSION_TIMEOUT_S) -> str:
@@ -105,9 +109,16 @@ def binary_version(path: Path, *, timeout_s: float = VERSION_TIMEOUT_S) -> str:
     with tempfile.TemporaryDirectory(prefix="ratchet-version-") as home:
         env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": home, "LC_ALL": "C.UTF-8"}
         try:
-            process = subprocess.Popen([str(path), "--version"], env=env, cwd=home, text=True,
-                                       stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                       stderr=subprocess.PIPE, start_new_session=True)
+            process = subprocess.Popen(
+                [str(path), "--version"],
+                env=env,
+                cwd=home,
+                text=True,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
         except OSError as exc:
             raise InfraError(f"`--version` could not be started: {exc.strerror or exc}", path=path) from exc
         try:
@@ -118,8 +129,9 @@ def binary_version(path: Path, *, timeout_s: float = VERSION_TIMEOUT_S) -> str:
             raise InfraError(f"`--version` did not finish within {timeout_s:g} s", path=path) from None
     if process.returncode != 0:
         said = (err.strip() or out.strip()).splitlines()
-        raise InfraError(f"`--version` exited {process.returncode}: {said[0][:_TAIL] if said else '(no output)'}",
-                         path=path)
+        raise InfraError(
+            f"`--version` exited {process.returncode}: {said[0][:_TAIL] if said else '(no output)'}", path=path
+        )
     match = _VERSION.search(out)
     if match is None:
         raise InfraError(f"`--version` printed no version: {out.strip()[:_TAIL]!r}", path=path)

@@ -55,43 +55,73 @@ class Codex:
     def launch(self, replay: ReplayInput, binary: Path | None) -> Launch:
         assert binary is not None
         args = ", ".join(_toml_string(a) for a in replay.mcp_argv[1:])
-        config = "\n".join([
-            f"[mcp_servers.{MCP_SERVER}]",
-            f"command = {_toml_string(replay.mcp_argv[0])}",
-            f"args = [{args}]",
-            "startup_timeout_sec = 60",
-            # Required: Codex waits for it before the first turn (an optional server gets a short
-            # grace, then the turn goes out without its tools).
-            "required = true",
-            # Without it Codex refuses every MCP call that may change something ("requires approval,
-            # but approval policy is never"): the mocked tools change nothing real.
-            'default_tools_approval_mode = "approve"',
-            "",
-        ])
-        provider = (f'model_providers.ratchet={{name="ratchet",base_url="{replay.endpoint_url}/v1",'
-                    f'env_key="{TOKEN_VAR}",wire_api="responses"}}')
-        argv = [str(binary), "exec", "--skip-git-repo-check", "--ephemeral", "--color", "never",
-                "-m", "agent", "-c", "model_provider=ratchet", "-c", provider,
-                "-s", "read-only", "-C", str(replay.dirs.workspace), "-o", str(replay.dirs.output), "-"]
+        config = "\n".join(
+            [
+                f"[mcp_servers.{MCP_SERVER}]",
+                f"command = {_toml_string(replay.mcp_argv[0])}",
+                f"args = [{args}]",
+                "startup_timeout_sec = 60",
+                # Required: Codex waits for it before the first turn (an optional server gets a short
+                # grace, then the turn goes out without its tools).
+                "required = true",
+                # Without it Codex refuses every MCP call that may change something ("requires approval,
+                # but approval policy is never"): the mocked tools change nothing real.
+                'default_tools_approval_mode = "approve"',
+                "",
+            ]
+        )
+        provider = (
+            f'model_providers.ratchet={{name="ratchet",base_url="{replay.endpoint_url}/v1",'
+            f'env_key="{TOKEN_VAR}",wire_api="responses"}}'
+        )
+        argv = [
+            str(binary),
+            "exec",
+            "--skip-git-repo-check",
+            "--ephemeral",
+            "--color",
+            "never",
+            "-m",
+            "agent",
+            "-c",
+            "model_provider=ratchet",
+            "-c",
+            provider,
+            "-s",
+            "read-only",
+            "-C",
+            str(replay.dirs.workspace),
+            "-o",
+            str(replay.dirs.output),
+            "-",
+        ]
         home = self._codex_home(replay)
         env = {"CODEX_HOME": str(home), TOKEN_VAR: replay.token}
         return Launch(argv=argv, env=env, stdin=replay.prompt, files={home / "config.toml": config})
 
     def rewrites(self, replay: ReplayInput) -> list[Rewrite]:
-        return [*root_rewrites(replay),
-                Rewrite(pattern=r"<current_date>\d{4}-\d{2}-\d{2}</current_date>",
-                        replacement=f"<current_date>{replay.frozen_date}</current_date>"),
-                Rewrite(pattern=r"Chunk ID: [0-9a-f]+", replacement="Chunk ID: 0"),
-                Rewrite(pattern=r"Wall time: [0-9.]+ seconds", replacement="Wall time: 0 seconds")]
+        return [
+            *root_rewrites(replay),
+            Rewrite(
+                pattern=r"<current_date>\d{4}-\d{2}-\d{2}</current_date>",
+                replacement=f"<current_date>{replay.frozen_date}</current_date>",
+            ),
+            Rewrite(pattern=r"Chunk ID: [0-9a-f]+", replacement="Chunk ID: 0"),
+            Rewrite(pattern=r"Wall time: [0-9.]+ seconds", replacement="Wall time: 0 seconds"),
+        ]
 
     def restores(self, replay: ReplayInput) -> dict[str, str]:
         return restores(replay)
 
     def finished(self, replay: ReplayInput, outcome: ProcessOutcome) -> Finished:
-        answer = replay.dirs.output.read_text(encoding="utf-8", errors="replace") if replay.dirs.output.is_file() else ""
+        answer = (
+            replay.dirs.output.read_text(encoding="utf-8", errors="replace") if replay.dirs.output.is_file() else ""
+        )
         if outcome.exit_code != 0:
-            return Finished(final_output=answer, error=f"codex exited with code {outcome.exit_code}: "
-                            f"{outcome.stderr_tail() or 'no message'}")
+            return Finished(
+                final_output=answer,
+                error=f"codex exited with code {outcome.exit_code}: {outcome.stderr_tail() or 'no message'}",
+            )
         return Finished(final_output=answer.rstrip("\n"))
 
     def loaded_skill(self, call: ToolCallRequest, replay: ReplayInput) -> str | None:

@@ -56,10 +56,16 @@ class Command:
         return replay.dirs.workspace / replay.settings.skills_dir
 
     def _values(self, replay: ReplayInput) -> dict[str, str]:
-        return {"prompt": replay.prompt, "workspace": str(replay.dirs.workspace),
-                "mcp_config": str(replay.dirs.root / "mcp.json"), "proxy_url": replay.endpoint_url,
-                "token": replay.token, "home": str(replay.dirs.home), "output": str(replay.dirs.output),
-                "clock": replay.frozen_time}
+        return {
+            "prompt": replay.prompt,
+            "workspace": str(replay.dirs.workspace),
+            "mcp_config": str(replay.dirs.root / "mcp.json"),
+            "proxy_url": replay.endpoint_url,
+            "token": replay.token,
+            "home": str(replay.dirs.home),
+            "output": str(replay.dirs.output),
+            "clock": replay.frozen_time,
+        }
 
     def launch(self, replay: ReplayInput, binary: Path | None) -> Launch:
         template = replay.settings.command or ""
@@ -71,14 +77,26 @@ class Command:
         try:
             argv = [word.format_map(values) for word in words]
         except (KeyError, ValueError, IndexError) as exc:
-            raise ConfigError(f"harness.command: unknown placeholder {exc} (use "
-                              + ", ".join("{" + p + "}" for p in COMMAND_PLACEHOLDERS) + "; write {{ for a brace)") from None
+            raise ConfigError(
+                f"harness.command: unknown placeholder {exc} (use "
+                + ", ".join("{" + p + "}" for p in COMMAND_PLACEHOLDERS)
+                + "; write {{ for a brace)"
+            ) from None
         server = {"type": "stdio", "command": replay.mcp_argv[0], "args": replay.mcp_argv[1:], "env": {}}
-        env = {"RATCHET_PROXY_URL": replay.endpoint_url, "RATCHET_TOKEN": replay.token, "RATCHET_CLOCK": replay.frozen_time,
-               "RATCHET_MCP_CONFIG": values["mcp_config"], "RATCHET_WORKSPACE": values["workspace"],
-               "OPENAI_BASE_URL": f"{replay.endpoint_url}/v1", "OPENAI_API_KEY": replay.token,
-               "ANTHROPIC_BASE_URL": replay.endpoint_url, "ANTHROPIC_API_KEY": replay.token}
-        files = {replay.dirs.root / "mcp.json": json.dumps({"mcpServers": {MCP_SERVER: server}}, indent=2, sort_keys=True)}
+        env = {
+            "RATCHET_PROXY_URL": replay.endpoint_url,
+            "RATCHET_TOKEN": replay.token,
+            "RATCHET_CLOCK": replay.frozen_time,
+            "RATCHET_MCP_CONFIG": values["mcp_config"],
+            "RATCHET_WORKSPACE": values["workspace"],
+            "OPENAI_BASE_URL": f"{replay.endpoint_url}/v1",
+            "OPENAI_API_KEY": replay.token,
+            "ANTHROPIC_BASE_URL": replay.endpoint_url,
+            "ANTHROPIC_API_KEY": replay.token,
+        }
+        files = {
+            replay.dirs.root / "mcp.json": json.dumps({"mcpServers": {MCP_SERVER: server}}, indent=2, sort_keys=True)
+        }
         return Launch(argv=argv, env=env, files=files)
 
     def rewrites(self, replay: ReplayInput) -> list[Rewrite]:
@@ -95,8 +113,11 @@ class Command:
         else:
             answer = outcome.stdout
         if outcome.exit_code != 0:
-            return Finished(final_output=answer.strip(), error=f"the harness command exited with code "
-                            f"{outcome.exit_code}: {outcome.stderr_tail() or 'no message'}")
+            return Finished(
+                final_output=answer.strip(),
+                error=f"the harness command exited with code "
+                f"{outcome.exit_code}: {outcome.stderr_tail() or 'no message'}",
+            )
         return Finished(final_output=answer.strip())
 
     def loaded_skill(self, call: ToolCallRequest, replay: ReplayInput) -> str | None:
@@ -107,8 +128,9 @@ class Command:
                     return value.split(":")[-1].strip()
         for value in call.arguments.values():
             found = skill_of_path(value) if isinstance(value, str) else None
-            if found is not None and (call.name not in _SHELLS
-                                      or shell_effect(str(value), replay.settings.read_commands) == "read"):
+            if found is not None and (
+                call.name not in _SHELLS or shell_effect(str(value), replay.settings.read_commands) == "read"
+            ):
                 return found
         return None
 

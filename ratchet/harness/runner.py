@@ -131,20 +131,38 @@ def run_through_harness(
     harness = adapter(settings.name)
     binary, version = resolve_binary(settings)
     files = world_files if world_files is not None else WorldFiles(source.world_dir, overlays=source.overlays)
-    world = files.world(workspaces_dir=source.workspaces_dir, workspace=source.workspace,
-                        frozen_time=source.frozen_time)
+    world = files.world(
+        workspaces_dir=source.workspaces_dir, workspace=source.workspace, frozen_time=source.frozen_time
+    )
     trace = Trace(
-        task_id=task.id, prompt=task.prompt, expected_skill=task.skill,
-        upstream="live" if upstream == "live" else "sim", simulated=upstream != "live",
-        models=dict(models), seed=seed, frozen_time=source.frozen_time, world_digest=world.digest(),
+        task_id=task.id,
+        prompt=task.prompt,
+        expected_skill=task.skill,
+        upstream="live" if upstream == "live" else "sim",
+        simulated=upstream != "live",
+        models=dict(models),
+        seed=seed,
+        frozen_time=source.frozen_time,
+        world_digest=world.digest(),
         harness=HarnessRef(name=settings.name, version=version),
     )
     offered = frozenset(tool.name for tool in offered_tools(world))
     attempts = 0
     while True:
         attempts += 1
-        run = _attempt(harness, task, skills, source, model, settings=settings, home=home, seed=seed, tier=tier,
-                       binary=binary, offered=offered)
+        run = _attempt(
+            harness,
+            task,
+            skills,
+            source,
+            model,
+            settings=settings,
+            home=home,
+            seed=seed,
+            tier=tier,
+            binary=binary,
+            offered=offered,
+        )
         if not run.not_ready or run.exchanges or attempts > NOT_READY_RETRIES:
             break
     trace.model_calls = model_calls(run.exchanges, tier=tier, purpose=purpose, fallback_model=model.model_id)
@@ -172,19 +190,41 @@ class _Run:
     not_ready: int
 
 
-def _attempt(harness: Harness, task: Task, skills: Mapping[str, Skill], source: WorldSource, model: ChatModel, *,
-             settings: HarnessSettings, home: Path, seed: int, tier: str, binary: Path | None,
-             offered: frozenset[str]) -> _Run:
+def _attempt(
+    harness: Harness,
+    task: Task,
+    skills: Mapping[str, Skill],
+    source: WorldSource,
+    model: ChatModel,
+    *,
+    settings: HarnessSettings,
+    home: Path,
+    seed: int,
+    tier: str,
+    binary: Path | None,
+    offered: frozenset[str],
+) -> _Run:
     with replay_dirs(home) as dirs:
-        replay = ReplayInput(prompt=task.prompt, dirs=dirs, endpoint_url="", token="",
-                             mcp_argv=source.mcp_argv(dirs.record, dirs.volatile),
-                             frozen_time=source.frozen_time, settings=settings)
+        replay = ReplayInput(
+            prompt=task.prompt,
+            dirs=dirs,
+            endpoint_url="",
+            token="",
+            mcp_argv=source.mcp_argv(dirs.record, dirs.volatile),
+            frozen_time=source.frozen_time,
+            settings=settings,
+        )
         install_workspace(dirs, source.workspaces_dir, source.workspace)
         install_skills(skills, harness.skills_dir(replay))
         endpoint = shared_endpoint()
-        spec = SessionSpec(tier=tier, models=[tier], rewrites=harness.rewrites(replay),
-                           restores=harness.restores(replay), seed=seed,
-                           required_tool_prefix=MCP_PREFIX if offered and harness.name != "command" else None)
+        spec = SessionSpec(
+            tier=tier,
+            models=[tier],
+            rewrites=harness.rewrites(replay),
+            restores=harness.restores(replay),
+            seed=seed,
+            required_tool_prefix=MCP_PREFIX if offered and harness.name != "command" else None,
+        )
         session = endpoint.open(spec, model)
         try:
             replay = replay.model_copy(update={"endpoint_url": endpoint.base_url, "token": session.token})
@@ -192,8 +232,14 @@ def _attempt(harness: Harness, task: Task, skills: Mapping[str, Skill], source: 
             for path, text in launch.files.items():
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(text, encoding="utf-8")
-            outcome = run_process(launch.argv, cwd=dirs.workspace, env=base_env(dirs, launch.env),
-                                  timeout_s=settings.timeout_s, stdin=launch.stdin, logs=dirs.root)
+            outcome = run_process(
+                launch.argv,
+                cwd=dirs.workspace,
+                env=base_env(dirs, launch.env),
+                timeout_s=settings.timeout_s,
+                stdin=launch.stdin,
+                logs=dirs.root,
+            )
         finally:
             endpoint.close(session)
         records = read_record(dirs.record) if dirs.record.is_file() else []
@@ -210,8 +256,10 @@ def _replay_error(settings: HarnessSettings, run: _Run, *, attempts: int) -> str
     if run.refused:
         return f"{settings.name} asked for a model that is not a tier: {run.refused[0]}"
     if run.not_ready and not run.exchanges:
-        return (f"{settings.name} asked the model before Ratchet's MCP server was connected "
-                f"({attempts} start{'s' if attempts > 1 else ''}); nothing was checked")
+        return (
+            f"{settings.name} asked the model before Ratchet's MCP server was connected "
+            f"({attempts} start{'s' if attempts > 1 else ''}); nothing was checked"
+        )
     if run.finished.error is not None:
         return run.finished.error
     if not run.exchanges:

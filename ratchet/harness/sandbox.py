@@ -63,9 +63,15 @@ class ProcessOutcome(BaseModel):
 def replay_dirs(home: Path) -> Iterator[ReplayDirs]:
     """A fresh scratch folder laid out for one replay; it and everything under it go on exit."""
     with scratch_folder(home) as root:
-        dirs = ReplayDirs(root=root, workspace=root / "ws", home=root / "home", tmp=root / "tmp",
-                          record=root / "mcp-calls.jsonl", volatile=root / "mcp-volatile.jsonl",
-                          output=root / "answer.txt")
+        dirs = ReplayDirs(
+            root=root,
+            workspace=root / "ws",
+            home=root / "home",
+            tmp=root / "tmp",
+            record=root / "mcp-calls.jsonl",
+            volatile=root / "mcp-volatile.jsonl",
+            output=root / "answer.txt",
+        )
         for folder in (dirs.workspace, dirs.home, dirs.tmp):
             folder.mkdir()
         try:
@@ -129,14 +135,29 @@ def base_env(dirs: ReplayDirs, extra: Mapping[str, str]) -> dict[str, str]:
     node = shutil.which("node")
     path = [str(Path(node).parent)] if node else []
     path += [p for p in ("/usr/local/bin", "/usr/bin", "/bin") if p not in path]
-    env = {"PATH": os.pathsep.join(path), "HOME": str(dirs.home), "TMPDIR": str(dirs.tmp),
-           "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TZ": "UTC", "NO_COLOR": "1", "TERM": "dumb"}
+    env = {
+        "PATH": os.pathsep.join(path),
+        "HOME": str(dirs.home),
+        "TMPDIR": str(dirs.tmp),
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "TZ": "UTC",
+        "NO_COLOR": "1",
+        "TERM": "dumb",
+    }
     env.update(extra)
     return env
 
 
-def run_process(argv: list[str], *, cwd: Path, env: Mapping[str, str], timeout_s: float,
-                stdin: str | None = None, logs: Path | None = None) -> ProcessOutcome:
+def run_process(
+    argv: list[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout_s: float,
+    stdin: str | None = None,
+    logs: Path | None = None,
+) -> ProcessOutcome:
     """Run the harness in its own process group; past `timeout_s` kill the group. Never raises for
     how the process ended; InfraError only when it cannot be started at all.
 
@@ -148,8 +169,9 @@ def run_process(argv: list[str], *, cwd: Path, env: Mapping[str, str], timeout_s
     started = time.monotonic()
     with in_path.open("rb") as given, out_path.open("wb") as out, err_path.open("wb") as err:
         try:
-            proc = subprocess.Popen(argv, cwd=cwd, env=dict(env), stdin=given, stdout=out, stderr=err,
-                                    start_new_session=True)
+            proc = subprocess.Popen(
+                argv, cwd=cwd, env=dict(env), stdin=given, stdout=out, stderr=err, start_new_session=True
+            )
         except OSError as exc:
             raise InfraError(f"cannot start the harness ({exc.strerror})", path=argv[0]) from None
         timed_out = False
@@ -165,10 +187,13 @@ def run_process(argv: list[str], *, cwd: Path, env: Mapping[str, str], timeout_s
                 proc.wait()
         finally:
             _kill_group(proc.pid, signal.SIGKILL)  # children it left behind (MCP servers) go with it
-    return ProcessOutcome(exit_code=None if timed_out else proc.returncode,
-                          stdout=out_path.read_text(encoding="utf-8", errors="replace"),
-                          stderr=err_path.read_text(encoding="utf-8", errors="replace"),
-                          timed_out=timed_out, wall_s=round(time.monotonic() - started, 3))
+    return ProcessOutcome(
+        exit_code=None if timed_out else proc.returncode,
+        stdout=out_path.read_text(encoding="utf-8", errors="replace"),
+        stderr=err_path.read_text(encoding="utf-8", errors="replace"),
+        timed_out=timed_out,
+        wall_s=round(time.monotonic() - started, 3),
+    )
 
 
 def _kill_group(pgid: int, sig: signal.Signals) -> None:

@@ -20,7 +20,21 @@ DEFAULT_HARNESS_TIMEOUT_S = 180.0
 # Shell commands whose first word only reads: a harness's shell call running one of these is
 # recorded with effect `read`; any other shell command is `write` (a new one is a hard fail).
 DEFAULT_READ_COMMANDS: tuple[str, ...] = (
-    "cat", "head", "tail", "ls", "pwd", "wc", "grep", "rg", "find", "file", "stat", "echo", "nl", "sort", "uniq",
+    "cat",
+    "head",
+    "tail",
+    "ls",
+    "pwd",
+    "wc",
+    "grep",
+    "rg",
+    "find",
+    "file",
+    "stat",
+    "echo",
+    "nl",
+    "sort",
+    "uniq",
 )
 
 
@@ -37,7 +51,16 @@ class HarnessChoice(StrEnum):
         return self.value
 
 
-COMMAND_PLACEHOLDERS: tuple[str, ...] = ("prompt", "workspace", "mcp_config", "proxy_url", "token", "home", "clock", "output")
+COMMAND_PLACEHOLDERS: tuple[str, ...] = (
+    "prompt",
+    "workspace",
+    "mcp_config",
+    "proxy_url",
+    "token",
+    "home",
+    "clock",
+    "output",
+)
 
 
 class HarnessSettings(BaseModel):
@@ -46,19 +69,34 @@ class HarnessSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: HarnessName = "minimal"
-    bin: str | None = Field(default=None, description="Path of the claude / codex binary (default: "
-                            "RATCHET_CLAUDE_BIN / RATCHET_CODEX_BIN, then PATH).")
-    command: str | None = Field(default=None, description="`command` harness: the command line, with "
-                                "{prompt} {workspace} {mcp_config} {proxy_url} {token} {home} {clock} {output}.")
-    skills_dir: str = Field(default=".agents/skills", description="`command` harness: where in the "
-                            "workspace the skill folders are installed.")
-    timeout_s: float = Field(default=DEFAULT_HARNESS_TIMEOUT_S, gt=0, le=3600,
-                             description="Wall-clock limit for one replay; past it the harness is killed "
-                             "and the replay is an error.")
-    builtin_tools: list[str] = Field(default_factory=list, description="Claude Code built-in tools allowed "
-                                     "besides Skill (default none: skills and Ratchet's MCP tools only).")
-    read_commands: list[str] = Field(default_factory=lambda: list(DEFAULT_READ_COMMANDS),
-                                     description="Shell commands recorded as reads; any other is a write.")
+    bin: str | None = Field(
+        default=None,
+        description="Path of the claude / codex binary (default: RATCHET_CLAUDE_BIN / RATCHET_CODEX_BIN, then PATH).",
+    )
+    command: str | None = Field(
+        default=None,
+        description="`command` harness: the command line, with "
+        "{prompt} {workspace} {mcp_config} {proxy_url} {token} {home} {clock} {output}.",
+    )
+    skills_dir: str = Field(
+        default=".agents/skills",
+        description="`command` harness: where in the workspace the skill folders are installed.",
+    )
+    timeout_s: float = Field(
+        default=DEFAULT_HARNESS_TIMEOUT_S,
+        gt=0,
+        le=3600,
+        description="Wall-clock limit for one replay; past it the harness is killed and the replay is an error.",
+    )
+    builtin_tools: list[str] = Field(
+        default_factory=list,
+        description="Claude Code built-in tools allowed "
+        "besides Skill (default none: skills and Ratchet's MCP tools only).",
+    )
+    read_commands: list[str] = Field(
+        default_factory=lambda: list(DEFAULT_READ_COMMANDS),
+        description="Shell commands recorded as reads; any other is a write.",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -69,8 +107,10 @@ class HarnessSettings(BaseModel):
     def _command_needs_template(self) -> HarnessSettings:
         if self.name == "command":
             if not self.command or not self.command.strip():
-                raise ValueError("harness: command needs `command:`, the command line to run "
-                                 "(with {prompt} where the task's prompt goes)")
+                raise ValueError(
+                    "harness: command needs `command:`, the command line to run "
+                    "(with {prompt} where the task's prompt goes)"
+                )
             if "{prompt}" not in self.command:
                 raise ValueError("harness.command: put {prompt} where the task's prompt goes")
         elif self.command is not None:
@@ -88,8 +128,10 @@ TIMED_OUT = "timed out:"
 
 def timeout_error(settings: HarnessSettings) -> str:
     """A replay killed at `harness.timeout_s`, named as a timeout: no part of the run can be judged."""
-    return (f"{settings.name} {TIMED_OUT} it did not finish within {settings.timeout_s:g} s and was killed "
-            "(raise harness.timeout_s in ratchet.yaml if it needs longer)")
+    return (
+        f"{settings.name} {TIMED_OUT} it did not finish within {settings.timeout_s:g} s and was killed "
+        "(raise harness.timeout_s in ratchet.yaml if it needs longer)"
+    )
 
 
 def timed_out(error: str | None) -> bool:

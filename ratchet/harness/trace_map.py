@@ -36,9 +36,17 @@ RESULT_LIMIT = 4000
 
 def model_calls(exchanges: Sequence[Exchange], *, tier: str, purpose: str, fallback_model: str) -> list[ModelCall]:
     return [
-        ModelCall.of(usage=ex.response.usage, index=i, tier=tier, model=ex.response.model or fallback_model,
-                     purpose=purpose, request_digest=ex.response.request_digest, latency_ms=0.0,
-                     cache_hit=ex.response.cache_hit, finish_reason=ex.response.finish_reason)
+        ModelCall.of(
+            usage=ex.response.usage,
+            index=i,
+            tier=tier,
+            model=ex.response.model or fallback_model,
+            purpose=purpose,
+            request_digest=ex.response.request_digest,
+            latency_ms=0.0,
+            cache_hit=ex.response.cache_hit,
+            finish_reason=ex.response.finish_reason,
+        )
         for i, ex in enumerate(exchanges)
     ]
 
@@ -59,7 +67,7 @@ def _declared_effects(exchanges: Sequence[Exchange]) -> dict[str, Effect]:
         for tool in ex.request.tools:
             match = _EFFECT_TAG.match(tool.description or "")
             if tool.name.startswith(MCP_PREFIX) and match is not None:
-                effects[tool.name[len(MCP_PREFIX):]] = cast(Effect, match.group(1))
+                effects[tool.name[len(MCP_PREFIX) :]] = cast(Effect, match.group(1))
     return effects
 
 
@@ -84,7 +92,7 @@ def mcp_tool_name(name: str, offered: frozenset[str]) -> str | None:
     for a `command` agent that names them otherwise, `ratchet__<tool>` or the bare offered name."""
     for prefix in (MCP_PREFIX, f"{MCP_SERVER}__"):
         if name.startswith(prefix):
-            return name[len(prefix):]
+            return name[len(prefix) :]
     return name if name in offered else None
 
 
@@ -111,22 +119,38 @@ def map_calls(
     for record in pending:  # ran but never seen asked for (cannot happen with a sane harness): keep it
         renumbered[record.index] = len(mapped.tool_calls)
         mapped.tool_calls.append(record.model_copy(update={"index": len(mapped.tool_calls)}))
-    mapped.volatile_reads = [read.model_copy(update={"tool_call_index": renumbered.get(read.tool_call_index, -1)})
-                             for read in volatile]
+    mapped.volatile_reads = [
+        read.model_copy(update={"tool_call_index": renumbered.get(read.tool_call_index, -1)}) for read in volatile
+    ]
     return mapped
 
 
-def _map_one(harness: Harness, replay: ReplayInput, call: ToolCallRequest, mapped: Mapped, pending: list[ToolCall],
-             renumbered: dict[int, int], results: dict[str, str], declared: dict[str, Effect],
-             skills: Mapping[str, Skill], offered: frozenset[str]) -> None:
+def _map_one(
+    harness: Harness,
+    replay: ReplayInput,
+    call: ToolCallRequest,
+    mapped: Mapped,
+    pending: list[ToolCall],
+    renumbered: dict[int, int],
+    results: dict[str, str],
+    declared: dict[str, Effect],
+    skills: Mapping[str, Skill],
+    offered: frozenset[str],
+) -> None:
     index = len(mapped.tool_calls)
     bare = mcp_tool_name(call.name, offered)
     if bare is not None:
         record = next((r for r in pending if r.name == bare), None)
         if record is None:
-            mapped.tool_calls.append(ToolCall(index=index, name=bare, arguments=call.arguments,
-                                              effect=declared.get(bare, "write"),
-                                              error="the harness did not run this call"))
+            mapped.tool_calls.append(
+                ToolCall(
+                    index=index,
+                    name=bare,
+                    arguments=call.arguments,
+                    effect=declared.get(bare, "write"),
+                    error="the harness did not run this call",
+                )
+            )
             return
         pending.remove(record)
         renumbered[record.index] = index
@@ -143,5 +167,6 @@ def _map_one(harness: Harness, replay: ReplayInput, call: ToolCallRequest, mappe
     result: Any = results.get(call.id)
     if isinstance(result, str) and len(result) > RESULT_LIMIT:
         result = result[:RESULT_LIMIT] + "..."
-    mapped.tool_calls.append(ToolCall(index=index, name=call.name, arguments=call.arguments, effect=effect,
-                                      result=result))
+    mapped.tool_calls.append(
+        ToolCall(index=index, name=call.name, arguments=call.arguments, effect=effect, result=result)
+    )

@@ -41,9 +41,16 @@ from ratchet.llm.wire import Answer, Asked, Dialect, block_text, function_choice
 
 _TEXT = frozenset({"text"})
 _STOP_REASONS = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens"}
-_ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 402: "billing_error",
-                403: "permission_error", 404: "not_found_error", 413: "request_too_large",
-                429: "rate_limit_error", 529: "overloaded_error"}
+_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    402: "billing_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    529: "overloaded_error",
+}
 
 
 def _blocks(value: Any, where: str) -> list[dict[str, Any]]:
@@ -85,15 +92,23 @@ def _assistant_turn(content: Any, where: str) -> Message:
             name = text(block.get("name"), f"{at}.name")
             if not name:
                 raise BadBody(f"{at}.name: a tool_use needs the tool's name")
-            calls.append(ToolCallRequest(id=text(block.get("id"), f"{at}.id") or "", name=name,
-                                         arguments=obj(block.get("input") or {}, f"{at}.input")))
+            calls.append(
+                ToolCallRequest(
+                    id=text(block.get("id"), f"{at}.id") or "",
+                    name=name,
+                    arguments=obj(block.get("input") or {}, f"{at}.input"),
+                )
+            )
     return Message(role="assistant", content="".join(texts) or None, tool_calls=calls)
 
 
 def _system_text(value: Any, where: str) -> str:
     """A system prompt's text: a string, or its text blocks joined by blank lines."""
-    return "\n\n".join(text(b.get("text"), f"{where}[{i}].text") or ""
-                       for i, b in enumerate(_blocks(value, where)) if b.get("type") == "text")
+    return "\n\n".join(
+        text(b.get("text"), f"{where}[{i}].text") or ""
+        for i, b in enumerate(_blocks(value, where))
+        if b.get("type") == "text"
+    )
 
 
 def _messages(body: dict[str, Any]) -> list[Message]:
@@ -149,30 +164,44 @@ def request_from_anthropic(body: dict[str, Any], *, need_max_tokens: bool = True
     if body.get("max_tokens") is None and need_max_tokens:
         raise BadBody("max_tokens: required (the Messages API has no default)")
     try:
-        return ChatRequest.model_validate({
-            "messages": _messages(body),
-            "tools": _tools(body),
-            "tool_choice": _tool_choice(body.get("tool_choice")),
-            "max_tokens": integer(1024 if body.get("max_tokens") is None else body["max_tokens"], "max_tokens", 1,
-                                  MAX_TOKENS_LIMIT),
-            "temperature": 0.0 if body.get("temperature") is None else number(body["temperature"], "temperature", 0, 1),
-        })
+        return ChatRequest.model_validate(
+            {
+                "messages": _messages(body),
+                "tools": _tools(body),
+                "tool_choice": _tool_choice(body.get("tool_choice")),
+                "max_tokens": integer(
+                    1024 if body.get("max_tokens") is None else body["max_tokens"], "max_tokens", 1, MAX_TOKENS_LIMIT
+                ),
+                "temperature": 0.0
+                if body.get("temperature") is None
+                else number(body["temperature"], "temperature", 0, 1),
+            }
+        )
     except ValidationError as exc:
         raise BadBody(validation_summary(exc)) from None
 
 
 def parse(body: dict[str, Any]) -> Asked:
     """A Messages body as an Asked."""
-    return Asked(request=request_from_anthropic(body), model=body.get("model") or "",
-                 stream=flag(body.get("stream"), "stream"), stop=string_list(body.get("stop_sequences"), "stop_sequences"))
+    return Asked(
+        request=request_from_anthropic(body),
+        model=body.get("model") or "",
+        stream=flag(body.get("stream"), "stream"),
+        stop=string_list(body.get("stop_sequences"), "stop_sequences"),
+    )
 
 
 def count_tokens(body: dict[str, Any]) -> dict[str, int]:
     """`count_tokens`: the simulator's estimate (about 4 characters a token) of the translated
     request. No model is called, so nothing is priced or ledgered."""
     request = request_from_anthropic(body, need_max_tokens=False)
-    prompt = canonical_dumps({"messages": [m.model_dump(mode="json") for m in request.messages],
-                              "tools": [t.model_dump(mode="json") for t in request.tools]}, indent=None)
+    prompt = canonical_dumps(
+        {
+            "messages": [m.model_dump(mode="json") for m in request.messages],
+            "tools": [t.model_dump(mode="json") for t in request.tools],
+        },
+        indent=None,
+    )
     return {"input_tokens": approx_tokens(prompt)}
 
 
@@ -191,14 +220,25 @@ def _stop_reason(answer: Answer) -> str:
 
 def _usage(answer: Answer, *, output: bool = True) -> dict[str, int]:
     u = answer.response.usage
-    return {"input_tokens": u.tokens_in - u.tokens_cached, "output_tokens": u.tokens_out if output else 0,
-            "cache_read_input_tokens": u.tokens_cached, "cache_creation_input_tokens": 0}
+    return {
+        "input_tokens": u.tokens_in - u.tokens_cached,
+        "output_tokens": u.tokens_out if output else 0,
+        "cache_read_input_tokens": u.tokens_cached,
+        "cache_creation_input_tokens": 0,
+    }
 
 
 def _message(answer: Answer, asked: Asked, content: list[dict[str, Any]], *, done: bool) -> dict[str, Any]:
-    return {"id": f"msg_{answer.response.request_digest[:24]}", "type": "message", "role": "assistant",
-            "model": asked.model, "content": content, "stop_reason": _stop_reason(answer) if done else None,
-            "stop_sequence": answer.stop_sequence if done else None, "usage": _usage(answer, output=done)}
+    return {
+        "id": f"msg_{answer.response.request_digest[:24]}",
+        "type": "message",
+        "role": "assistant",
+        "model": asked.model,
+        "content": content,
+        "stop_reason": _stop_reason(answer) if done else None,
+        "stop_sequence": answer.stop_sequence if done else None,
+        "usage": _usage(answer, output=done),
+    }
 
 
 def render(answer: Answer, asked: Asked) -> dict[str, Any]:
@@ -208,8 +248,10 @@ def render(answer: Answer, asked: Asked) -> dict[str, Any]:
 
 def stream(answer: Answer, asked: Asked) -> Iterator[str]:
     """The streaming reply, event by event as the Messages API sends it."""
-    events: list[dict[str, Any]] = [{"type": "message_start", "message": _message(answer, asked, [], done=False)},
-                                    {"type": "ping"}]
+    events: list[dict[str, Any]] = [
+        {"type": "message_start", "message": _message(answer, asked, [], done=False)},
+        {"type": "ping"},
+    ]
     for index, block in enumerate(_content(answer)):
         start: dict[str, Any]
         delta: dict[str, Any]
@@ -219,13 +261,19 @@ def stream(answer: Answer, asked: Asked) -> Iterator[str]:
         else:
             start = {**block, "input": {}}
             delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
-        events += [{"type": "content_block_start", "index": index, "content_block": start},
-                   {"type": "content_block_delta", "index": index, "delta": delta},
-                   {"type": "content_block_stop", "index": index}]
-    events += [{"type": "message_delta", "delta": {"stop_reason": _stop_reason(answer),
-                                                    "stop_sequence": answer.stop_sequence},
-                "usage": {"output_tokens": answer.response.usage.tokens_out}},
-               {"type": "message_stop"}]
+        events += [
+            {"type": "content_block_start", "index": index, "content_block": start},
+            {"type": "content_block_delta", "index": index, "delta": delta},
+            {"type": "content_block_stop", "index": index},
+        ]
+    events += [
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": _stop_reason(answer), "stop_sequence": answer.stop_sequence},
+            "usage": {"output_tokens": answer.response.usage.tokens_out},
+        },
+        {"type": "message_stop"},
+    ]
     return typed_frames(events)
 
 

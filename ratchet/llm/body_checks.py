@@ -108,5 +108,8 @@ def function_tool(tool: dict[str, Any], where: str, schema_key: str) -> dict[str
     name = text(tool.get("name"), f"{where}.name")
     if not name:
         raise BadBody(f"{where}.name: a tool needs a name")
-    return {"name": name, "description": text(tool.get("description"), f"{where}.description") or "",
-            "parameters": obj(tool.get(schema_key) or {"type": "object"}, f"{where}.{schema_key}")}
+    return {
+        "name": name,
+        "description": text(tool.get("description"), f"{where}.description") or "",
+        "parameters": obj(tool.get(schema_key) or {"type": "object"}, f"{where}.{schema_key}"),
+    }

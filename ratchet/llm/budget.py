@@ -18,8 +18,16 @@ from ratchet.settings import DEFAULT_CAP_USD, read_env
 from ratchet.store import Store
 
 __all__ = [
-    "CAP_ENV", "DEFAULT_CAP_USD", "PER_CALL_BUDGETS", "CallBudget", "Estimate", "EstimateLine",
-    "cap_from_env", "check_affordable", "estimate", "remaining",
+    "CAP_ENV",
+    "DEFAULT_CAP_USD",
+    "PER_CALL_BUDGETS",
+    "CallBudget",
+    "Estimate",
+    "EstimateLine",
+    "cap_from_env",
+    "check_affordable",
+    "estimate",
+    "remaining",
 ]
 
 CAP_ENV = "RATCHET_BENCH_USD_CAP"
@@ -95,8 +103,16 @@ def estimate(
         t_in, t_out = seen if seen else (budget.tokens_in, budget.tokens_out)
         usd = count * (t_in * price.input + t_out * price.output)
         lines.append(
-            EstimateLine(kind=kind, tier=budget.tier, model=tier.model, calls=count,
-                         tokens_in=t_in, tokens_out=t_out, usd=usd, observed=seen is not None)
+            EstimateLine(
+                kind=kind,
+                tier=budget.tier,
+                model=tier.model,
+                calls=count,
+                tokens_in=t_in,
+                tokens_out=t_out,
+                usd=usd,
+                observed=seen is not None,
+            )
         )
     return Estimate(lines=lines, total_usd=sum(ln.usd for ln in lines))
 

@@ -147,14 +147,22 @@ class ResponseCache:
             return
         body = response.model_dump(mode="json")
         content = digest(body)
-        record = {"schema_version": CACHE_SCHEMA_VERSION, "key": key, "response": body,
-                  "response_sha256": content, "mac": _mac(secret, key, content)}
+        record = {
+            "schema_version": CACHE_SCHEMA_VERSION,
+            "key": key,
+            "response": body,
+            "response_sha256": content,
+            "mac": _mac(secret, key, content),
+        }
         path = self.path(key)
         try:
             _write_unsynced(path, canonical_dumps(record))
         except OSError as exc:
-            _log.warning("cannot record cache entry %s (%s); the answer is used but not cached",
-                         path, exc.strerror or type(exc).__name__)
+            _log.warning(
+                "cannot record cache entry %s (%s); the answer is used but not cached",
+                path,
+                exc.strerror or type(exc).__name__,
+            )
             return
         with self._lock:
             if not self._pending:
@@ -185,8 +193,12 @@ class ResponseCache:
                 if not sync_filesystem(self.root):
                     _fsync_each(batch)
             except OSError as exc:
-                _log.warning("cannot sync %d cache entries under %s (%s); they may not survive a power cut",
-                             len(batch), self.root, exc.strerror or type(exc).__name__)
+                _log.warning(
+                    "cannot sync %d cache entries under %s (%s); they may not survive a power cut",
+                    len(batch),
+                    self.root,
+                    exc.strerror or type(exc).__name__,
+                )
                 return 0
             with self._lock:
                 self.synced += len(batch)
@@ -224,12 +236,19 @@ class ResponseCache:
                 _make_secret(path)
             secret = path.read_bytes()
         except OSError as exc:
-            _log.warning("cache key file %s cannot be used (%s); every cache entry is a miss",
-                         path, exc.strerror or type(exc).__name__)
+            _log.warning(
+                "cache key file %s cannot be used (%s); every cache entry is a miss",
+                path,
+                exc.strerror or type(exc).__name__,
+            )
             return None
         if len(secret) != _KEY_BYTES:
-            _log.warning("cache key file %s is not a %d-byte key; every cache entry is a miss until it is"
-                         " moved away (a new key is then made and the old entries are misses)", path, _KEY_BYTES)
+            _log.warning(
+                "cache key file %s is not a %d-byte key; every cache entry is a miss until it is"
+                " moved away (a new key is then made and the old entries are misses)",
+                path,
+                _KEY_BYTES,
+            )
             return None
         return secret
 

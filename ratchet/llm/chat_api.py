@@ -46,9 +46,11 @@ def _tool_call(raw: Any, where: str) -> ToolCallRequest:
         parsed = json.loads(args) if isinstance(args, str) else args
     except (ValueError, RecursionError):  # the model's own malformed arguments are kept, not refused
         parsed = {"_raw": args}
-    return ToolCallRequest(id=text(raw.get("id"), f"{where}.id") or "",
-                           name=text(fn.get("name"), f"{where}.function.name") or "",
-                           arguments=parsed if isinstance(parsed, dict) else {"_value": parsed})
+    return ToolCallRequest(
+        id=text(raw.get("id"), f"{where}.id") or "",
+        name=text(fn.get("name"), f"{where}.function.name") or "",
+        arguments=parsed if isinstance(parsed, dict) else {"_value": parsed},
+    )
 
 
 def _content(value: Any, where: str) -> str | None:
@@ -63,11 +65,16 @@ def _message(raw: Any, where: str) -> Message:
     role = m.get("role")
     if role not in _ROLES:
         raise BadBody(f"{where}.role: must be one of {', '.join(_ROLES)}, not {json.dumps(role)[:40]}")
-    return Message(role=role, content=_content(m.get("content"), f"{where}.content"),
-                   name=text(m.get("name"), f"{where}.name"),
-                   tool_call_id=text(m.get("tool_call_id"), f"{where}.tool_call_id"),
-                   tool_calls=[_tool_call(c, f"{where}.tool_calls[{i}]")
-                               for i, c in enumerate(array(m.get("tool_calls"), f"{where}.tool_calls"))])
+    return Message(
+        role=role,
+        content=_content(m.get("content"), f"{where}.content"),
+        name=text(m.get("name"), f"{where}.name"),
+        tool_call_id=text(m.get("tool_call_id"), f"{where}.tool_call_id"),
+        tool_calls=[
+            _tool_call(c, f"{where}.tool_calls[{i}]")
+            for i, c in enumerate(array(m.get("tool_calls"), f"{where}.tool_calls"))
+        ],
+    )
 
 
 def _tool(raw: Any, where: str) -> dict[str, Any]:
@@ -76,8 +83,11 @@ def _tool(raw: Any, where: str) -> dict[str, Any]:
     if not name:
         raise BadBody(f"{where}.function.name: a tool needs a name")
     parameters = fn.get("parameters")
-    return {"name": name, "description": text(fn.get("description"), f"{where}.function.description") or "",
-            **({"parameters": obj(parameters, f"{where}.function.parameters")} if parameters else {})}
+    return {
+        "name": name,
+        "description": text(fn.get("description"), f"{where}.function.description") or "",
+        **({"parameters": obj(parameters, f"{where}.function.parameters")} if parameters else {}),
+    }
 
 
 def _max_tokens(body: dict[str, Any]) -> int:
@@ -99,15 +109,19 @@ def chat_request_from_openai(body: dict[str, Any]) -> ChatRequest:
         raise BadBody(f"tool_choice: must be a string or an object, not {kind(choice)}")
     fmt = body.get("response_format")
     try:
-        return ChatRequest.model_validate({
-            "messages": [_message(m, f"messages[{i}]") for i, m in enumerate(raw_messages)],
-            "tools": [_tool(t, f"tools[{i}]") for i, t in enumerate(array(body.get("tools"), "tools"))],
-            "tool_choice": choice if not isinstance(choice, dict) else canonical_dumps(choice, indent=None),
-            "response_format": None if fmt is None else obj(fmt, "response_format"),
-            "max_tokens": _max_tokens(body),
-            "temperature": 0.0 if body.get("temperature") is None else number(body["temperature"], "temperature", 0, 2),
-            "seed": 0 if body.get("seed") is None else integer(body["seed"], "seed", *SEED_RANGE),
-        })
+        return ChatRequest.model_validate(
+            {
+                "messages": [_message(m, f"messages[{i}]") for i, m in enumerate(raw_messages)],
+                "tools": [_tool(t, f"tools[{i}]") for i, t in enumerate(array(body.get("tools"), "tools"))],
+                "tool_choice": choice if not isinstance(choice, dict) else canonical_dumps(choice, indent=None),
+                "response_format": None if fmt is None else obj(fmt, "response_format"),
+                "max_tokens": _max_tokens(body),
+                "temperature": 0.0
+                if body.get("temperature") is None
+                else number(body["temperature"], "temperature", 0, 2),
+                "seed": 0 if body.get("seed") is None else integer(body["seed"], "seed", *SEED_RANGE),
+            }
+        )
     except ValidationError as exc:
         raise BadBody(validation_summary(exc)) from None
 
@@ -116,20 +130,30 @@ def parse(body: dict[str, Any]) -> Asked:
     """A chat-completions body as an Asked (streaming and stop sequences kept beside the request)."""
     stream = flag(body.get("stream"), "stream")
     options = obj(body.get("stream_options") or {}, "stream_options")
-    return Asked(request=chat_request_from_openai(body), model=body.get("model") or "", stream=stream,
-                 stop=string_list(body.get("stop"), "stop"),
-                 include_usage=flag(options.get("include_usage"), "stream_options.include_usage"))
+    return Asked(
+        request=chat_request_from_openai(body),
+        model=body.get("model") or "",
+        stream=stream,
+        stop=string_list(body.get("stop"), "stop"),
+        include_usage=flag(options.get("include_usage"), "stream_options.include_usage"),
+    )
 
 
 def _calls(message: Message) -> list[dict[str, Any]]:
-    return [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
-            for c in message.tool_calls]
+    return [
+        {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
+        for c in message.tool_calls
+    ]
 
 
 def _usage(response: ChatResponse) -> dict[str, Any]:
     u = response.usage
-    return {"prompt_tokens": u.tokens_in, "completion_tokens": u.tokens_out, "total_tokens": u.tokens_in + u.tokens_out,
-            "prompt_tokens_details": {"cached_tokens": u.tokens_cached}}
+    return {
+        "prompt_tokens": u.tokens_in,
+        "completion_tokens": u.tokens_out,
+        "total_tokens": u.tokens_in + u.tokens_out,
+        "prompt_tokens_details": {"cached_tokens": u.tokens_cached},
+    }
 
 
 def openai_from_response(response: ChatResponse, model: str) -> dict[str, Any]:
@@ -138,7 +162,10 @@ def openai_from_response(response: ChatResponse, model: str) -> dict[str, Any]:
     if response.message.tool_calls:
         message["tool_calls"] = _calls(response.message)
     return {
-        "id": f"ratchet-{response.request_digest[:16]}", "object": "chat.completion", "created": 0, "model": model,
+        "id": f"ratchet-{response.request_digest[:16]}",
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
         "choices": [{"index": 0, "message": message, "finish_reason": response.finish_reason}],
         "usage": _usage(response),
     }
@@ -152,8 +179,12 @@ def render(answer: Answer, asked: Asked) -> dict[str, Any]:
 def stream(answer: Answer, asked: Asked) -> Iterator[str]:
     """The streaming reply: `chat.completion.chunk` frames, then `[DONE]`."""
     response = answer.response
-    head = {"id": f"ratchet-{response.request_digest[:16]}", "object": "chat.completion.chunk", "created": 0,
-            "model": asked.model}
+    head = {
+        "id": f"ratchet-{response.request_digest[:16]}",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": asked.model,
+    }
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> str:
         return frame({**head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})

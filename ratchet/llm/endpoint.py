@@ -26,8 +26,15 @@ from ratchet.llm import anthropic_api, chat_api, responses_api
 from ratchet.llm.types import ChatModel, ChatRequest, ChatResponse
 from ratchet.llm.wire import Answer, Asked, Dialect
 
-__all__ = ["DEFAULT_MAX_BODY_BYTES", "LOOPBACK_NAMES", "Refused", "build_app", "offered_tokens", "reply",
-           "token_matches"]
+__all__ = [
+    "DEFAULT_MAX_BODY_BYTES",
+    "LOOPBACK_NAMES",
+    "Refused",
+    "build_app",
+    "offered_tokens",
+    "reply",
+    "token_matches",
+]
 
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost"})
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
@@ -108,24 +115,49 @@ async def _read_body(request: Request, limit: int) -> bytes:
 def reply(dialect: Dialect, answer: Answer, asked: Asked, headers: Mapping[str, str]) -> Response:
     """The answer in the dialect's shape: streamed as SSE when the client asked, else one JSON body."""
     if asked.stream:
-        return StreamingResponse(list(dialect.stream(answer, asked)), media_type="text/event-stream",
-                                 headers={**headers, "cache-control": "no-cache"})
+        return StreamingResponse(
+            list(dialect.stream(answer, asked)),
+            media_type="text/event-stream",
+            headers={**headers, "cache-control": "no-cache"},
+        )
     return JSONResponse(dialect.render(answer, asked), headers=dict(headers))
 
 
 def models_body(names: Sequence[str]) -> dict[str, Any]:
     """`GET /v1/models` in a shape both the OpenAI and the Anthropic clients read."""
     names = sorted(names)
-    return {"object": "list", "has_more": False, "first_id": names[0] if names else None,
-            "last_id": names[-1] if names else None,
-            "data": [{"id": name, "object": "model", "type": "model", "owned_by": "ratchet",
-                      "display_name": name, "created_at": "1970-01-01T00:00:00Z"} for name in names]}
+    return {
+        "object": "list",
+        "has_more": False,
+        "first_id": names[0] if names else None,
+        "last_id": names[-1] if names else None,
+        "data": [
+            {
+                "id": name,
+                "object": "model",
+                "type": "model",
+                "owned_by": "ratchet",
+                "display_name": name,
+                "created_at": "1970-01-01T00:00:00Z",
+            }
+            for name in names
+        ],
+    }
 
 
-def build_app(title: str, *, served_by: str, authorized: Callable[[Sequence[str]], bool], token_hint: str,
-              answer: Callable[[Dialect, dict[str, Any], Mapping[str, str]], Response], count_tokens: Handler,
-              model_names: Callable[[Mapping[str, str]], Sequence[str]], log: Callable[[str], None],
-              max_body_bytes: int = DEFAULT_MAX_BODY_BYTES, limit_hint: str = "") -> FastAPI:
+def build_app(
+    title: str,
+    *,
+    served_by: str,
+    authorized: Callable[[Sequence[str]], bool],
+    token_hint: str,
+    answer: Callable[[Dialect, dict[str, Any], Mapping[str, str]], Response],
+    count_tokens: Handler,
+    model_names: Callable[[Mapping[str, str]], Sequence[str]],
+    log: Callable[[str], None],
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    limit_hint: str = "",
+) -> FastAPI:
     """The guarded app: `authorized(offered tokens)` decides 401 (`token_hint` says which token is
     meant), `answer` serves the three chat APIs, `count_tokens` the Anthropic count,
     `model_names(headers)` the model list; `served_by` names the server in the 403, the 413 and the
@@ -137,8 +169,12 @@ def build_app(title: str, *, served_by: str, authorized: Callable[[Sequence[str]
     def too_large(dialect: Dialect, declared: int | None) -> JSONResponse:
         size = f"is {declared} bytes, " if declared is not None else "is "
         # Connection: close: the rest of the body is never read, so the connection cannot carry another request.
-        return _error(dialect, 413, f"the body {size}over {served_by}'s limit of {max_body_bytes} bytes{hint}",
-                      headers={"connection": "close"})
+        return _error(
+            dialect,
+            413,
+            f"the body {size}over {served_by}'s limit of {max_body_bytes} bytes{hint}",
+            headers={"connection": "close"},
+        )
 
     @app.middleware("http")
     async def guard(request: Request, call_next: Any) -> Any:
@@ -162,8 +198,10 @@ def build_app(title: str, *, served_by: str, authorized: Callable[[Sequence[str]
                 return too_large(dialect, exc.declared)
             except ClientDisconnect:
                 # Nothing to answer and nothing was asked: one line, not an ASGI traceback.
-                log(f"ratchet {served_by.removeprefix('the ')}: the client went away before its request body was "
-                    f"complete ({request.url.path}); nothing was asked")
+                log(
+                    f"ratchet {served_by.removeprefix('the ')}: the client went away before its request body was "
+                    f"complete ({request.url.path}); nothing was asked"
+                )
                 return Response(status_code=400)
             try:
                 body = json.loads(raw)
@@ -185,8 +223,11 @@ def build_app(title: str, *, served_by: str, authorized: Callable[[Sequence[str]
     def answering(dialect: Dialect) -> Handler:
         return lambda body, headers: answer(dialect, body, headers)
 
-    for dialect, path in ((chat_api.DIALECT, "/v1/chat/completions"), (responses_api.DIALECT, "/v1/responses"),
-                          (anthropic_api.DIALECT, "/v1/messages")):
+    for dialect, path in (
+        (chat_api.DIALECT, "/v1/chat/completions"),
+        (responses_api.DIALECT, "/v1/responses"),
+        (anthropic_api.DIALECT, "/v1/messages"),
+    ):
         route(path, dialect, answering(dialect))
     route("/v1/messages/count_tokens", anthropic_api.DIALECT, count_tokens)
     return app

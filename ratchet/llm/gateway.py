@@ -137,15 +137,19 @@ class Gateway:
         for tier in wanted:
             if tier not in configured and tier not in self._overrides:
                 known = ", ".join(sorted(configured))
-                raise ConfigError(f"unknown model tier {tier!r} (ratchet.yaml configures: {known}); add it under "
-                                  "tiers: in ratchet.yaml or name a configured tier", path=named_by)
+                raise ConfigError(
+                    f"unknown model tier {tier!r} (ratchet.yaml configures: {known}); add it under "
+                    "tiers: in ratchet.yaml or name a configured tier",
+                    path=named_by,
+                )
         if self.simulated:
             return
         live = [(tier, configured[tier]) for tier in wanted if tier in configured and tier not in self._overrides]
         for tier, config in live:
             if config.api_key_env and key_from_env(config.api_key_env) is None:
-                raise InfraError(f"tier {tier}: {config.api_key_env} is not set (the key for {config.model}); "
-                                 "export it, then re-run")
+                raise InfraError(
+                    f"tier {tier}: {config.api_key_env} is not set (the key for {config.model}); export it, then re-run"
+                )
         problems: dict[str, str | None] = {}
         for tier, config in live:
             if config.api_base is None:  # the provider's own endpoint: litellm knows it, we do not
@@ -154,8 +158,10 @@ class Gateway:
                 problems[config.api_base] = self._probe_base(config.api_base)
             problem = problems[config.api_base]
             if problem is not None:
-                raise InfraError(f"tier {tier}: cannot reach {config.api_base} ({problem}); start the server or "
-                                 "fix the tier's api_base in ratchet.yaml")
+                raise InfraError(
+                    f"tier {tier}: cannot reach {config.api_base} ({problem}); start the server or "
+                    "fix the tier's api_base in ratchet.yaml"
+                )
 
     def _probe_base(self, api_base: str) -> str | None:
         """Why `api_base` does not answer, or None when it answers with any HTTP status."""
@@ -214,7 +220,6 @@ class Gateway:
         return self.store.run_spend(self.run_id)
 
 
-
 def refusal_text(refusal: Refusal) -> str:
     """Which cap a call would pass, with this run's spend as the refusal saw it: the end of a BudgetError.
 
@@ -227,8 +232,10 @@ def refusal_text(refusal: Refusal) -> str:
     # Only a live run has a global cap, and it has imported the budget module already.
     from ratchet.llm.budget import CAP_ENV
 
-    return (f"would pass the spend cap of ${refusal.limit_usd:.4f} ({CAP_ENV}; all runs: ${refusal.counted_usd:.4f} "
-            f"spent or held; {run})")
+    return (
+        f"would pass the spend cap of ${refusal.limit_usd:.4f} ({CAP_ENV}; all runs: ${refusal.counted_usd:.4f} "
+        f"spent or held; {run})"
+    )
 
 
 class GatewayModel:
@@ -247,8 +254,16 @@ class GatewayModel:
 
     def _entry(self, key: str, model: str, **fields: object) -> LedgerEntry:
         return LedgerEntry.model_validate(
-            {"run_id": self.gateway.run_id, "purpose": self.purpose, "tier": self.tier, "model": model,
-             "api_base": self.api_base, "simulated": self.gateway.simulated, "request_digest": key, **fields}
+            {
+                "run_id": self.gateway.run_id,
+                "purpose": self.purpose,
+                "tier": self.tier,
+                "model": model,
+                "api_base": self.api_base,
+                "simulated": self.gateway.simulated,
+                "request_digest": key,
+                **fields,
+            }
         )
 
     def _price_model(self, upstream_id: str) -> str:
@@ -270,22 +285,47 @@ class GatewayModel:
             return self._answer(request, asked, upstream, key=key, slot=slot, text_tools=text_tools, started=started)
         # Coalescing: an identical request already in flight answers this one too, as a cache hit
         # would have had it come a moment later (no reservation, no payment, no paid ledger row).
-        out, shared = gw.inflight.share(slot, lambda: self._answer(
-            request, asked, upstream, key=key, slot=slot, text_tools=text_tools, started=started))
+        out, shared = gw.inflight.share(
+            slot,
+            lambda: self._answer(request, asked, upstream, key=key, slot=slot, text_tools=text_tools, started=started),
+        )
         return self._hit(out, key, model_id, started) if shared else out
 
     def _hit(self, hit: ChatResponse, key: str, model_id: str, started: float) -> ChatResponse:
         """An answer this call did not pay for (the cache's, or an identical call's in flight)."""
         gw = self.gateway
         latency = (time.perf_counter() - started) * 1000
-        gw.store.record_hit(self._entry(key, model_id, cache_hit=True, latency_ms=latency,
-                                        tokens_in=hit.usage.tokens_in, tokens_out=hit.usage.tokens_out),
-                            ledger_row=gw.ledger_hits)
-        return hit.model_copy(update={"usage": hit.usage.model_copy(update={"usd": 0.0}), "cache_hit": True,
-                                      "latency_ms": latency, "request_digest": key})
+        gw.store.record_hit(
+            self._entry(
+                key,
+                model_id,
+                cache_hit=True,
+                latency_ms=latency,
+                tokens_in=hit.usage.tokens_in,
+                tokens_out=hit.usage.tokens_out,
+            ),
+            ledger_row=gw.ledger_hits,
+        )
+        return hit.model_copy(
+            update={
+                "usage": hit.usage.model_copy(update={"usd": 0.0}),
+                "cache_hit": True,
+                "latency_ms": latency,
+                "request_digest": key,
+            }
+        )
 
-    def _answer(self, request: ChatRequest, asked: ChatRequest, upstream: ChatModel, *, key: str, slot: str,
-                text_tools: bool, started: float) -> ChatResponse:
+    def _answer(
+        self,
+        request: ChatRequest,
+        asked: ChatRequest,
+        upstream: ChatModel,
+        *,
+        key: str,
+        slot: str,
+        text_tools: bool,
+        started: float,
+    ) -> ChatResponse:
         """The cache's answer, or one upstream call under a reservation (the module docstring's order)."""
         gw = self.gateway
         model_id = upstream.model_id
@@ -307,23 +347,41 @@ class GatewayModel:
         price = self._price(price_model)
         worst = worst_case_cost(price, request) if price is not None else 0.0
         reservation = gw.store.reserve(
-            run_id=gw.run_id, amount_usd=worst, simulated=gw.simulated, global_cap=gw.global_cap,
-            run_cap=gw.budget_usd, purpose=self.purpose, tier=self.tier, model=model_id, request_digest=key,
+            run_id=gw.run_id,
+            amount_usd=worst,
+            simulated=gw.simulated,
+            global_cap=gw.global_cap,
+            run_cap=gw.budget_usd,
+            purpose=self.purpose,
+            tier=self.tier,
+            model=model_id,
+            request_digest=key,
         )
         if isinstance(reservation, Refusal):
-            raise BudgetError(f"{self.tier} call ({self.purpose}) refused: its worst case ${worst:.4f} "
-                              f"{refusal_text(reservation)}")
+            raise BudgetError(
+                f"{self.tier} call ({self.purpose}) refused: its worst case ${worst:.4f} {refusal_text(reservation)}"
+            )
         secret = key_from_env(self.config.api_key_env) if self.config is not None else None
         try:
             response, attempts = call_with_retries(
-                lambda: upstream.complete(request), policy=gw.retry, seed=int(key[:8], 16),
+                lambda: upstream.complete(request),
+                policy=gw.retry,
+                seed=int(key[:8], 16),
                 label=f"{self.tier} model {model_id}",
             )
         except CallFailed as exc:
             message = scrub(exc.one_line(), [secret])
-            gw.store.settle(reservation, self._entry(key, model_id, status="error", attempts=exc.attempts,
-                                                     latency_ms=(time.perf_counter() - started) * 1000,
-                                                     error=message))
+            gw.store.settle(
+                reservation,
+                self._entry(
+                    key,
+                    model_id,
+                    status="error",
+                    attempts=exc.attempts,
+                    latency_ms=(time.perf_counter() - started) * 1000,
+                    error=message,
+                ),
+            )
             raise ModelCallError(message) from None
         except BaseException:
             gw.store.release(reservation)
@@ -333,16 +391,31 @@ class GatewayModel:
         if text_tools:
             response = parse_text_reply(asked, response)
         usage = response.usage.model_copy(update={"usd": cost})
-        out = response.model_copy(update={
-            "model": response.model or model_id, "usage": usage, "latency_ms": latency, "cache_hit": False,
-            "simulated": gw.simulated, "request_digest": key,
-        })
+        out = response.model_copy(
+            update={
+                "model": response.model or model_id,
+                "usage": usage,
+                "latency_ms": latency,
+                "cache_hit": False,
+                "simulated": gw.simulated,
+                "request_digest": key,
+            }
+        )
         if gw.cache_mode != "new" or gw.cache.get(slot) is None:
             gw.cache.put(slot, out)
-        gw.store.settle(reservation, self._entry(
-            key, model_id, tokens_in=usage.tokens_in, tokens_out=usage.tokens_out,
-            tokens_cached=usage.tokens_cached, cost_usd=cost, latency_ms=latency, attempts=attempts,
-        ))
+        gw.store.settle(
+            reservation,
+            self._entry(
+                key,
+                model_id,
+                tokens_in=usage.tokens_in,
+                tokens_out=usage.tokens_out,
+                tokens_cached=usage.tokens_cached,
+                cost_usd=cost,
+                latency_ms=latency,
+                attempts=attempts,
+            ),
+        )
         return out
 
     def _cache_slot(self, key: str) -> str:

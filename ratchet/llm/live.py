@@ -20,8 +20,16 @@ from ratchet.llm.secrets import key_from_env, scrub
 from ratchet.llm.types import ChatRequest, ChatResponse, Message, ToolCallRequest, Usage
 
 _RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
-_RETRYABLE_NAMES = frozenset({"Timeout", "APIConnectionError", "RateLimitError", "InternalServerError",
-                              "ServiceUnavailableError", "APITimeoutError"})
+_RETRYABLE_NAMES = frozenset(
+    {
+        "Timeout",
+        "APIConnectionError",
+        "RateLimitError",
+        "InternalServerError",
+        "ServiceUnavailableError",
+        "APITimeoutError",
+    }
+)
 # A local server (llama.cpp, vLLM, Ollama) needs no key, but the OpenAI client insists on one.
 _NO_KEY = "no-key"
 
@@ -47,8 +55,11 @@ def to_openai_messages(messages: list[Message]) -> list[dict[str, Any]]:
         item: dict[str, Any] = {"role": m.role, "content": m.content}
         if m.tool_calls:
             item["tool_calls"] = [
-                {"id": c.id, "type": "function",
-                 "function": {"name": c.name, "arguments": json.dumps(c.arguments, sort_keys=True)}}
+                {
+                    "id": c.id,
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": json.dumps(c.arguments, sort_keys=True)},
+                }
                 for c in m.tool_calls
             ]
         if m.role == "tool":
@@ -94,16 +105,22 @@ def parse_openai_response(data: dict[str, Any], model_id: str) -> ChatResponse:
     choice = (data.get("choices") or [{}])[0]
     msg = choice.get("message") or {}
     calls = [
-        ToolCallRequest(id=c.get("id") or f"call_{i}", name=(c.get("function") or {}).get("name", ""),
-                        arguments=_parse_arguments((c.get("function") or {}).get("arguments")))
+        ToolCallRequest(
+            id=c.get("id") or f"call_{i}",
+            name=(c.get("function") or {}).get("name", ""),
+            arguments=_parse_arguments((c.get("function") or {}).get("arguments")),
+        )
         for i, c in enumerate(msg.get("tool_calls") or [])
     ]
     usage = data.get("usage") or {}
     details = usage.get("prompt_tokens_details") or {}
     return ChatResponse(
         message=Message(role="assistant", content=msg.get("content"), tool_calls=calls),
-        usage=Usage(tokens_in=int(usage.get("prompt_tokens") or 0), tokens_out=int(usage.get("completion_tokens") or 0),
-                    tokens_cached=int(details.get("cached_tokens") or 0)),
+        usage=Usage(
+            tokens_in=int(usage.get("prompt_tokens") or 0),
+            tokens_out=int(usage.get("completion_tokens") or 0),
+            tokens_cached=int(details.get("cached_tokens") or 0),
+        ),
         model=model_id,
         finish_reason=choice.get("finish_reason") or "stop",
     )
@@ -144,8 +161,9 @@ def classify(exc: Exception, secrets: list[str | None], *, api_base: str | None 
     if name in ("AuthenticationError", "BadRequestError", "NotFoundError", "PermissionDeniedError"):
         retryable = False
     text = " ".join(str(exc).split())[:300]
-    return UpstreamError(scrub(f"{name}{f' ({status})' if status else ''}: {text}", secrets),
-                         retryable=retryable, status=status)
+    return UpstreamError(
+        scrub(f"{name}{f' ({status})' if status else ''}: {text}", secrets), retryable=retryable, status=status
+    )
 
 
 def _close_box(box: list[Any]) -> None:
@@ -193,15 +211,15 @@ class LiteLLMModel:
                 import openai
 
                 _close_box(self._box)
-                self._box[0] = openai.OpenAI(api_key=key or _NO_KEY, base_url=self.tier.api_base,
-                                             max_retries=0, timeout=self.timeout_s)
+                self._box[0] = openai.OpenAI(
+                    api_key=key or _NO_KEY, base_url=self.tier.api_base, max_retries=0, timeout=self.timeout_s
+                )
                 self._client_key = key
             return self._box[0]
 
     def close(self) -> None:
         with self._lock:
             _close_box(self._box)
-
 
     @property
     def model_id(self) -> str:
@@ -210,14 +228,21 @@ class LiteLLMModel:
     def complete(self, request: ChatRequest) -> ChatResponse:
         key = key_from_env(self.tier.api_key_env)
         if self.tier.api_key_env and key is None:
-            raise UpstreamError(f"environment variable {self.tier.api_key_env} is not set (the key for "
-                                f"{self.tier.model})", retryable=False)
+            raise UpstreamError(
+                f"environment variable {self.tier.api_key_env} is not set (the key for {self.tier.model})",
+                retryable=False,
+            )
         litellm = self._client_module()
         failure: UpstreamError | None = None
         try:
             result = litellm.completion(
-                model=self.tier.model, api_base=self.tier.api_base, api_key=key or _NO_KEY,
-                timeout=self.timeout_s, num_retries=0, max_retries=0, client=self._openai_client(key),
+                model=self.tier.model,
+                api_base=self.tier.api_base,
+                api_key=key or _NO_KEY,
+                timeout=self.timeout_s,
+                num_retries=0,
+                max_retries=0,
+                client=self._openai_client(key),
                 **request_kwargs(request),
             )
         except Exception as exc:

@@ -60,10 +60,20 @@ def parse_alias(spec: str) -> tuple[str, str]:
 class CaptureProxy:
     """The proxy app plus its gateways (one per run header) and capture files."""
 
-    def __init__(self, project: Project, store: Store, *, run_id: str, token: str | None = None,
-                 cache_mode: str = "once", budget_usd: float | None = None,
-                 gateway_options: dict[str, Any] | None = None, model_aliases: Mapping[str, str] | None = None,
-                 log: Callable[[str], None] | None = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> None:
+    def __init__(
+        self,
+        project: Project,
+        store: Store,
+        *,
+        run_id: str,
+        token: str | None = None,
+        cache_mode: str = "once",
+        budget_usd: float | None = None,
+        gateway_options: dict[str, Any] | None = None,
+        model_aliases: Mapping[str, str] | None = None,
+        log: Callable[[str], None] | None = None,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    ) -> None:
         """`model_aliases` maps a harness's model names (or globs) to tiers; `log` receives one line per
         refused model or client gone mid-body (default: stderr); a request body over `max_body_bytes` is 413."""
         self.project = project
@@ -79,8 +89,9 @@ class CaptureProxy:
         tiers = project.config.tiers
         for name, tier in self.model_aliases.items():
             if tier not in tiers:
-                raise ConfigError(f"--model-alias {name}={tier}: {tier!r} is not a configured tier "
-                                  f"({', '.join(sorted(tiers))})")
+                raise ConfigError(
+                    f"--model-alias {name}={tier}: {tier!r} is not a configured tier ({', '.join(sorted(tiers))})"
+                )
         self._gateways: dict[str, Gateway] = {}
         self._lock = threading.Lock()
         self.gateway(run_id)  # validate config now, not at the first request
@@ -90,8 +101,14 @@ class CaptureProxy:
         with self._lock:
             gw = self._gateways.get(run_id)
             if gw is None:
-                gw = Gateway(self.project, self.store, run_id=run_id, cache_mode=self.cache_mode,
-                             budget_usd=self.budget_usd, **self.gateway_options)
+                gw = Gateway(
+                    self.project,
+                    self.store,
+                    run_id=run_id,
+                    cache_mode=self.cache_mode,
+                    budget_usd=self.budget_usd,
+                    **self.gateway_options,
+                )
                 self._gateways[run_id] = gw
             return gw
 
@@ -116,8 +133,16 @@ class CaptureProxy:
     def capture_path(self, run_id: str, task_id: str | None = None) -> Path:
         return self.project.home / "captures" / run_id / f"{task_id or '_untasked'}.jsonl"
 
-    def _record(self, api: str, run_id: str, task_id: str | None, tier: str, purpose: str,
-                request: ChatRequest, response: ChatResponse) -> None:
+    def _record(
+        self,
+        api: str,
+        run_id: str,
+        task_id: str | None,
+        tier: str,
+        purpose: str,
+        request: ChatRequest,
+        response: ChatResponse,
+    ) -> None:
         line = capture_line(api=api, tier=tier, purpose=purpose, request=request, response=response)
         path = self.capture_path(run_id, task_id)
         with self._lock:
@@ -134,10 +159,15 @@ class CaptureProxy:
             raise Refused(400, f"model: must be a string naming a tier, not {kind(model)}")
         tier = self.tier_for(model)
         if tier is None:
-            self.log(f"ratchet proxy: refused {dialect.name} request for model {model[:100]!r} (run {run_id}): "
-                     "not a tier, a tier's model id or a --model-alias")
-            raise Refused(404, f"unknown upstream {model!r}: name a tier ({', '.join(sorted(self.project.config.tiers))})"
-                           f" or a tier's model id, or map it with `ratchet proxy --model-alias {model}=<tier>`")
+            self.log(
+                f"ratchet proxy: refused {dialect.name} request for model {model[:100]!r} (run {run_id}): "
+                "not a tier, a tier's model id or a --model-alias"
+            )
+            raise Refused(
+                404,
+                f"unknown upstream {model!r}: name a tier ({', '.join(sorted(self.project.config.tiers))})"
+                f" or a tier's model id, or map it with `ratchet proxy --model-alias {model}=<tier>`",
+            )
         return model, tier
 
     def _answer(self, dialect: Dialect, body: dict[str, Any], headers: Mapping[str, str]) -> Response:
@@ -157,8 +187,11 @@ class CaptureProxy:
         response = complete_or_refuse(self.gateway(run_id).model(tier, purpose), asked.request)
         answer = shown_answer(response, asked, id_prefix=dialect.id_prefix)
         self._record(dialect.name, run_id, task_id, tier, purpose, asked.request, answer.response)
-        meta = {"x-ratchet-cost-usd": f"{response.usage.usd:.10f}",
-                "x-ratchet-cache-hit": "true" if response.cache_hit else "false", "x-ratchet-tier": tier}
+        meta = {
+            "x-ratchet-cost-usd": f"{response.usage.usd:.10f}",
+            "x-ratchet-cache-hit": "true" if response.cache_hit else "false",
+            "x-ratchet-tier": tier,
+        }
         return reply(dialect, answer, asked, meta)
 
     def _count_tokens(self, body: dict[str, Any], headers: Mapping[str, str]) -> Response:
@@ -170,12 +203,17 @@ class CaptureProxy:
 
     def _build(self) -> FastAPI:
         return build_app(
-            "ratchet capture proxy", served_by="the proxy",
+            "ratchet capture proxy",
+            served_by="the proxy",
             authorized=lambda offered: token_matches(offered, self.token),
             token_hint="proxy token (Authorization: Bearer <token> or x-api-key: <token>, the token printed at start)",
-            answer=self._answer, count_tokens=self._count_tokens,
-            model_names=lambda headers: list(self.project.config.tiers), log=self.log,
-            max_body_bytes=self.max_body_bytes, limit_hint="ratchet proxy --max-body-mib")
+            answer=self._answer,
+            count_tokens=self._count_tokens,
+            model_names=lambda headers: list(self.project.config.tiers),
+            log=self.log,
+            max_body_bytes=self.max_body_bytes,
+            limit_hint="ratchet proxy --max-body-mib",
+        )
 
 
 def _stderr(line: str) -> None:

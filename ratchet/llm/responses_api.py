@@ -52,7 +52,11 @@ from ratchet.llm.wire import (
 DEFAULT_MAX_OUTPUT_TOKENS = 4096
 _TEXT_PARTS = frozenset({"input_text", "output_text", "text"})
 _ROLES: dict[str, Literal["user", "assistant", "system"]] = {
-    "user": "user", "assistant": "assistant", "system": "system", "developer": "system"}
+    "user": "user",
+    "assistant": "assistant",
+    "system": "system",
+    "developer": "system",
+}
 
 
 def _items(body: dict[str, Any]) -> list[Message]:
@@ -71,8 +75,10 @@ def _items(body: dict[str, Any]) -> list[Message]:
             raw_role = item.get("role")
             role = _ROLES.get(raw_role) if isinstance(raw_role, str) else None
             if role is None:
-                raise BadBody(f"{at}.role: must be one of user, assistant, system, developer, "
-                              f"not {json.dumps(item.get('role'))[:40]}")
+                raise BadBody(
+                    f"{at}.role: must be one of user, assistant, system, developer, "
+                    f"not {json.dumps(item.get('role'))[:40]}"
+                )
             out.append(Message(role=role, content=block_text(item.get("content"), f"{at}.content", types=_TEXT_PARTS)))
         elif kind_ == "function_call":
             name = text(item.get("name"), f"{at}.name")
@@ -81,8 +87,11 @@ def _items(body: dict[str, Any]) -> list[Message]:
             namespace = text(item.get("namespace"), f"{at}.namespace")
             if namespace:
                 name = flat_name(namespace, name)
-            call = ToolCallRequest(id=text(item.get("call_id"), f"{at}.call_id") or "", name=name,
-                                   arguments=arguments_of(item.get("arguments"), f"{at}.arguments"))
+            call = ToolCallRequest(
+                id=text(item.get("call_id"), f"{at}.call_id") or "",
+                name=name,
+                arguments=arguments_of(item.get("arguments"), f"{at}.arguments"),
+            )
             if out and out[-1].role == "assistant":
                 out[-1] = out[-1].model_copy(update={"tool_calls": [*out[-1].tool_calls, call]})
             else:
@@ -93,8 +102,9 @@ def _items(body: dict[str, Any]) -> list[Message]:
                 raise BadBody(f"{at}.call_id: a function_call_output needs the call_id it answers")
             output = item.get("output")
             # Codex sends an MCP result as parts ("Wall time: ...\nOutput:", then the tool's text): one a line
-            result = output if isinstance(output, str) else block_text(output, f"{at}.output", types=_TEXT_PARTS,
-                                                                        sep="\n")
+            result = (
+                output if isinstance(output, str) else block_text(output, f"{at}.output", types=_TEXT_PARTS, sep="\n")
+            )
             out.append(Message(role="tool", tool_call_id=call_id, content=result))
         # other items (reasoning, local_shell_call, web_search_call ...) carry nothing a text model reads
     return out
@@ -173,22 +183,29 @@ def request_from_responses(body: dict[str, Any]) -> ChatRequest:
 def _translate(body: dict[str, Any]) -> tuple[ChatRequest, dict[str, tuple[str, str]]]:
     check_nesting(body)
     if body.get("previous_response_id") is not None:
-        raise BadBody("previous_response_id: not supported, the capture proxy is stateless and stores no "
-                      "response; send the whole conversation as input (Codex does, with store: false)")
+        raise BadBody(
+            "previous_response_id: not supported, the capture proxy is stateless and stores no "
+            "response; send the whole conversation as input (Codex does, with store: false)"
+        )
     if body.get("conversation") is not None:
         raise BadBody("conversation: not supported, the capture proxy is stateless; send the whole input")
     limit = body.get("max_output_tokens")
     tools, namespaced = _tools(body)
     try:
-        return ChatRequest.model_validate({
-            "messages": _messages(body),
-            "tools": tools,
-            "tool_choice": _tool_choice(body.get("tool_choice")),
-            "response_format": _response_format(body),
-            "max_tokens": DEFAULT_MAX_OUTPUT_TOKENS if limit is None
-            else integer(limit, "max_output_tokens", 1, MAX_TOKENS_LIMIT),
-            "temperature": 0.0 if body.get("temperature") is None else number(body["temperature"], "temperature", 0, 2),
-        }), namespaced
+        return ChatRequest.model_validate(
+            {
+                "messages": _messages(body),
+                "tools": tools,
+                "tool_choice": _tool_choice(body.get("tool_choice")),
+                "response_format": _response_format(body),
+                "max_tokens": DEFAULT_MAX_OUTPUT_TOKENS
+                if limit is None
+                else integer(limit, "max_output_tokens", 1, MAX_TOKENS_LIMIT),
+                "temperature": 0.0
+                if body.get("temperature") is None
+                else number(body["temperature"], "temperature", 0, 2),
+            }
+        ), namespaced
     except ValidationError as exc:
         raise BadBody(validation_summary(exc)) from None
 
@@ -198,8 +215,9 @@ def parse(body: dict[str, Any]) -> Asked:
     if body.get("store") is not None and not isinstance(body["store"], bool):
         raise BadBody(f"store: must be a boolean, not {kind(body['store'])}")
     request, namespaced = _translate(body)
-    return Asked(request=request, model=body.get("model") or "", stream=flag(body.get("stream"), "stream"),
-                 namespaced=namespaced)
+    return Asked(
+        request=request, model=body.get("model") or "", stream=flag(body.get("stream"), "stream"), namespaced=namespaced
+    )
 
 
 def _ids(answer: Answer) -> str:
@@ -211,16 +229,29 @@ def _function_call(answer: Answer, asked: Asked, index: int, call: ToolCallReque
     (Codex refuses the flat name as an "unsupported call")."""
     origin = asked.namespaced.get(call.name)
     named = {"name": call.name} if origin is None else {"namespace": origin[0], "name": origin[1]}
-    return {"type": "function_call", "id": f"fc_{_ids(answer)}_{index}", "call_id": call.id, **named,
-            "arguments": json.dumps(call.arguments), "status": "completed"}
+    return {
+        "type": "function_call",
+        "id": f"fc_{_ids(answer)}_{index}",
+        "call_id": call.id,
+        **named,
+        "arguments": json.dumps(call.arguments),
+        "status": "completed",
+    }
 
 
 def _output(answer: Answer, asked: Asked) -> list[dict[str, Any]]:
     message = answer.response.message
     items: list[dict[str, Any]] = []
     if message.content:
-        items.append({"type": "message", "id": f"msg_{_ids(answer)}", "status": "completed", "role": "assistant",
-                      "content": [{"type": "output_text", "text": message.content, "annotations": []}]})
+        items.append(
+            {
+                "type": "message",
+                "id": f"msg_{_ids(answer)}",
+                "status": "completed",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": message.content, "annotations": []}],
+            }
+        )
     items += [_function_call(answer, asked, i, c) for i, c in enumerate(message.tool_calls)]
     return items
 
@@ -229,15 +260,31 @@ def _response(answer: Answer, asked: Asked, *, done: bool) -> dict[str, Any]:
     u = answer.response.usage
     cut_short = done and answer.response.finish_reason == "length"
     return {
-        "id": f"resp_{_ids(answer)}", "object": "response", "created_at": 0, "model": asked.model,
+        "id": f"resp_{_ids(answer)}",
+        "object": "response",
+        "created_at": 0,
+        "model": asked.model,
         "status": ("incomplete" if cut_short else "completed") if done else "in_progress",
         "incomplete_details": {"reason": "max_output_tokens"} if cut_short else None,
-        "output": _output(answer, asked) if done else [], "error": None, "instructions": None, "metadata": {},
-        "parallel_tool_calls": True, "temperature": asked.request.temperature, "tool_choice": "auto", "tools": [],
-        "top_p": None, "max_output_tokens": asked.request.max_tokens,
-        "usage": {"input_tokens": u.tokens_in, "input_tokens_details": {"cached_tokens": u.tokens_cached},
-                  "output_tokens": u.tokens_out, "output_tokens_details": {"reasoning_tokens": 0},
-                  "total_tokens": u.tokens_in + u.tokens_out} if done else None,
+        "output": _output(answer, asked) if done else [],
+        "error": None,
+        "instructions": None,
+        "metadata": {},
+        "parallel_tool_calls": True,
+        "temperature": asked.request.temperature,
+        "tool_choice": "auto",
+        "tools": [],
+        "top_p": None,
+        "max_output_tokens": asked.request.max_tokens,
+        "usage": {
+            "input_tokens": u.tokens_in,
+            "input_tokens_details": {"cached_tokens": u.tokens_cached},
+            "output_tokens": u.tokens_out,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": u.tokens_in + u.tokens_out,
+        }
+        if done
+        else None,
     }
 
 
@@ -250,32 +297,46 @@ def _item_events(index: int, item: dict[str, Any]) -> list[dict[str, Any]]:
     if item["type"] == "message":
         part = item["content"][0]
         where = {"item_id": item["id"], "output_index": index, "content_index": 0}
-        return [{"type": "response.output_item.added", "output_index": index,
-                 "item": {**item, "status": "in_progress", "content": []}},
-                {"type": "response.content_part.added", **where, "part": {**part, "text": ""}},
-                {"type": "response.output_text.delta", **where, "delta": part["text"], "logprobs": []},
-                {"type": "response.output_text.done", **where, "text": part["text"], "logprobs": []},
-                {"type": "response.content_part.done", **where, "part": part},
-                {"type": "response.output_item.done", "output_index": index, "item": item}]
+        return [
+            {
+                "type": "response.output_item.added",
+                "output_index": index,
+                "item": {**item, "status": "in_progress", "content": []},
+            },
+            {"type": "response.content_part.added", **where, "part": {**part, "text": ""}},
+            {"type": "response.output_text.delta", **where, "delta": part["text"], "logprobs": []},
+            {"type": "response.output_text.done", **where, "text": part["text"], "logprobs": []},
+            {"type": "response.content_part.done", **where, "part": part},
+            {"type": "response.output_item.done", "output_index": index, "item": item},
+        ]
     where = {"item_id": item["id"], "output_index": index}
-    return [{"type": "response.output_item.added", "output_index": index,
-             "item": {**item, "status": "in_progress", "arguments": ""}},
-            {"type": "response.function_call_arguments.delta", **where, "delta": item["arguments"]},
-            {"type": "response.function_call_arguments.done", **where, "name": item["name"],
-             "arguments": item["arguments"]},
-            {"type": "response.output_item.done", "output_index": index, "item": item}]
+    return [
+        {
+            "type": "response.output_item.added",
+            "output_index": index,
+            "item": {**item, "status": "in_progress", "arguments": ""},
+        },
+        {"type": "response.function_call_arguments.delta", **where, "delta": item["arguments"]},
+        {
+            "type": "response.function_call_arguments.done",
+            **where,
+            "name": item["name"],
+            "arguments": item["arguments"],
+        },
+        {"type": "response.output_item.done", "output_index": index, "item": item},
+    ]
 
 
 def stream(answer: Answer, asked: Asked) -> Iterator[str]:
     """The streaming reply, event by event, each with its `sequence_number`."""
     started = _response(answer, asked, done=False)
     final = _response(answer, asked, done=True)
-    events = [{"type": "response.created", "response": started},
-              {"type": "response.in_progress", "response": started}]
+    events = [{"type": "response.created", "response": started}, {"type": "response.in_progress", "response": started}]
     for index, item in enumerate(_output(answer, asked)):
         events += _item_events(index, item)
-    events.append({"type": "response.incomplete" if final["status"] == "incomplete" else "response.completed",
-                   "response": final})
+    events.append(
+        {"type": "response.incomplete" if final["status"] == "incomplete" else "response.completed", "response": final}
+    )
     return typed_frames({**event, "sequence_number": n} for n, event in enumerate(events))
 
 

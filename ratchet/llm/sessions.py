@@ -67,16 +67,23 @@ class SessionSpec(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     tier: str = Field(default="agent", description="The tier the session's model plays (x-ratchet-tier).")
-    models: list[str] = Field(default_factory=lambda: ["agent"],
-                              description="Model names the harness may ask for; any other is refused 404.")
+    models: list[str] = Field(
+        default_factory=lambda: ["agent"], description="Model names the harness may ask for; any other is refused 404."
+    )
     rewrites: list[Rewrite] = Field(default_factory=list, description="Applied in order to every request string.")
-    restores: dict[str, str] = Field(default_factory=dict,
-                                     description="placeholder -> real value, replaced in every answer string.")
-    seed: int = Field(default=0, description="The request's seed when the wire body has none (the Anthropic and "
-                                             "Responses APIs have no seed field): a replay's seed, from its task id.")
+    restores: dict[str, str] = Field(
+        default_factory=dict, description="placeholder -> real value, replaced in every answer string."
+    )
+    seed: int = Field(
+        default=0,
+        description="The request's seed when the wire body has none (the Anthropic and "
+        "Responses APIs have no seed field): a replay's seed, from its task id.",
+    )
     required_tool_prefix: str | None = Field(
-        default=None, description="A request that offers no tool named with this prefix is refused 503 before any "
-        "model call (400, counted in `not_ready`): the harness asked before its MCP server was connected.")
+        default=None,
+        description="A request that offers no tool named with this prefix is refused 503 before any "
+        "model call (400, counted in `not_ready`): the harness asked before its MCP server was connected.",
+    )
 
 
 class Exchange(BaseModel):
@@ -118,8 +125,10 @@ class Session:
         if not self.spec.restores:
             return answer
         message = answer.response.message
-        calls = [ToolCallRequest(id=c.id, name=c.name, arguments=_map_strings(c.arguments, self._restore_text))
-                 for c in message.tool_calls]
+        calls = [
+            ToolCallRequest(id=c.id, name=c.name, arguments=_map_strings(c.arguments, self._restore_text))
+            for c in message.tool_calls
+        ]
         content = None if message.content is None else self._restore_text(message.content)
         shown = message.model_copy(update={"content": content, "tool_calls": calls})
         return answer.model_copy(update={"response": answer.response.model_copy(update={"message": shown})})
@@ -160,9 +169,15 @@ class SessionEndpoint:
         self._thread: threading.Thread | None = None
         self._port = 0
         self.app = build_app(
-            "ratchet harness sessions", served_by="the session endpoint", authorized=lambda o: self._find(o) is not None,
+            "ratchet harness sessions",
+            served_by="the session endpoint",
+            authorized=lambda o: self._find(o) is not None,
             token_hint="session token (Authorization: Bearer <token> or x-api-key: <token>, the replay's token)",
-            answer=self._answer, count_tokens=self._count_tokens, model_names=self._model_names, log=self.log)
+            answer=self._answer,
+            count_tokens=self._count_tokens,
+            model_names=self._model_names,
+            log=self.log,
+        )
 
     # lifecycle -------------------------------------------------------------------------------
 
@@ -170,8 +185,16 @@ class SessionEndpoint:
         """Bind 127.0.0.1 on a free port in a daemon thread; return once it accepts connections."""
         if self._server is not None:
             return self
-        config = uvicorn.Config(self.app, host="127.0.0.1", port=0, log_level="error", lifespan="off", ws="none",
-                                access_log=False, timeout_graceful_shutdown=1)
+        config = uvicorn.Config(
+            self.app,
+            host="127.0.0.1",
+            port=0,
+            log_level="error",
+            lifespan="off",
+            ws="none",
+            access_log=False,
+            timeout_graceful_shutdown=1,
+        )
         server = uvicorn.Server(config)
         thread = threading.Thread(target=server.run, name="ratchet-session-endpoint", daemon=True)
         thread.start()
@@ -179,8 +202,10 @@ class SessionEndpoint:
         while not server.started:
             if time.monotonic() > deadline or not thread.is_alive():
                 server.should_exit = True
-                raise InfraError("the harness session endpoint did not start on 127.0.0.1 within "
-                                 f"{START_TIMEOUT_S:g} s: is the loopback interface up?")
+                raise InfraError(
+                    "the harness session endpoint did not start on 127.0.0.1 within "
+                    f"{START_TIMEOUT_S:g} s: is the loopback interface up?"
+                )
             time.sleep(0.005)
         self._port = server.servers[0].sockets[0].getsockname()[1]
         self._server, self._thread = server, thread
@@ -243,8 +268,10 @@ class SessionEndpoint:
             return
         shown = model[:100] if isinstance(model, str) else str(model)[:100]
         session.refuse(shown)
-        self.log(f"ratchet harness session: refused {dialect.name} request for model {shown!r}: "
-                 f"this session serves {', '.join(session.spec.models)}")
+        self.log(
+            f"ratchet harness session: refused {dialect.name} request for model {shown!r}: "
+            f"this session serves {', '.join(session.spec.models)}"
+        )
         raise Refused(404, f"unknown model {shown!r}: this session serves {', '.join(session.spec.models)}")
 
     def _answer(self, dialect: Dialect, body: dict[str, Any], headers: Mapping[str, str]) -> Response:
@@ -264,12 +291,16 @@ class SessionEndpoint:
             raise Refused(400, f"no {prefix}* tool in this request: the MCP server is not connected yet")
         response = complete_or_refuse(session.model, asked.request)
         if not response.request_digest:  # a raw model: ids still come from the request, never a counter
-            response = response.model_copy(update={"request_digest": cache_key(session.model.model_id, None,
-                                                                               asked.request)})
+            response = response.model_copy(
+                update={"request_digest": cache_key(session.model.model_id, None, asked.request)}
+            )
         answer = shown_answer(response, asked, id_prefix=dialect.id_prefix)
         session.record(Exchange(api=dialect.name, request=asked.request, response=answer.response))
-        meta = {"x-ratchet-tier": session.spec.tier, "x-ratchet-cost-usd": f"{response.usage.usd:.10f}",
-                "x-ratchet-cache-hit": "true" if response.cache_hit else "false"}
+        meta = {
+            "x-ratchet-tier": session.spec.tier,
+            "x-ratchet-cost-usd": f"{response.usage.usd:.10f}",
+            "x-ratchet-cache-hit": "true" if response.cache_hit else "false",
+        }
         return reply(dialect, session.restore(answer), asked, meta)
 
     def _count_tokens(self, body: dict[str, Any], headers: Mapping[str, str]) -> Response:

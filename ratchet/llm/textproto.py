@@ -24,8 +24,10 @@ PROTOCOL = (
 
 
 def tools_prompt(request: ChatRequest) -> str:
-    lines = [f"- {t.name}: {t.description}\n  parameters: {canonical_dumps(t.parameters, indent=None)}"
-             for t in request.tools]
+    lines = [
+        f"- {t.name}: {t.description}\n  parameters: {canonical_dumps(t.parameters, indent=None)}"
+        for t in request.tools
+    ]
     return PROTOCOL + "\n".join(lines)
 
 

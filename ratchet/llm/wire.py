@@ -32,8 +32,10 @@ class Asked(BaseModel):
     stop: list[str] = Field(default_factory=list, description="Stop sequences, applied by the proxy to the answer.")
     include_usage: bool = Field(default=False, description="Chat streaming: send a final usage chunk.")
     namespaced: dict[str, tuple[str, str]] = Field(
-        default_factory=dict, description="Responses: a flattened namespace tool's internal name -> (namespace, "
-                                          "name), so a call of it goes back in the namespaced form Codex runs.")
+        default_factory=dict,
+        description="Responses: a flattened namespace tool's internal name -> (namespace, "
+        "name), so a call of it goes back in the namespaced form Codex runs.",
+    )
 
 
 class Answer(BaseModel):
@@ -60,11 +62,17 @@ def shown_answer(response: ChatResponse, asked: Asked, *, id_prefix: str | None)
             content = content[:at]
     calls = [] if cut is not None else message.tool_calls
     if id_prefix is not None:
-        calls = [ToolCallRequest(id=f"{id_prefix}{response.request_digest[:20]}_{i}", name=c.name,
-                                 arguments=c.arguments) for i, c in enumerate(calls)]
+        calls = [
+            ToolCallRequest(id=f"{id_prefix}{response.request_digest[:20]}_{i}", name=c.name, arguments=c.arguments)
+            for i, c in enumerate(calls)
+        ]
     finish = "stop" if cut is not None else response.finish_reason
-    shown = response.model_copy(update={"message": message.model_copy(update={"content": content, "tool_calls": calls}),
-                                        "finish_reason": finish})
+    shown = response.model_copy(
+        update={
+            "message": message.model_copy(update={"content": content, "tool_calls": calls}),
+            "finish_reason": finish,
+        }
+    )
     return Answer(response=shown, stop_sequence=cut)
 
 

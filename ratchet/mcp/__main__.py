@@ -35,7 +35,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--workspaces", type=Path, default=None, help="Workspaces folder (needed with --workspace).")
     p.add_argument("--workspace", default=None, help="Serve this workspace's files to the files_* tools.")
     p.add_argument("--clock", required=True, help="Frozen clock, ISO-8601 UTC (the golden's frozen_time).")
-    p.add_argument("--overlay", type=Path, action="append", default=[], help="World YAML file merged on top; repeatable.")
+    p.add_argument(
+        "--overlay", type=Path, action="append", default=[], help="World YAML file merged on top; repeatable."
+    )
     p.add_argument("--record", type=Path, default=None, help="Write each call here, one ToolCall JSON per line.")
     p.add_argument("--volatile", type=Path, default=None, help="Write each volatile read here, one JSON per line.")
     return p
@@ -45,8 +47,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Parse, check, serve; a RatchetError is one line on stderr and its exit code."""
     args = parser().parse_args(argv)
     options = ServeOptions(
-        world=args.world, workspaces=args.workspaces, workspace=args.workspace, clock=args.clock,
-        overlays=tuple(args.overlay), record=args.record, volatile=args.volatile,
+        world=args.world,
+        workspaces=args.workspaces,
+        workspace=args.workspace,
+        clock=args.clock,
+        overlays=tuple(args.overlay),
+        record=args.record,
+        volatile=args.volatile,
     )
     try:
         launch(options)

@@ -27,7 +27,9 @@ from ratchet.world.tools.declared import DeclaredTool
 
 EFFECT_META_KEY = "ratchet/effect"
 
-KNOWN_IDEMPOTENT: frozenset[str] = frozenset({"files_write_file", "github_add_label", "github_assign", "github_close_issue"})
+KNOWN_IDEMPOTENT: frozenset[str] = frozenset(
+    {"files_write_file", "github_add_label", "github_assign", "github_close_issue"}
+)
 """Shipped non-read tools whose repeated call (same arguments) changes nothing more; a test checks each."""
 
 _DESTRUCTIVE: frozenset[Effect] = frozenset({"write", "destroy"})

@@ -27,7 +27,9 @@ class ServeOptions(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    world: Path = Field(description="The world folder (YAML files, tools/ for declared tools); missing = an empty world.")
+    world: Path = Field(
+        description="The world folder (YAML files, tools/ for declared tools); missing = an empty world."
+    )
     workspaces: Path | None = Field(description="The workspaces folder, needed when `workspace` is set.")
     workspace: str | None = Field(default=None, description="The task's workspace, served to the files_* tools.")
     clock: str = Field(description="The frozen clock, ISO-8601 UTC (a replay passes its golden's frozen_time).")
@@ -43,7 +45,10 @@ def served_world(options: ServeOptions) -> World:
     except ValueError as exc:
         raise InputError(f"--clock {exc}") from None
     return load_world(
-        options.world, workspaces_dir=options.workspaces, workspace=options.workspace, frozen_time=clock,
+        options.world,
+        workspaces_dir=options.workspaces,
+        workspace=options.workspace,
+        frozen_time=clock,
         overlays=options.overlays,
     )
 

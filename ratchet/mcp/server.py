@@ -42,8 +42,11 @@ def mcp_tool(tool: Tool) -> types.Tool:
     """A tool as MCP lists it: the same name, description and schema the minimal runner offers."""
     spec = tool.spec()
     return types.Tool(
-        name=spec.name, description=spec.description, input_schema=spec.parameters,
-        annotations=annotations_for(tool), _meta={EFFECT_META_KEY: tool.effect},
+        name=spec.name,
+        description=spec.description,
+        input_schema=spec.parameters,
+        annotations=annotations_for(tool),
+        _meta={EFFECT_META_KEY: tool.effect},
     )
 
 
@@ -52,7 +55,9 @@ def call_result(call: ToolCall) -> types.CallToolResult:
     payload = {"error": call.error} if call.error is not None else call.result
     text = canonical_dumps(payload, indent=None)
     structured = call.result if call.error is None and isinstance(call.result, dict) else None
-    return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=structured, is_error=call.error is not None)
+    return types.CallToolResult(
+        content=[types.TextContent(text=text)], structured_content=structured, is_error=call.error is not None
+    )
 
 
 class MockedToolServer:
@@ -65,14 +70,21 @@ class MockedToolServer:
         self.calls = 0
         self._reads_written = len(world.volatile_reads)
         self.server: Server[Any] = Server(
-            SERVER_NAME, version=__version__, instructions=INSTRUCTIONS,
-            on_list_tools=self._list_tools, on_call_tool=self._call_tool,
+            SERVER_NAME,
+            version=__version__,
+            instructions=INSTRUCTIONS,
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
         )
 
-    async def _list_tools(self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+    async def _list_tools(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[mcp_tool(t) for t in offered_tools(self.world)])
 
-    async def _call_tool(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def _call_tool(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
         return call_result(self.call(params.name, params.arguments or {}))
 
     def call(self, name: str, arguments: dict[str, Any]) -> ToolCall:
@@ -84,7 +96,7 @@ class MockedToolServer:
             effect = next((t.effect for t in offered_tools(self.world) if t.name == name), "read")
             record = ToolCall(index=index, name=name, arguments=dict(arguments), effect=effect, error=exc.one_line())
             print(f"ratchet mcp: {exc.one_line()}", file=sys.stderr)
-        for read in self.world.volatile_reads[self._reads_written:]:
+        for read in self.world.volatile_reads[self._reads_written :]:
             self.volatile.write(read)
         self._reads_written = len(self.world.volatile_reads)
         self.recorder.write(record)

@@ -54,6 +54,12 @@ def diff_lines(verdict: Verdict) -> list[DiffLine]:
     lines = [*floors, *replayed, *notes[:MAX_NOTES]]
     if len(notes) > MAX_NOTES:
         revisions = "--staged" if verdict.head.startswith("<") else f"--head {verdict.head[:10]}"
-        lines.append(DiffLine(None, f"and {len(notes) - MAX_NOTES} more change(s): ratchet diff --base "
-                              f"{verdict.base[:10]} {revisions} lists every one", "note"))
+        lines.append(
+            DiffLine(
+                None,
+                f"and {len(notes) - MAX_NOTES} more change(s): ratchet diff --base "
+                f"{verdict.base[:10]} {revisions} lists every one",
+                "note",
+            )
+        )
     return lines

@@ -32,8 +32,11 @@ class EvidenceLine(NamedTuple):
 def evidence_lines(verdict: Verdict) -> list[EvidenceLine]:
     """Coverage removed, then what the edit removes, moves, changes and (as notes) adds, per skill."""
     evidence = verdict.evidence_changed
-    lines = [EvidenceLine("coverage removed", coverage_text(evidence.coverage_removed), "block")] \
-        if evidence.coverage_removed else []
+    lines = (
+        [EvidenceLine("coverage removed", coverage_text(evidence.coverage_removed), "block")]
+        if evidence.coverage_removed
+        else []
+    )
     for change in ("removed", "moved", "changed", "added"):
         for kind in ("golden", "noise_record", "task"):
             group = [c for c in evidence.changes if c.kind == kind and c.change == change]
@@ -57,6 +60,8 @@ def _per_skill(group: list[EvidenceChange]) -> str:
             said += f" (changed: {', '.join(fields)})"
         kept = [c.task_id for c in changes if c.golden_kept]
         if kept:
-            said += f" (golden still there: {collapse_ids(kept)}; remove it too, or every check after merge fails on it)"
+            said += (
+                f" (golden still there: {collapse_ids(kept)}; remove it too, or every check after merge fails on it)"
+            )
         parts.append(said)
     return "; ".join(parts)

@@ -61,8 +61,10 @@ def parse_outputs(specs: list[str]) -> list[OutputTarget]:
     for target in targets:
         key = target.path.absolute()
         if key in seen:
-            raise InputError(f"--output names {target.path} twice ({seen[key].format.value} and "
-                             f"{target.format.value}); give each format its own file")
+            raise InputError(
+                f"--output names {target.path} twice ({seen[key].format.value} and "
+                f"{target.format.value}); give each format its own file"
+            )
         seen[key] = target
     return targets
 

@@ -18,8 +18,15 @@ from ratchet.gate.models import Finding, FindingKind, Outcome, PairOutcome, Seve
 K = TypeVar("K", bound=Hashable)
 
 _SEVERITY_ORDER: dict[Severity, int] = {"hard": 0, "diff": 1, "info": 2}
-_OUTCOME_ORDER: dict[Outcome, int] = {"error": 0, "regression": 1, "unsure": 2, "inconclusive": 3, "drift": 4, "pass": 5,
-                                      "same": 6}
+_OUTCOME_ORDER: dict[Outcome, int] = {
+    "error": 0,
+    "regression": 1,
+    "unsure": 2,
+    "inconclusive": 3,
+    "drift": 4,
+    "pass": 5,
+    "same": 6,
+}
 NO_FINDING = "no tool-call or output difference"
 """The label of pairs that differ from `same` without a Level 0 finding (e.g. a judge error)."""
 
@@ -73,12 +80,15 @@ def finding_groups(verdict: Verdict) -> list[FindingGroup]:
         if pair.outcome == "same":
             continue
         keys: set[tuple[str, FindingKind | None, Severity | None]] = {
-            (finding_label(f), f.kind, f.severity) for f in pair.findings} or {(NO_FINDING, None, None)}
+            (finding_label(f), f.kind, f.severity) for f in pair.findings
+        } or {(NO_FINDING, None, None)}
         for key in keys:
             hits.setdefault(key, []).append(pair)
     groups = [
         FindingGroup(
-            label=label, kind=kind, severity=severity,
+            label=label,
+            kind=kind,
+            severity=severity,
             task_ids=tuple(sorted({p.task_id for p in pairs})),
             outcomes=_ordered_outcomes(p.outcome for p in pairs),
         )

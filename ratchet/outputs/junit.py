@@ -51,12 +51,16 @@ def pair_evidence(pair: PairOutcome) -> str:
     lines += [f"finding {f.kind} ({f.severity}): {f.detail}" for f in pair.findings]
     for opinion in pair.opinions:
         said = f"error: {opinion.error}" if opinion.error is not None else opinion.rationale
-        lines.append(f"judge {opinion.asked_as} ({opinion.model or '?'}): {opinion.verdict or 'error'} "
-                     f"at {opinion.confidence:.2f}: {said}")
+        lines.append(
+            f"judge {opinion.asked_as} ({opinion.model or '?'}): {opinion.verdict or 'error'} "
+            f"at {opinion.confidence:.2f}: {said}"
+        )
     if pair.drift is not None:
         moved = ", ".join(f"{fact.key}{' (confirmed)' if fact.confirmed else ''}" for fact in pair.drift.moved)
-        lines.append(f"drift: {'yes' if pair.drift.is_drift else 'no'}; moved: {moved or 'nothing'}"
-                     f"{'; ' + pair.drift.note if pair.drift.note else ''}")
+        lines.append(
+            f"drift: {'yes' if pair.drift.is_drift else 'no'}; moved: {moved or 'nothing'}"
+            f"{'; ' + pair.drift.note if pair.drift.note else ''}"
+        )
     if pair.error:
         lines.append(f"error: {pair.error}")
     if pair.hint:
@@ -65,10 +69,15 @@ def pair_evidence(pair: PairOutcome) -> str:
 
 
 def _pair_case(suite: ET.Element, pair: PairOutcome) -> None:
-    case = ET.SubElement(suite, "testcase", {
-        "classname": _xml_text(pair.golden_skill or NO_SKILL), "name": _xml_text(pair.task_id),
-        "time": _seconds(pair.latency_ms),
-    })
+    case = ET.SubElement(
+        suite,
+        "testcase",
+        {
+            "classname": _xml_text(pair.golden_skill or NO_SKILL),
+            "name": _xml_text(pair.task_id),
+            "time": _seconds(pair.latency_ms),
+        },
+    )
     tag = {"regression": "failure", "unsure": "failure", "inconclusive": "failure", "error": "error"}.get(pair.outcome)
     if tag is None:
         ET.SubElement(case, "system-out").text = _xml_text(f"{pair.outcome} ({pair.decided_by}): {pair.reason}\n")
@@ -79,11 +88,17 @@ def _pair_case(suite: ET.Element, pair: PairOutcome) -> None:
 
 def not_checked(verdict: Verdict) -> list[tuple[str, str]]:
     """(name, message) per thing the gate could not check, in the order the terminal prints them."""
-    notes = [(f"settings changed: {path}", f"{path} changed; the edit was checked with the base's settings")
-             for path in verdict.settings_changed]
-    notes += [(f"submodule changed: {path}", f"{path}: Ratchet cannot see inside a submodule")
-              for path in verdict.submodules_changed]
-    notes += [(f"not checked: {note.skill} ({note.kind})", note.detail) for note in verdict.unseen if note.level == "warn"]
+    notes = [
+        (f"settings changed: {path}", f"{path} changed; the edit was checked with the base's settings")
+        for path in verdict.settings_changed
+    ]
+    notes += [
+        (f"submodule changed: {path}", f"{path}: Ratchet cannot see inside a submodule")
+        for path in verdict.submodules_changed
+    ]
+    notes += [
+        (f"not checked: {note.skill} ({note.kind})", note.detail) for note in verdict.unseen if note.level == "warn"
+    ]
     return notes
 
 
@@ -92,42 +107,73 @@ def render_junit(verdict: Verdict) -> str:
     notes = not_checked(verdict)
     evidence = evidence_lines(verdict)
     changes = diff_lines(verdict)
-    failures = sum(p.outcome in ("regression", "unsure", "inconclusive") for p in verdict.pairs) + len(notes) \
-        + sum(line.level != "note" for line in evidence) + sum(line.level != "note" for line in changes)
+    failures = (
+        sum(p.outcome in ("regression", "unsure", "inconclusive") for p in verdict.pairs)
+        + len(notes)
+        + sum(line.level != "note" for line in evidence)
+        + sum(line.level != "note" for line in changes)
+    )
     errors = sum(p.outcome == "error" for p in verdict.pairs)
     tests = len(verdict.pairs) + len(notes) + len(evidence) + len(changes)
-    root = ET.Element("testsuites", {"name": "ratchet", "tests": str(tests), "failures": str(failures),
-                                     "errors": str(errors), "time": _seconds(verdict.wall_ms)})
-    suite = ET.SubElement(root, "testsuite", {
-        "name": _xml_text(f"ratchet check {verdict.base[:10]}..{verdict.head[:10]}"), "tests": str(tests),
-        "failures": str(failures), "errors": str(errors), "skipped": "0", "time": _seconds(verdict.wall_ms),
-    })
+    root = ET.Element(
+        "testsuites",
+        {
+            "name": "ratchet",
+            "tests": str(tests),
+            "failures": str(failures),
+            "errors": str(errors),
+            "time": _seconds(verdict.wall_ms),
+        },
+    )
+    suite = ET.SubElement(
+        root,
+        "testsuite",
+        {
+            "name": _xml_text(f"ratchet check {verdict.base[:10]}..{verdict.head[:10]}"),
+            "tests": str(tests),
+            "failures": str(failures),
+            "errors": str(errors),
+            "skipped": "0",
+            "time": _seconds(verdict.wall_ms),
+        },
+    )
     properties = ET.SubElement(suite, "properties")
-    for name, value in (("decision", verdict.decision), ("summary", verdict.summary), ("base", verdict.base),
-                        ("head", verdict.head), ("skills_changed", ", ".join(verdict.skills_changed)),
-                        ("gate_config", verdict.gate_config or ""), ("cost_usd", f"{verdict.cost_usd:.6f}"),
-                        ("simulated", str(verdict.simulated).lower()),
-                        *((("label", SIMULATED_CHECK_BANNER),) if verdict.simulated else ())):
+    for name, value in (
+        ("decision", verdict.decision),
+        ("summary", verdict.summary),
+        ("base", verdict.base),
+        ("head", verdict.head),
+        ("skills_changed", ", ".join(verdict.skills_changed)),
+        ("gate_config", verdict.gate_config or ""),
+        ("cost_usd", f"{verdict.cost_usd:.6f}"),
+        ("simulated", str(verdict.simulated).lower()),
+        *((("label", SIMULATED_CHECK_BANNER),) if verdict.simulated else ()),
+    ):
         ET.SubElement(properties, "property", {"name": name, "value": _xml_text(value)})
     for change in changes:  # first: what the edit changes, read without a model
-        case = ET.SubElement(suite, "testcase", {"classname": DIFF, "name": _xml_text(change.where or "diff"),
-                                                 "time": "0.000"})
+        case = ET.SubElement(
+            suite, "testcase", {"classname": DIFF, "name": _xml_text(change.where or "diff"), "time": "0.000"}
+        )
         if change.level == "note":
             ET.SubElement(case, "system-out").text = _xml_text(f"{change}\n")
         else:
-            ET.SubElement(case, "failure", {"type": "static", "message": _xml_text(change.text)}).text = \
-                _xml_text(f"{change}\n")
+            ET.SubElement(case, "failure", {"type": "static", "message": _xml_text(change.text)}).text = _xml_text(
+                f"{change}\n"
+            )
     for line in evidence:  # then what the edit does to what every later check compares with
         case = ET.SubElement(suite, "testcase", {"classname": EVIDENCE, "name": _xml_text(line.label), "time": "0.000"})
         if line.level == "note":
             ET.SubElement(case, "system-out").text = _xml_text(f"{line.label}: {line.text}\n")
         else:
-            ET.SubElement(case, "failure", {"type": "evidence", "message": _xml_text(line.text)}).text = \
-                _xml_text(f"{line.label}: {line.text}\n")
+            ET.SubElement(case, "failure", {"type": "evidence", "message": _xml_text(line.text)}).text = _xml_text(
+                f"{line.label}: {line.text}\n"
+            )
     for pair in verdict.pairs:
         _pair_case(suite, pair)
     for name, message in notes:
         case = ET.SubElement(suite, "testcase", {"classname": NOT_CHECKED, "name": _xml_text(name), "time": "0.000"})
-        ET.SubElement(case, "failure", {"type": "unseen", "message": _xml_text(message)}).text = _xml_text(message + "\n")
+        ET.SubElement(case, "failure", {"type": "unseen", "message": _xml_text(message)}).text = _xml_text(
+            message + "\n"
+        )
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

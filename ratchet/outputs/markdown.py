@@ -16,9 +16,7 @@ from ratchet.outputs.text import code_block, html_inline, md_inline
 
 _MARK = {"PASS": "✅", "WARN": "⚠️", "BLOCK": "❌"}
 _CALL_KINDS = {"new_side_effect": "+", "call_added": "+", "call_removed": "-", "args_changed": "!"}
-OUTPUTS_NOT_CARRIED = (
-    "The verdict does not carry the golden's and the replay's final outputs; Level 0 compared them:"
-)
+OUTPUTS_NOT_CARRIED = "The verdict does not carry the golden's and the replay's final outputs; Level 0 compared them:"
 
 
 def short(rev: str) -> str:
@@ -28,8 +26,10 @@ def short(rev: str) -> str:
 
 def decision_line(verdict: Verdict) -> str:
     """`❌ **Ratchet: BLOCK** · summary · base → head`: the line a reviewer reads first."""
-    return (f"{_MARK[verdict.decision]} **Ratchet: {verdict.decision}** · {md_inline(verdict.summary)}"
-            f" · `{short(verdict.base)}` → `{short(verdict.head)}`")
+    return (
+        f"{_MARK[verdict.decision]} **Ratchet: {verdict.decision}** · {md_inline(verdict.summary)}"
+        f" · `{short(verdict.base)}` → `{short(verdict.head)}`"
+    )
 
 
 def not_checked_lines(verdict: Verdict) -> list[str]:
@@ -37,12 +37,15 @@ def not_checked_lines(verdict: Verdict) -> list[str]:
     the terminal prints first)."""
     lines = []
     if verdict.settings_changed:
-        lines.append(f"- **settings changed:** {md_inline(', '.join(verdict.settings_changed))}"
-                     " (checked with the base's settings)")
-    lines += [f"- **{md_inline(line.label)}:** {md_inline(line.text)}"
-              for line in evidence_lines(verdict)]
-    lines += [f"- **submodule changed:** {md_inline(path)} (Ratchet cannot see inside it)"
-              for path in verdict.submodules_changed]
+        lines.append(
+            f"- **settings changed:** {md_inline(', '.join(verdict.settings_changed))}"
+            " (checked with the base's settings)"
+        )
+    lines += [f"- **{md_inline(line.label)}:** {md_inline(line.text)}" for line in evidence_lines(verdict)]
+    lines += [
+        f"- **submodule changed:** {md_inline(path)} (Ratchet cannot see inside it)"
+        for path in verdict.submodules_changed
+    ]
     lines += [f"- **not checked:** {md_inline(note.detail)}" for note in verdict.unseen if note.level == "warn"]
     return lines
 
@@ -60,16 +63,20 @@ def findings_table(verdict: Verdict) -> list[str]:
     rows = ["| finding | severity | outcome | tasks |", "| --- | --- | --- | --- |"]
     for group in groups:
         outcomes = ", ".join(f"{outcome} x{count}" for outcome, count in group.outcomes)
-        rows.append(f"| {md_inline(group.label)} | {group.severity or '—'} | {outcomes} "
-                    f"| {md_inline(collapse_ids(group.task_ids))} |")
+        rows.append(
+            f"| {md_inline(group.label)} | {group.severity or '—'} | {outcomes} "
+            f"| {md_inline(collapse_ids(group.task_ids))} |"
+        )
     return rows
 
 
 def footer_line(verdict: Verdict) -> str:
     """Cost, how much was replayed, wall time and the gate config."""
     config = f" · gate config `{md_inline(verdict.gate_config)}`" if verdict.gate_config else ""
-    return (f"cost ${verdict.cost_usd:.6f} · {len(verdict.pairs)} of {verdict.goldens_total} goldens replayed"
-            f" · {verdict.wall_ms / 1000:.1f} s{config}")
+    return (
+        f"cost ${verdict.cost_usd:.6f} · {len(verdict.pairs)} of {verdict.goldens_total} goldens replayed"
+        f" · {verdict.wall_ms / 1000:.1f} s{config}"
+    )
 
 
 def _call_diff(findings: list[Finding]) -> list[str]:
@@ -99,29 +106,40 @@ def _other_findings(pair: PairOutcome) -> list[str]:
 
 def _opinion_row(opinion: Opinion) -> str:
     said = md_inline(opinion.rationale) if opinion.error is None else f"error: {md_inline(opinion.error)}"
-    return (f"| {md_inline(opinion.asked_as)} | {md_inline(opinion.model) or '—'} | {opinion.verdict or 'error'} "
-            f"| {opinion.confidence:.2f} | {said} |")
+    return (
+        f"| {md_inline(opinion.asked_as)} | {md_inline(opinion.model) or '—'} | {opinion.verdict or 'error'} "
+        f"| {opinion.confidence:.2f} | {said} |"
+    )
 
 
 def _opinions(opinions: list[Opinion]) -> list[str]:
     if not opinions:
         return ["**Judges:** none asked."]
-    return ["**Judges:**", "", "| tier | model | verdict | confidence | rationale |",
-            "| --- | --- | --- | --- | --- |", *(_opinion_row(o) for o in opinions)]
+    return [
+        "**Judges:**",
+        "",
+        "| tier | model | verdict | confidence | rationale |",
+        "| --- | --- | --- | --- | --- |",
+        *(_opinion_row(o) for o in opinions),
+    ]
 
 
 def _drift(drift: DriftEvidence | None) -> list[str]:
     if drift is None:
         return ["**Drift:** not checked."]
-    lines = [f"**Drift:** {'drift' if drift.is_drift else 'not drift'}"
-             f"{' · base replay ran' if drift.base_replay_ran else ''}"
-             f"{' and matches the replay' if drift.base_matches_replay else ''}"
-             f"{' · ' + md_inline(drift.note) if drift.note else ''}"]
+    lines = [
+        f"**Drift:** {'drift' if drift.is_drift else 'not drift'}"
+        f"{' · base replay ran' if drift.base_replay_ran else ''}"
+        f"{' and matches the replay' if drift.base_matches_replay else ''}"
+        f"{' · ' + md_inline(drift.note) if drift.note else ''}"
+    ]
     for fact in sorted(drift.moved, key=lambda f: f.key):
         confirmed = "confirmed" if fact.confirmed else "not confirmed"
         source = f" by {md_inline(fact.source)}" if fact.source else ""
-        lines.append(f"- {md_inline(fact.key)}: {md_inline(repr(fact.golden_value))} → "
-                     f"{md_inline(repr(fact.replay_value))} ({confirmed}{source})")
+        lines.append(
+            f"- {md_inline(fact.key)}: {md_inline(repr(fact.golden_value))} → "
+            f"{md_inline(repr(fact.replay_value))} ({confirmed}{source})"
+        )
     return lines
 
 

@@ -65,13 +65,19 @@ class ReviewSession:
 
     def _pending(self, request: DecideRequest) -> DecideAnswer:
         if request.action == "reject":
-            return DecideAnswer(ok=True, state="rejected", message=(
-                f"not blessed: {request.item} stays in pending/ until `ratchet record` overwrites it"))
+            return DecideAnswer(
+                ok=True,
+                state="rejected",
+                message=(f"not blessed: {request.item} stays in pending/ until `ratchet record` overwrites it"),
+            )
         result = bless_pending(self.project, [request.item])
         if result.refused:
             return DecideAnswer(ok=False, state="refused", message=result.refused[0])
-        shown = result.blessed[0].relative_to(self.project.root) if result.blessed[0].is_relative_to(
-            self.project.root) else result.blessed[0]
+        shown = (
+            result.blessed[0].relative_to(self.project.root)
+            if result.blessed[0].is_relative_to(self.project.root)
+            else result.blessed[0]
+        )
         return DecideAnswer(ok=True, state="blessed", message=f"blessed into {shown.as_posix()}")
 
     def _label(self, request: DecideRequest) -> DecideAnswer:
@@ -91,10 +97,12 @@ def pending_session(project: Project, *, reviewer: str = "") -> ReviewSession:
 
 
 def labels_session(project: Project, *, reviewer: str = "") -> ReviewSession:
-    return ReviewSession(mode="labels", project=project, build=lambda: labels_page(BenchPaths(project)),
-                         reviewer=reviewer)
+    return ReviewSession(
+        mode="labels", project=project, build=lambda: labels_page(BenchPaths(project)), reviewer=reviewer
+    )
 
 
 def verdict_session(project: Project, verdict_file: Path, replays_file: Path | None = None) -> ReviewSession:
-    return ReviewSession(mode="verdict", project=project,
-                         build=lambda: verdict_page(project, verdict_file, replays_file))
+    return ReviewSession(
+        mode="verdict", project=project, build=lambda: verdict_page(project, verdict_file, replays_file)
+    )

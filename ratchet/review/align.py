@@ -72,5 +72,7 @@ def golden_only(golden: list[ToolCall], marked: Mapping[int, str]) -> list[Align
     rows: list[AlignedRow] = []
     for call in golden:
         kind = marked.get(call.index)
-        rows.append(AlignedRow(kind="removed" if kind == "call_removed" else "changed" if kind else "same", golden=call))
+        rows.append(
+            AlignedRow(kind="removed" if kind == "call_removed" else "changed" if kind else "same", golden=call)
+        )
     return rows

@@ -7,8 +7,10 @@ the page's own URL, so the token is never written into the page's bytes.
 
 from __future__ import annotations
 
-CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
-       "connect-src 'self'; img-src data:; form-action 'none'; base-uri 'none'")
+CSP = (
+    "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
+    "connect-src 'self'; img-src data:; form-action 'none'; base-uri 'none'"
+)
 
 CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#1b1f24;background:#fff}

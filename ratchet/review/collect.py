@@ -57,31 +57,46 @@ def pending_page(project: Project) -> ReviewPage:
         try:
             replay = read_trace(path)
         except RatchetError as exc:
-            items.append(ReviewItem(item_id=task_id, title=task_id, notes=[f"unreadable: {exc.one_line()}"],
-                                    actions=["reject", "skip"]))
+            items.append(
+                ReviewItem(
+                    item_id=task_id, title=task_id, notes=[f"unreadable: {exc.one_line()}"], actions=["reject", "skip"]
+                )
+            )
             continue
         traces[task_id] = replay
         golden = goldens.get(task_id)
         notes = [] if golden is not None else ["no golden yet: accepting blesses the first one"]
-        items.append(ReviewItem(
-            item_id=task_id, title=f"{task_id}: pending trace vs golden", golden=golden, replay=replay,
-            findings=level0_findings(golden, replay) if golden is not None else [], notes=notes,
-            actions=["accept", "reject", "skip"],
-        ))
+        items.append(
+            ReviewItem(
+                item_id=task_id,
+                title=f"{task_id}: pending trace vs golden",
+                golden=golden,
+                replay=replay,
+                findings=level0_findings(golden, replay) if golden is not None else [],
+                notes=notes,
+                actions=["accept", "reject", "skip"],
+            )
+        )
     unseen = _pending_unseen(project, tasks, traces, goldens)
     for item in items:
-        mine = {optional_skill_key(skill_of.get(item.item_id)),
-                optional_skill_key(item.replay.fired_skill if item.replay is not None else None)} - {None}
+        mine = {
+            optional_skill_key(skill_of.get(item.item_id)),
+            optional_skill_key(item.replay.fired_skill if item.replay is not None else None),
+        } - {None}
         item.unseen = [note for note in unseen if skill_key(note.skill) in mine]
     return ReviewPage(
-        mode="pending", title="Ratchet review: pending traces", source=_shown(project.pending_dir, project.root),
+        mode="pending",
+        title="Ratchet review: pending traces",
+        source=_shown(project.pending_dir, project.root),
         summary=f"{len(items)} pending trace(s); accept blesses one exactly as `ratchet bless TASK_ID` does",
-        items=items, unseen=unseen,
+        items=items,
+        unseen=unseen,
     )
 
 
-def _pending_unseen(project: Project, tasks: Sequence[Task], traces: Mapping[str, Trace],
-                    goldens: Mapping[str, Trace]) -> list[Unseen]:
+def _pending_unseen(
+    project: Project, tasks: Sequence[Task], traces: Mapping[str, Trace], goldens: Mapping[str, Trace]
+) -> list[Unseen]:
     """What a check of an edit to these traces' skills would name as unseen once they are blessed.
 
     Asked of ratchet.gate.unseen itself, with the skills as they stand now on both sides of that
@@ -99,8 +114,13 @@ def _pending_unseen(project: Project, tasks: Sequence[Task], traces: Mapping[str
     simulated = project.config.upstream == "sim" or any(trace.simulated for trace in traces.values())
     return unseen_notes(
         changed=[skills[key].name if key in skills else name for key, name in sorted(changed.items())],
-        base_skills=skills, head_skills=skills, tasks=tasks, goldens={**goldens, **traces}, changed_files={},
-        tools=offered_tool_names(project, project.root) if simulated else frozenset(), simulated=simulated,
+        base_skills=skills,
+        head_skills=skills,
+        tasks=tasks,
+        goldens={**goldens, **traces},
+        changed_files={},
+        tools=offered_tool_names(project, project.root) if simulated else frozenset(),
+        simulated=simulated,
     )
 
 
@@ -128,16 +148,29 @@ def _pair_item(pair: PairOutcome, golden: Trace | None, replay: Trace | None, he
         notes.append("the golden is not in this project's goldens/ any more")
     if replay is None:
         # `check` writes no replays file, so the page names what does give one today: a recording at the head.
-        where = "in the working tree holding the staged edit" if head.startswith("<") else (
-            f"in a checkout of the edit ({head[:10]})")
-        notes.append("replay not kept by `ratchet check`: the golden's calls are marked by Level 0's findings. "
-                     f"To see a replay beside the golden, run `ratchet record {pair.task_id}` {where}, then "
-                     "`ratchet review`: a fresh replay, not the one this check judged; it waits in pending/ and "
-                     "is blessed only if you accept it")
+        where = (
+            "in the working tree holding the staged edit"
+            if head.startswith("<")
+            else (f"in a checkout of the edit ({head[:10]})")
+        )
+        notes.append(
+            "replay not kept by `ratchet check`: the golden's calls are marked by Level 0's findings. "
+            f"To see a replay beside the golden, run `ratchet record {pair.task_id}` {where}, then "
+            "`ratchet review`: a fresh replay, not the one this check judged; it waits in pending/ and "
+            "is blessed only if you accept it"
+        )
     return ReviewItem(
-        item_id=pair.task_id, title=f"{pair.task_id}: {pair.outcome} ({pair.selected_because})", golden=golden,
-        replay=replay, findings=pair.findings, outcome=pair.outcome, decided_by=pair.decided_by, reason=pair.reason,
-        opinions=pair.opinions, drift=pair.drift, notes=notes,
+        item_id=pair.task_id,
+        title=f"{pair.task_id}: {pair.outcome} ({pair.selected_because})",
+        golden=golden,
+        replay=replay,
+        findings=pair.findings,
+        outcome=pair.outcome,
+        decided_by=pair.decided_by,
+        reason=pair.reason,
+        opinions=pair.opinions,
+        drift=pair.drift,
+        notes=notes,
     )
 
 
@@ -146,17 +179,28 @@ def verdict_page(project: Project, verdict_file: Path, replays_file: Path | None
     verdict = read_verdict(verdict_file)
     replays = read_edit_replays(replays_file).replays if replays_file is not None else {}
     goldens = load_goldens(project.path("goldens"))
-    items = [_pair_item(pair, goldens.get(pair.task_id), replays.get(pair.task_id), verdict.head)
-             for pair in verdict.pairs]
+    items = [
+        _pair_item(pair, goldens.get(pair.task_id), replays.get(pair.task_id), verdict.head) for pair in verdict.pairs
+    ]
     changes = diff_lines(verdict)
     if changes:  # what the edit changes, read without a model, before the pairs (ratchet.outputs.edit_diff)
-        items.insert(0, ReviewItem(item_id="diff", title="What the edit changes (ratchet diff)",
-                                   text="\n".join(str(line) for line in changes)))
+        items.insert(
+            0,
+            ReviewItem(
+                item_id="diff",
+                title="What the edit changes (ratchet diff)",
+                text="\n".join(str(line) for line in changes),
+            ),
+        )
     return ReviewPage(
-        mode="verdict", title=f"Ratchet review: {verdict.decision}", source=_shown(verdict_file, project.root),
+        mode="verdict",
+        title=f"Ratchet review: {verdict.decision}",
+        source=_shown(verdict_file, project.root),
         summary=f"{verdict.decision}: {verdict.summary} (base {verdict.base[:12]}, head {verdict.head[:12]}, "
         f"skills {', '.join(verdict.skills_changed) or 'none'})",
-        items=items, simulated=verdict.simulated, unseen=verdict.unseen,
+        items=items,
+        simulated=verdict.simulated,
+        unseen=verdict.unseen,
     )
 
 
@@ -168,12 +212,19 @@ def labels_page(paths: BenchPaths) -> ReviewPage:
             continue
         edit, label = load_edit(paths, queued.label.edit_id)
         notes = ["stale: the edit changed since its last review"] if queued.stale else []
-        items.append(ReviewItem(
-            item_id=edit.id, title=f"{edit.id} ({edit.type}): expect {label.expected_decision}",
-            text=render_edit(paths, edit, label), notes=notes, actions=["accept", "reject", "skip"],
-        ))
+        items.append(
+            ReviewItem(
+                item_id=edit.id,
+                title=f"{edit.id} ({edit.type}): expect {label.expected_decision}",
+                text=render_edit(paths, edit, label),
+                notes=notes,
+                actions=["accept", "reject", "skip"],
+            )
+        )
     return ReviewPage(
-        mode="labels", title="Ratchet review: label queue", source=_shown(paths.root / "labels", paths.root),
+        mode="labels",
+        title="Ratchet review: label queue",
+        source=_shown(paths.root / "labels", paths.root),
         summary=f"{len(items)} label(s) to review; accept agrees, reject records your decision "
         "(as `ratchet bench label`)",
         items=items,

@@ -21,7 +21,9 @@ class AlignedRow(BaseModel):
     kind: RowKind
     golden: ToolCall | None = None
     replay: ToolCall | None = None
-    changed_args: list[str] = Field(default_factory=list, description="Argument names whose values differ (changed rows).")
+    changed_args: list[str] = Field(
+        default_factory=list, description="Argument names whose values differ (changed rows)."
+    )
 
 
 class ReviewItem(BaseModel):
@@ -39,7 +41,8 @@ class ReviewItem(BaseModel):
     drift: DriftEvidence | None = None
     notes: list[str] = Field(default_factory=list, description="What could not be shown, and why.")
     unseen: list[Unseen] = Field(
-        default_factory=list, description="The page's unseen notes about this item's skills (pending mode).")
+        default_factory=list, description="The page's unseen notes about this item's skills (pending mode)."
+    )
     text: str | None = Field(default=None, description="Preformatted evidence (a label's skill diff and labels).")
     actions: list[Action] = Field(default_factory=list, description="What `--serve` offers for this item.")
 
@@ -52,9 +55,13 @@ class ReviewPage(BaseModel):
     source: str = Field(description="What was reviewed (a folder or a file), as the page names it.")
     summary: str = ""
     items: list[ReviewItem] = Field(default_factory=list)
-    unseen: list[Unseen] = Field(default_factory=list, description=(
-        "What a check would warn it could not see (ratchet.gate.unseen): for pending traces, a check of an edit "
-        "to their skills once they are blessed; for a verdict, its own."))
+    unseen: list[Unseen] = Field(
+        default_factory=list,
+        description=(
+            "What a check would warn it could not see (ratchet.gate.unseen): for pending traces, a check of an edit "
+            "to their skills once they are blessed; for a verdict, its own."
+        ),
+    )
     simulated: bool = Field(default=False, description="What is shown came from the simulator (a verdict's own flag).")
 
     @property

@@ -40,8 +40,10 @@ def _args(call: ToolCall, changed: list[str]) -> str:
     lines = []
     for key in sorted(call.arguments):
         cls = "arg changed-arg" if key in changed else "arg"
-        lines.append(f'<li class="{cls}" data-arg="{_e(key)}"><span class="k">{_e(key)}</span>='
-                     f'<span class="v">{_e(_json(call.arguments[key]))}</span></li>')
+        lines.append(
+            f'<li class="{cls}" data-arg="{_e(key)}"><span class="k">{_e(key)}</span>='
+            f'<span class="v">{_e(_json(call.arguments[key]))}</span></li>'
+        )
     return '<ul class="args">' + "".join(lines) + "</ul>"
 
 
@@ -50,8 +52,10 @@ def _call_cell(call: ToolCall | None, changed: list[str], side: str) -> str:
         return f'<td class="{side} empty"></td>'
     result = f"<details><summary>result</summary><pre>{_e(_json(call.result))}</pre></details>"
     error = f'<div class="finding-hard">error: {_e(call.error)}</div>' if call.error else ""
-    return (f'<td class="{side}"><div class="call">#{call.index} {_e(call.name)} '
-            f'<span class="effect">({_e(call.effect)})</span></div>{_args(call, changed)}{error}{result}</td>')
+    return (
+        f'<td class="{side}"><div class="call">#{call.index} {_e(call.name)} '
+        f'<span class="effect">({_e(call.effect)})</span></div>{_args(call, changed)}{error}{result}</td>'
+    )
 
 
 def _calls_table(rows: list[AlignedRow], *, has_replay: bool) -> str:
@@ -62,7 +66,7 @@ def _calls_table(rows: list[AlignedRow], *, has_replay: bool) -> str:
         if has_replay:
             cells += _call_cell(row.replay, row.changed_args, "replay")
         body.append(f'<tr class="row-{row.kind}" data-kind="{row.kind}">{cells}</tr>')
-    return "<h3>Tool calls</h3><table class=\"calls\">" + head + "".join(body) + "</table>"
+    return '<h3>Tool calls</h3><table class="calls">' + head + "".join(body) + "</table>"
 
 
 def _rows(item: ReviewItem) -> list[AlignedRow]:
@@ -93,9 +97,10 @@ def _output_diff(golden: Trace | None, replay: Trace | None) -> str:
 def _findings(findings: list[Finding]) -> str:
     if not findings:
         return ""
-    items = "".join(f'<li class="finding-{f.severity}">{_e(f.severity)} · {_e(f.kind)}: {_e(f.detail)}</li>'
-                    for f in findings)
-    return f"<h3>Level 0 findings</h3><ul class=\"findings\">{items}</ul>"
+    items = "".join(
+        f'<li class="finding-{f.severity}">{_e(f.severity)} · {_e(f.kind)}: {_e(f.detail)}</li>' for f in findings
+    )
+    return f'<h3>Level 0 findings</h3><ul class="findings">{items}</ul>'
 
 
 def _opinions(opinions: list[Opinion]) -> str:
@@ -105,22 +110,31 @@ def _opinions(opinions: list[Opinion]) -> str:
     for o in opinions:
         answer = f"error: {o.error}" if o.error else f"{o.verdict} ({o.confidence:.2f})"
         changed = "; ".join(o.changed_elements)
-        rows.append(f'<tr class="opinion" data-tier="{_e(o.tier)}"><td>{_e(o.asked_as)}</td><td>{_e(o.model)}</td>'
-                    f"<td>{_e(answer)}</td><td>{_e(o.rationale)}</td><td>{_e(changed)}</td>"
-                    f"<td>${o.cost_usd:.6f}</td></tr>")
-    return ("<h3>Judge opinions, in escalation order</h3><table class=\"opinions\"><tr><th>tier</th><th>model</th>"
-            "<th>verdict</th><th>rationale</th><th>changed elements</th><th>cost</th></tr>" + "".join(rows) + "</table>")
+        rows.append(
+            f'<tr class="opinion" data-tier="{_e(o.tier)}"><td>{_e(o.asked_as)}</td><td>{_e(o.model)}</td>'
+            f"<td>{_e(answer)}</td><td>{_e(o.rationale)}</td><td>{_e(changed)}</td>"
+            f"<td>${o.cost_usd:.6f}</td></tr>"
+        )
+    return (
+        '<h3>Judge opinions, in escalation order</h3><table class="opinions"><tr><th>tier</th><th>model</th>'
+        "<th>verdict</th><th>rationale</th><th>changed elements</th><th>cost</th></tr>" + "".join(rows) + "</table>"
+    )
 
 
 def _drift(drift: DriftEvidence | None) -> str:
     if drift is None:
         return ""
-    moved = "".join(f"<li>{_e(m.key)}: {_e(_json(m.golden_value))} → {_e(_json(m.replay_value))} "
-                    f"({'confirmed' if m.confirmed else 'not confirmed'}{': ' + _e(m.source) if m.source else ''})</li>"
-                    for m in drift.moved)
+    moved = "".join(
+        f"<li>{_e(m.key)}: {_e(_json(m.golden_value))} → {_e(_json(m.replay_value))} "
+        f"({'confirmed' if m.confirmed else 'not confirmed'}{': ' + _e(m.source) if m.source else ''})</li>"
+        for m in drift.moved
+    )
     facts = f"<ul>{moved}</ul>" if moved else "<p>no volatile fact moved</p>"
-    base = ("base replay ran, " + ("matches" if drift.base_matches_replay else "differs from") + " the replay"
-            if drift.base_replay_ran else "no base replay")
+    base = (
+        "base replay ran, " + ("matches" if drift.base_matches_replay else "differs from") + " the replay"
+        if drift.base_replay_ran
+        else "no base replay"
+    )
     verdict = "drift" if drift.is_drift else "not drift"
     note = f" · {_e(drift.note)}" if drift.note else ""
     return f'<h3>Drift evidence</h3><div class="drift"><p>{verdict} · {base}{note}</p>{facts}</div>'
@@ -184,8 +198,11 @@ def _item(page: ReviewPage, item: ReviewItem, served: bool) -> str:
         parts.append(_calls_table(_rows(item), has_replay=item.replay is not None))
         parts.append(_output_diff(item.golden, item.replay))
     parts += [_opinions(item.opinions), _drift(item.drift), _actions(page, item, served)]
-    return (f'<section class="item" data-item="{_e(item.item_id)}" data-state="open">'
-            + "".join(p for p in parts if p) + "</section>")
+    return (
+        f'<section class="item" data-item="{_e(item.item_id)}" data-state="open">'
+        + "".join(p for p in parts if p)
+        + "</section>"
+    )
 
 
 def render_page(page: ReviewPage, *, served: bool = False) -> str:
@@ -193,11 +210,11 @@ def render_page(page: ReviewPage, *, served: bool = False) -> str:
     items = "".join(_item(page, item, served) for item in page.items) or "<p>nothing to review</p>"
     banner = f'<p class="simulated">{_e(SIMULATED_CHECK_BANNER)}</p>' if page.shows_simulated else ""
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
         f"<title>{_e(page.title)}</title><style>{CSS}</style></head>"
         f'<body data-mode="{page.mode}" data-served="{"1" if served else "0"}">'
-        f"{banner}<h1>{_e(page.title)}</h1>{_unseen(page)}<div class=\"summary\">{_e(page.summary)}</div>"
+        f'{banner}<h1>{_e(page.title)}</h1>{_unseen(page)}<div class="summary">{_e(page.summary)}</div>'
         f'<div class="meta">source: {_e(page.source)}</div>'
         '<label><input type="checkbox" id="hide-same"> hide unchanged calls</label>'
         f"{items}<script>{JS}</script></body></html>\n"

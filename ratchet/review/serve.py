@@ -45,8 +45,11 @@ def review_app(session: ReviewSession, token: str) -> FastAPI:
         host = (request.headers.get("host") or "").rsplit(":", 1)[0].strip("[]")
         if host not in LOOPBACK_NAMES:
             return refuse(403, "foreign Host header refused: the review server serves 127.0.0.1 only")
-        offered = request.headers.get("x-ratchet-token", "") if request.method == "POST" else \
-            request.query_params.get("token", "")
+        offered = (
+            request.headers.get("x-ratchet-token", "")
+            if request.method == "POST"
+            else request.query_params.get("token", "")
+        )
         if not _same(offered, token):
             return refuse(401, "missing or wrong review token: open the URL `ratchet review --serve` printed")
         return await call_next(request)
@@ -92,8 +95,9 @@ class ReviewServer:
         self.token = token or secrets.token_urlsafe(24)
         self.socket = bind_loopback(port)
         self.port: int = self.socket.getsockname()[1]
-        config = uvicorn.Config(review_app(session, self.token), log_level="warning", access_log=False,
-                                ws="none", lifespan="off")
+        config = uvicorn.Config(
+            review_app(session, self.token), log_level="warning", access_log=False, ws="none", lifespan="off"
+        )
         self._server = uvicorn.Server(config)
 
     @property

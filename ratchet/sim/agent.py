@@ -114,10 +114,15 @@ class SimAgentModel:
 
     def _respond(self, request: ChatRequest, message: Message, finish_reason: str) -> ChatResponse:
         prompt = canonical_dumps(
-            {"messages": [m.model_dump(mode="json") for m in request.messages], "tools": [t.model_dump(mode="json") for t in request.tools]},
+            {
+                "messages": [m.model_dump(mode="json") for m in request.messages],
+                "tools": [t.model_dump(mode="json") for t in request.tools],
+            },
             indent=None,
         )
-        output = message.content or canonical_dumps([c.model_dump(mode="json") for c in message.tool_calls], indent=None)
+        output = message.content or canonical_dumps(
+            [c.model_dump(mode="json") for c in message.tool_calls], indent=None
+        )
         return ChatResponse(
             message=message,
             usage=Usage(tokens_in=approx_tokens(prompt), tokens_out=approx_tokens(output)),

@@ -215,7 +215,9 @@ def _eval(node: ast.expr, env: Mapping[str, Any]) -> Any:
     if isinstance(node, ast.List | ast.Tuple):
         return [_eval(e, env) for e in node.elts]
     if isinstance(node, ast.Dict):
-        return {_eval(k, env) if k is not None else None: _eval(v, env) for k, v in zip(node.keys, node.values, strict=True)}
+        return {
+            _eval(k, env) if k is not None else None: _eval(v, env) for k, v in zip(node.keys, node.values, strict=True)
+        }
     if isinstance(node, ast.BinOp) and type(node.op) in _BIN:
         left, right = _eval(node.left, env), _eval(node.right, env)
         if isinstance(node.op, ast.Mult) and _too_long(left, right):

@@ -50,7 +50,10 @@ def program_report(program: Program, *, body_line: int = 1) -> FollowReport:
     shift = body_line - 1
     followable = _acts(program.steps) or bool(program.outputs)
     unfollowed = sorted(
-        {UnfollowedStep(line=u.line + shift, last_line=u.last + shift, text=u.text, why=u.why) for u in program.unfollowed},
+        {
+            UnfollowedStep(line=u.line + shift, last_line=u.last + shift, text=u.text, why=u.why)
+            for u in program.unfollowed
+        },
         key=lambda u: (u.line, u.text, u.why),
     )
     return FollowReport(

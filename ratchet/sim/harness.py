@@ -51,10 +51,23 @@ HarnessShape = Literal["claude-code", "codex"]
 CLAUDE_SKILL_TOOL = "Skill"
 CLAUDE_CATALOG = "The following skills are available for use with the Skill tool:\n\n"
 CLAUDE_BODY = "Base directory for this skill: "
-CLAUDE_CODE_BUNDLED = frozenset({
-    "claude-api", "code-review", "dataviz", "fewer-permission-prompts", "init", "keybindings-help", "loop",
-    "plugin-authoring", "run", "security-review", "simplify", "update-config", "workflow-authoring",
-})
+CLAUDE_CODE_BUNDLED = frozenset(
+    {
+        "claude-api",
+        "code-review",
+        "dataviz",
+        "fewer-permission-prompts",
+        "init",
+        "keybindings-help",
+        "loop",
+        "plugin-authoring",
+        "run",
+        "security-review",
+        "simplify",
+        "update-config",
+        "workflow-authoring",
+    }
+)
 """The skills Claude Code 2.1.332 lists of its own (bundled with the binary), by name."""
 CODEX_EXEC = "exec_command"
 CODEX_SKILLS = "<skills_instructions>"
@@ -94,8 +107,12 @@ class HarnessTurn:
 
     def restore(self, message: Message) -> Message:
         """The follower's reply with internal tool names and ids unique in the conversation."""
-        calls = [ToolCallRequest(id=f"call_{self.calls_made}_{i}", name=self.names.get(c.name, c.name),
-                                 arguments=c.arguments) for i, c in enumerate(message.tool_calls)]
+        calls = [
+            ToolCallRequest(
+                id=f"call_{self.calls_made}_{i}", name=self.names.get(c.name, c.name), arguments=c.arguments
+            )
+            for i, c in enumerate(message.tool_calls)
+        ]
         return message.model_copy(update={"tool_calls": calls})
 
 
@@ -104,7 +121,9 @@ def harness_shape(request: ChatRequest) -> HarnessShape | None:
     offered = {t.name for t in request.tools}
     if CLAUDE_SKILL_TOOL in offered:
         return "claude-code"
-    if CODEX_EXEC in offered and any(m.role == "user" and (m.content or "").startswith(_CODEX_ENV) for m in request.messages):
+    if CODEX_EXEC in offered and any(
+        m.role == "user" and (m.content or "").startswith(_CODEX_ENV) for m in request.messages
+    ):
         return "codex"
     return None
 
@@ -137,16 +156,20 @@ def harness_turn(request: ChatRequest) -> HarnessTurn | None:
         loaded = _loaded(shape, request, loads[0], answers.get(loads[0].id))
         if loaded is not None:
             block = skill_block(_as_skill(loaded[0], "", loaded[1]), _NO_MOMENT)
-    messages = [Message(role="system", content=PREAMBLE if block is None else f"{PREAMBLE}\n\n{block}"),
-                Message(role="user", content=prompt)]
+    messages = [
+        Message(role="system", content=PREAMBLE if block is None else f"{PREAMBLE}\n\n{block}"),
+        Message(role="user", content=prompt),
+    ]
     for n, call in enumerate(c for c in made if not _is_load(shape, c) and c.id in answers):
         bare = _MCP_NAME.match(call.name)
         if bare is None:
             continue  # a harness built-in the follower never asks for
         value = result_value(shape, answers[call.id])
         asked = ToolCallRequest(id=f"call_{n}_0", name=bare.group(2), arguments=call.arguments)
-        messages += [Message(role="assistant", content=None, tool_calls=[asked]),
-                     Message(role="tool", tool_call_id=asked.id, name=asked.name, content=canonical_dumps(value, indent=None))]
+        messages += [
+            Message(role="assistant", content=None, tool_calls=[asked]),
+            Message(role="tool", tool_call_id=asked.id, name=asked.name, content=canonical_dumps(value, indent=None)),
+        ]
     followed = request.model_copy(update={"messages": messages, "tools": tools, "tool_choice": None})
     return HarnessTurn(shape=shape, request=followed, load=None, names=names, calls_made=len(made))
 
@@ -169,7 +192,9 @@ def catalog(shape: HarnessShape, request: ChatRequest) -> list[CatalogEntry]:
         text = next((s for s in systems if CLAUDE_CATALOG in s), None)
         return [] if text is None else _claude_catalog(text)
     text = next((s for s in systems if CODEX_SKILLS in s), None)
-    env = next((m.content or "" for m in request.messages if m.role == "user" and (m.content or "").startswith(_CODEX_ENV)), "")
+    env = next(
+        (m.content or "" for m in request.messages if m.role == "user" and (m.content or "").startswith(_CODEX_ENV)), ""
+    )
     cwd = re.search(r"<cwd>([^<]*)</cwd>", env)
     return [] if text is None else _codex_catalog(text, cwd.group(1) if cwd else None)
 
@@ -215,7 +240,9 @@ def _is_load(shape: HarnessShape, call: ToolCallRequest) -> bool:
     return call.name == CODEX_EXEC and _cat_path(call) != ""
 
 
-def _loaded(shape: HarnessShape, request: ChatRequest, call: ToolCallRequest, answer: str | None) -> tuple[str, str] | None:
+def _loaded(
+    shape: HarnessShape, request: ChatRequest, call: ToolCallRequest, answer: str | None
+) -> tuple[str, str] | None:
     """(name, body) of the skill the load call brought in; None when it brought none (a failed load)."""
     if answer is None or answer.startswith("Error: "):
         return None
@@ -234,7 +261,7 @@ def _loaded(shape: HarnessShape, request: ChatRequest, call: ToolCallRequest, an
         return None
     path = _cat_path(call)
     listed = next((e.name for e in catalog(shape, request) if e.path == path), None)
-    return listed or PurePosixPath(path).parent.name, _without_frontmatter(answer[header.end():])
+    return listed or PurePosixPath(path).parent.name, _without_frontmatter(answer[header.end() :])
 
 
 def _cat_path(call: ToolCallRequest) -> str:
@@ -253,7 +280,7 @@ def _without_frontmatter(text: str) -> str:
         return text
     for i in range(1, len(lines)):
         if lines[i].rstrip() == "---":
-            return "\n".join(lines[i + 1:])
+            return "\n".join(lines[i + 1 :])
     return text
 
 
@@ -267,7 +294,7 @@ def result_value(shape: HarnessShape, text: str) -> Any:
         text = text.removeprefix("Error: ")
     else:
         header = _CODEX_HEADER.match(text)
-        text = text if header is None else text[header.end():]
+        text = text if header is None else text[header.end() :]
     try:
         return json.loads(text)
     except ValueError:

@@ -114,5 +114,7 @@ def propose(
     chosen = pool[rng.randrange(len(pool))]
     frontmatter, body_text = split_skill(text)
     if chosen.new_description is not None:
-        return Proposal(with_description(frontmatter, chosen.new_description) + body_text, chosen.description, chosen.key)
+        return Proposal(
+            with_description(frontmatter, chosen.new_description) + body_text, chosen.description, chosen.key
+        )
     return Proposal(frontmatter + "\n".join(chosen.lines), chosen.description, chosen.key)

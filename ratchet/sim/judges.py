@@ -80,10 +80,7 @@ def _tokens(text: str) -> list[str]:
 
 
 def _diff_lines(diff: str) -> list[str]:
-    return [
-        line for line in diff.splitlines()
-        if line[:1] in "+-" and not line.startswith(("+++", "---"))
-    ]
+    return [line for line in diff.splitlines() if line[:1] in "+-" and not line.startswith(("+++", "---"))]
 
 
 def compare(sections: dict[str, str]) -> Comparison:
@@ -92,7 +89,9 @@ def compare(sections: dict[str, str]) -> Comparison:
     findings = sections.get("level0_findings", "")
     diff = _diff_lines(sections.get("trace_diff", ""))
     changed: list[str] = []
-    side_effects = [line for line in diff if line.startswith("+") and re.search(r"\[(write|send|spend|destroy)\]$", line)]
+    side_effects = [
+        line for line in diff if line.startswith("+") and re.search(r"\[(write|send|spend|destroy)\]$", line)
+    ]
     if side_effects or "new_side_effect" in findings:
         changed.append("new side-effecting call")
     if "routing_changed" in findings:
@@ -140,8 +139,12 @@ class SimJudge:
         nonce = fence_token(system)
         sections = read_fenced(user, nonce) if nonce else {}
         if "golden_output" not in sections or "replay_output" not in sections:
-            return {"verdict": "unsure", "confidence": 0.2, "changed_elements": [],
-                    "rationale": "The prompt did not contain the fenced golden and replay outputs."}
+            return {
+                "verdict": "unsure",
+                "confidence": 0.2,
+                "changed_elements": [],
+                "rationale": "The prompt did not contain the fenced golden and replay outputs.",
+            }
         truth = compare(sections)
         judged = {name: text for name, text in sections.items() if name != SKILL_DIFF}
         key = f"{self.tier}\0{canonical_dumps(judged, indent=None)}"
@@ -150,8 +153,12 @@ class SimJudge:
         confidence = round(low + (high - low) * _unit(f"conf\0{key}"), 2)
         verdict = _err(truth.verdict, _unit(f"how\0{key}")) if erred else truth.verdict
         rationale = "The differences are hard to weigh." if erred else truth.rationale
-        return {"verdict": verdict, "confidence": confidence, "changed_elements": list(truth.changed),
-                "rationale": rationale}
+        return {
+            "verdict": verdict,
+            "confidence": confidence,
+            "changed_elements": list(truth.changed),
+            "rationale": rationale,
+        }
 
     def complete(self, request: ChatRequest) -> ChatResponse:
         answer = json.dumps(self.opinion(request), sort_keys=True)

@@ -1,9 +1,9 @@
 """R1-R3 of the offline injector: logic, output-field and tool-argument operators over the Steps.
 
-    R1  change a comparison, an arithmetic operator, a number, a filter list or an ordering
-        in an assignment or a condition of the Steps
-    R2  drop one field of the Output section
-    R3  change a literal (or variable) argument of a tool call
+R1  change a comparison, an arithmetic operator, a number, a filter list or an ordering
+    in an assignment or a condition of the Steps
+R2  drop one field of the Output section
+R3  change a literal (or variable) argument of a tool call
 """
 
 from __future__ import annotations
@@ -130,7 +130,9 @@ def r2_candidates(body: list[str], output: tuple[int, int]) -> list[Candidate]:
         if match and spans:
             edited = body[:index] + body[index + 1 :]
             field_name = spans[0][0].lstrip("$")
-            candidates.append(Candidate(f"R2|{field_name}", f"the output no longer has the `{field_name}` field", tuple(edited)))
+            candidates.append(
+                Candidate(f"R2|{field_name}", f"the output no longer has the `{field_name}` field", tuple(edited))
+            )
     return candidates
 
 
@@ -201,7 +203,9 @@ _VARIABLE = re.compile(r"\$[A-Za-z_]\w*(?:\.\w+|\[\d+\])?")
 
 def _related_variable(value: str, body: Sequence[str]) -> str | None:
     """Another variable the skill uses that could stand in for `value`: same field, same base, or an input."""
-    seen = list(dict.fromkeys(m.group(0) for line in body for span, _, _ in code_spans(line) for m in _VARIABLE.finditer(span)))
+    seen = list(
+        dict.fromkeys(m.group(0) for line in body for span, _, _ in code_spans(line) for m in _VARIABLE.finditer(span))
+    )
     base, _, attr = value.partition(".")
     base = base.split("[")[0]
     seen = [v for v in seen if not v.endswith(".error")]
@@ -265,10 +269,11 @@ def r3_candidates(
                 if new_value is None or new_value == value:
                     continue
                 new_arg = f"{name}={new_value}"
-                new_span = span[: offset + a_start] + (" " if arg.startswith(" ") else "") + new_arg + span[offset + a_end :]
+                new_span = (
+                    span[: offset + a_start] + (" " if arg.startswith(" ") else "") + new_arg + span[offset + a_end :]
+                )
                 edited = list(body)
                 edited[index] = replace_span(line, start, end, new_span)
                 why = f"{tool.name} argument {name}: {value} -> {new_value}"
                 candidates.append(Candidate(f"R3|{index}|{start}|{name}|{new_value}", why, tuple(edited)))
     return candidates
-

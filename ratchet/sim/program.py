@@ -299,7 +299,9 @@ def parse_program(body: str, tools: frozenset[str]) -> Program:
         spans = _spans(item.text)
         if len(spans) >= 2 and spans[0][0].startswith("$"):
             default = _DEFAULT.search(item.text)
-            program.inputs.append(InputSpec(spans[0][0][1:], spans[1][0].lower(), default.group(1) if default else None))
+            program.inputs.append(
+                InputSpec(spans[0][0][1:], spans[1][0].lower(), default.group(1) if default else None)
+            )
             reader.read.update(item.line_at(span[1]) for span in spans[:2])
             if default:
                 reader.read.add(item.line_at(default.start(1)))

@@ -30,8 +30,12 @@ _FRAMING = tuple(
     for text in (*FRAMING_LEADS, *FRAMING_HEADINGS, NO_SKILL_NOTE)
 )
 _FRAMING_WORDS = frozenset(
-    {"i"} | {w.casefold() for text in (*FRAMING_LEADS, *FRAMING_HEADINGS, NO_SKILL_NOTE)
-             for w in _WORD.findall(text.replace("{skill}", ""))}
+    {"i"}
+    | {
+        w.casefold()
+        for text in (*FRAMING_LEADS, *FRAMING_HEADINGS, NO_SKILL_NOTE)
+        for w in _WORD.findall(text.replace("{skill}", ""))
+    }
 )
 # Per rule and direction, and per quoted text: enough to explain, short enough for the judge's budget.
 _MAX_PER_RULE = 3
@@ -128,8 +132,13 @@ def _fields(answer: Answer) -> dict[str, list[tuple[str, ...]]]:
 
 def _field_changes(golden: Answer, replay: Answer) -> list[str]:
     ours, theirs = _fields(golden), _fields(replay)
-    return _first([f"field changed: {label}" for label, values in ours.items()
-                   if label in theirs and sorted(values) != sorted(theirs[label])])
+    return _first(
+        [
+            f"field changed: {label}"
+            for label, values in ours.items()
+            if label in theirs and sorted(values) != sorted(theirs[label])
+        ]
+    )
 
 
 def _starts_sentence(text: str, start: int) -> bool:
@@ -156,20 +165,30 @@ def _names(line: Line) -> list[str]:
 
 def _name_changes(golden: Answer, replay: Answer) -> list[str]:
     def only(ours: Answer, theirs: Answer) -> list[str]:
-        return [name for line in ours.lines if line.kind != "framing" for name in _names(line)
-                if name.casefold() not in theirs.words]
+        return [
+            name
+            for line in ours.lines
+            if line.kind != "framing"
+            for name in _names(line)
+            if name.casefold() not in theirs.words
+        ]
 
-    return ([f"name only in the golden: {name}" for name in _first(only(golden, replay))]
-            + [f"name only in the replay: {name}" for name in _first(only(replay, golden))])
+    return [f"name only in the golden: {name}" for name in _first(only(golden, replay))] + [
+        f"name only in the replay: {name}" for name in _first(only(replay, golden))
+    ]
 
 
 def _line_changes(golden: Answer, replay: Answer) -> list[str]:
     def only(ours: Answer, theirs: Answer) -> list[str]:
-        return [line.text for line in ours.lines
-                if line.kind == "prose" and any(w not in theirs.words for w in words(line.text))]
+        return [
+            line.text
+            for line in ours.lines
+            if line.kind == "prose" and any(w not in theirs.words for w in words(line.text))
+        ]
 
-    return ([f"line only in the golden: {text}" for text in _first(only(golden, replay))]
-            + [f"line only in the replay: {text}" for text in _first(only(replay, golden))])
+    return [f"line only in the golden: {text}" for text in _first(only(golden, replay))] + [
+        f"line only in the replay: {text}" for text in _first(only(replay, golden))
+    ]
 
 
 def reader_changes(golden_text: str, replay_text: str) -> list[str]:

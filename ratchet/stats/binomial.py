@@ -54,6 +54,7 @@ class CurtailedTest:
 
 def plan_test(*, flips: int, repeats: int, max_replays: int, alpha: float) -> CurtailedTest:
     """The fewest regressions of `max_replays` that reject "no worse than the flip rate" at `alpha`."""
-    needed = next((r for r in range(1, max_replays + 1)
-                   if fisher_greater(r, max_replays, flips, repeats) <= alpha), None)
+    needed = next(
+        (r for r in range(1, max_replays + 1) if fisher_greater(r, max_replays, flips, repeats) <= alpha), None
+    )
     return CurtailedTest(flips=flips, repeats=repeats, max_replays=max_replays, alpha=alpha, needed=needed)

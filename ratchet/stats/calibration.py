@@ -58,8 +58,10 @@ class ThresholdChoice(BaseModel):
 
     threshold: float = Field(description="The lowest rejected threshold; NEVER_ACCEPT_THRESHOLD when none was.")
     rejected: bool = Field(description="Guarantee met: at least one threshold was rejected.")
-    never_accept: bool = Field(description="No threshold passed: the tier must never settle a pair "
-                                           "(threshold 1.0 stands for 1.01, above every confidence).")
+    never_accept: bool = Field(
+        description="No threshold passed: the tier must never settle a pair "
+        "(threshold 1.0 stands for 1.01, above every confidence)."
+    )
     accepted: int = Field(description="Calibration opinions accepted at the chosen threshold (0 when never_accept).")
     errors: int = Field(description="Of those, how many disagree with the label.")
     upper_bound: float | None = Field(description="The bound at the chosen threshold; None when never_accept.")
@@ -135,17 +137,34 @@ def fixed_sequence_threshold(
         accepted = accepted_at(opinions, threshold, escalated=escalated)
         errors = sum(1 for o in accepted if not agrees(o))
         upper = clopper_pearson_upper(errors, len(accepted), delta)
-        steps.append(SequenceStep(threshold=threshold, accepted=len(accepted), errors=errors, upper_bound=upper,
-                                rejected=upper <= alpha))
+        steps.append(
+            SequenceStep(
+                threshold=threshold, accepted=len(accepted), errors=errors, upper_bound=upper, rejected=upper <= alpha
+            )
+        )
         if not steps[-1].rejected:
             break
     passed = [s for s in steps if s.rejected]
     if not passed:
-        return ThresholdChoice(threshold=NEVER_ACCEPT_THRESHOLD, rejected=False, never_accept=True,
-                               accepted=0, errors=0, upper_bound=None, steps=steps)
+        return ThresholdChoice(
+            threshold=NEVER_ACCEPT_THRESHOLD,
+            rejected=False,
+            never_accept=True,
+            accepted=0,
+            errors=0,
+            upper_bound=None,
+            steps=steps,
+        )
     chosen = passed[-1]
-    return ThresholdChoice(threshold=chosen.threshold, rejected=True, never_accept=False, accepted=chosen.accepted,
-                           errors=chosen.errors, upper_bound=chosen.upper_bound, steps=steps)
+    return ThresholdChoice(
+        threshold=chosen.threshold,
+        rejected=True,
+        never_accept=False,
+        accepted=chosen.accepted,
+        errors=chosen.errors,
+        upper_bound=chosen.upper_bound,
+        steps=steps,
+    )
 
 
 class HeldOutCheck(BaseModel):
@@ -167,8 +186,11 @@ def held_out_check(
     agreed = sum(1 for o in accepted if agrees(o))
     agreement = agreed / len(accepted) if accepted else None
     return HeldOutCheck(
-        opinions=len(opinions), accepted=len(accepted), agreed=agreed,
-        coverage=len(accepted) / len(opinions) if opinions else None, agreement=agreement,
+        opinions=len(opinions),
+        accepted=len(accepted),
+        agreed=agreed,
+        coverage=len(accepted) / len(opinions) if opinions else None,
+        agreement=agreement,
         # The slack absorbs float rounding (9/10 against 1 - 0.1), never a real shortfall.
         meets_target=None if agreement is None else agreement >= 1.0 - alpha - 1e-12,
     )

@@ -87,8 +87,12 @@ class World:
     def copy(self) -> World:
         """A fresh, independent world with the same content (no recorded reads)."""
         return World(
-            copy.deepcopy(self.data), volatile=self.volatile_patterns, files=self.files, frozen_time=self.frozen_time,
-            sources=self.sources, declared_tools=self.declared_tools,
+            copy.deepcopy(self.data),
+            volatile=self.volatile_patterns,
+            files=self.files,
+            frozen_time=self.frozen_time,
+            sources=self.sources,
+            declared_tools=self.declared_tools,
         )
 
     def is_volatile(self, key: str) -> bool:
@@ -97,7 +101,9 @@ class World:
     def read(self, key: str, value: Any, tool_call_index: int) -> Any:
         """Note that a tool read `key`; volatile keys are recorded with the value seen."""
         if self.is_volatile(key):
-            self.volatile_reads.append(VolatileRead(key=key, value=copy.deepcopy(value), tool_call_index=tool_call_index))
+            self.volatile_reads.append(
+                VolatileRead(key=key, value=copy.deepcopy(value), tool_call_index=tool_call_index)
+            )
         return value
 
     def section(self, name: str) -> dict[str, Any]:
@@ -240,7 +246,8 @@ def load_world(
     a mistake, not an empty world. Loading the same world for many replays: WorldFiles.
     """
     return WorldFiles(world_dir, overlays=overlays).world(
-        workspaces_dir=workspaces_dir, workspace=workspace, frozen_time=frozen_time)
+        workspaces_dir=workspaces_dir, workspace=workspace, frozen_time=frozen_time
+    )
 
 
 class WorldFiles:
@@ -272,8 +279,14 @@ class WorldFiles:
             data, volatile, sources = self._merge()
             files = self._workspace(workspaces_dir, workspace) if workspace is not None else {}
             declared = self._declared_tools()
-        return World(_fresh(data), volatile=volatile, files=files, frozen_time=frozen_time,
-                     sources=sources, declared_tools=declared)
+        return World(
+            _fresh(data),
+            volatile=volatile,
+            files=files,
+            frozen_time=frozen_time,
+            sources=sources,
+            declared_tools=declared,
+        )
 
     def _merge(self) -> tuple[dict[str, Any], tuple[str, ...], dict[str, tuple[str, ...]]]:
         if self._merged is not None:

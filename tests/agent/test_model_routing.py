@@ -34,11 +34,19 @@ WORLD = REPO / "bench/world"
 WORKSPACES = REPO / "bench/workspaces"
 
 
-def run(task: Task, routing: Routing, *, model: ChatModel | None = None, skills: dict[str, Skill] | None = None) -> Trace:
+def run(
+    task: Task, routing: Routing, *, model: ChatModel | None = None, skills: dict[str, Skill] | None = None
+) -> Trace:
     world = load_world(WORLD, workspaces_dir=WORKSPACES, workspace=task.workspace, frozen_time=CLOCK)
     return run_task(
-        task, SKILLS if skills is None else skills, world, model or sim_model_for("agent"),
-        seed=task_seed(task.id), frozen_time=CLOCK, models={"agent": "sim/agent-1"}, routing=routing,
+        task,
+        SKILLS if skills is None else skills,
+        world,
+        model or sim_model_for("agent"),
+        seed=task_seed(task.id),
+        frozen_time=CLOCK,
+        models={"agent": "sim/agent-1"},
+        routing=routing,
     )
 
 
@@ -155,8 +163,10 @@ def test_an_unknown_skill_is_a_tool_error_and_nothing_fires(name: object, error:
 
 
 def test_a_skill_hidden_from_the_model_cannot_be_loaded() -> None:
-    skills = {"hidden": skill("hidden", "Only a person may start this.", "disable-model-invocation: true\n"),
-              "open": skill("open", "Anyone may load this.")}
+    skills = {
+        "hidden": skill("hidden", "Only a person may start this.", "disable-model-invocation: true\n"),
+        "open": skill("open", "Anyone may load this."),
+    }
     model = ScriptedModel(responses=[load("hidden"), "done"])
     trace = run(TASKS["canary-01"], "model", model=model, skills=skills)
     assert json.loads(model.requests[1].messages[-1].content or "") == {

@@ -50,8 +50,11 @@ def test_agrees_with_the_old_regex_on_every_short_input() -> None:
 
 def test_agrees_with_the_old_regex_on_every_markdown_file_here() -> None:
     root = Path(__file__).resolve().parents[2]
-    texts = [p.read_bytes().decode("utf-8", "replace") for folder in ("skills", "ratchet/data", "tests/data", "docs")
-             for p in sorted((root / folder).rglob("*.md"))]
+    texts = [
+        p.read_bytes().decode("utf-8", "replace")
+        for folder in ("skills", "ratchet/data", "tests/data", "docs")
+        for p in sorted((root / folder).rglob("*.md"))
+    ]
     assert len(texts) > 20
     for text in texts:
         assert normalize_body(text) == _old_normalize_body(text)

@@ -39,13 +39,20 @@ REPO = Path(__file__).resolve().parents[2]
 
 # --- comparing to the last bit ------------------------------------------------------------------------
 
+
 def _bits(scores: Mapping[str, float]) -> list[tuple[str, str]]:
     return [(name, score.hex()) for name, score in scores.items()]
 
 
 def _ranking_bits(ranking: Ranking) -> tuple[object, ...]:
-    return (_bits(dict(ranking.ranked)), [n for n, _ in ranking.ranked], ranking.best, ranking.score.hex(),
-            ranking.margin.hex(), ranking.fired)
+    return (
+        _bits(dict(ranking.ranked)),
+        [n for n, _ in ranking.ranked],
+        ranking.best,
+        ranking.score.hex(),
+        ranking.margin.hex(),
+        ranking.fired,
+    )
 
 
 def assert_same_as_oracle(prompt: str, skills: Mapping[str, Skill]) -> None:
@@ -58,6 +65,7 @@ def assert_same_as_oracle(prompt: str, skills: Mapping[str, Skill]) -> None:
 
 
 # --- every shipped skill set ----------------------------------------------------------------------------
+
 
 def _shipped_skill_sets() -> Iterator[tuple[str, dict[str, Skill]]]:
     base = load_skills(REPO / "skills")
@@ -148,9 +156,9 @@ def test_the_large_sets_do_form_groups() -> None:
 
 # --- the cache -----------------------------------------------------------------------------------------
 
+
 def _skill(name: str, description: str, body: str = "") -> Skill:
-    return Skill(name=name, description=description, body=body, folder=name, content_hash=body,
-                 substance_hash=body)
+    return Skill(name=name, description=description, body=body, folder=name, content_hash=body, substance_hash=body)
 
 
 def test_the_index_is_built_once_per_content_and_a_body_edit_reuses_it() -> None:

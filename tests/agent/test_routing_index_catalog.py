@@ -35,7 +35,7 @@ def old_nearest_skills(edited: Sequence[Skill], candidates: Mapping[str, Skill],
         matrix = TfidfVectorizer(analyzer=tokens).fit_transform(documents)
     except ValueError:
         return names[:k]
-    similarity = (matrix[len(names):] @ matrix[: len(names)].T).toarray()
+    similarity = (matrix[len(names) :] @ matrix[: len(names)].T).toarray()
     best = {name: round(float(similarity[:, i].max()), 9) for i, name in enumerate(names)}
     return sorted(names, key=lambda name: (-best[name], name))[:k]
 
@@ -49,7 +49,8 @@ def test_every_bench_edit_has_the_same_catalog_neighbours() -> None:
         candidates = {n: s for n, s in model_invocable({**base, edit.skill: edited}).items() if n != edit.skill}
         for k in (1, 3, 20):
             assert nearest_skills([base[edit.skill], edited], candidates, k) == old_nearest_skills(
-                [base[edit.skill], edited], candidates, k)
+                [base[edit.skill], edited], candidates, k
+            )
 
 
 @pytest.mark.parametrize("seed", range(100))

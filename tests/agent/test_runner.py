@@ -77,4 +77,7 @@ def test_simulated_latency_is_not_recorded_but_live_latency_is_measured_on_the_c
     assert run(TASKS["canary-01"], model=ScriptedModel(responses=[sim])).model_calls[0].latency_ms == 0.0
     traced = run(TASKS["canary-01"], model=ScriptedModel(responses=[live]), clock=lambda: next(ticks))
     assert traced.model_calls[0].latency_ms == 7.5
-    assert run(TASKS["canary-01"], model=ScriptedModel(responses=[live]), clock=frozen_clock).model_calls[0].latency_ms == 0.0
+    assert (
+        run(TASKS["canary-01"], model=ScriptedModel(responses=[live]), clock=frozen_clock).model_calls[0].latency_ms
+        == 0.0
+    )

@@ -23,7 +23,9 @@ def make_project(root: Path, skills: tuple[str, ...] = SKILLS) -> Path:
         shutil.copytree(SOURCE / "bench" / folder, root / "bench" / folder)
     raw = yaml.safe_load((SOURCE / "bench" / "tasks.yaml").read_text(encoding="utf-8"))
     raw["tasks"] = [t for t in raw["tasks"] if t.get("skill") in (*skills, None)]
-    (root / "bench" / "tasks.yaml").write_text(yaml.safe_dump(raw, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    (root / "bench" / "tasks.yaml").write_text(
+        yaml.safe_dump(raw, sort_keys=False, allow_unicode=True), encoding="utf-8"
+    )
     shutil.copy2(SOURCE / "ratchet.yaml", root / "ratchet.yaml")
     return root
 

@@ -28,8 +28,15 @@ from ratchet.trace import load_goldens
 
 SOURCE = Path(__file__).resolve().parents[2]
 SKILLS = ("github-triage", "fx-expense-converter")
-TASKS = ("github-triage-01", "github-triage-02", "github-triage-03",
-         "fx-expense-converter-01", "fx-expense-converter-02", "fx-expense-converter-03", "canary-01")
+TASKS = (
+    "github-triage-01",
+    "github-triage-02",
+    "github-triage-03",
+    "fx-expense-converter-01",
+    "fx-expense-converter-02",
+    "fx-expense-converter-03",
+    "canary-01",
+)
 
 
 def _demo_apply(branch: str, text: str) -> str:
@@ -76,12 +83,23 @@ def build_mini_dataset(root: Path) -> Path:
         specs: list[tuple[str, str, str, str]] = [
             ("github-triage.N0.1", "github-triage", "N0", _cosmetic(texts["github-triage"])),
             ("fx-expense-converter.N0.1", "fx-expense-converter", "N0", _cosmetic(texts["fx-expense-converter"])),
-            ("github-triage.R1.1", "github-triage", "R1",
-             texts["github-triage"].replace('"priority/high" if any_of($text, ["crash", "data loss", "security"])',
-                                            '"priority/high" if any_of($text, ["data loss", "security"])', 1)),
+            (
+                "github-triage.R1.1",
+                "github-triage",
+                "R1",
+                texts["github-triage"].replace(
+                    '"priority/high" if any_of($text, ["crash", "data loss", "security"])',
+                    '"priority/high" if any_of($text, ["data loss", "security"])',
+                    1,
+                ),
+            ),
             ("github-triage.R3.1", "github-triage", "R3", _demo_apply("edit/changed-argument", texts["github-triage"])),
-            ("fx-expense-converter.R4.1", "fx-expense-converter", "R4",
-             _demo_apply("edit/new-side-effect", texts["fx-expense-converter"])),
+            (
+                "fx-expense-converter.R4.1",
+                "fx-expense-converter",
+                "R4",
+                _demo_apply("edit/new-side-effect", texts["fx-expense-converter"]),
+            ),
             ("fx-expense-converter.D1.1", "fx-expense-converter", "D1", texts["fx-expense-converter"] + "\n"),
         ]
         tasks, goldens = load_tasks(root / "tasks.yaml"), load_goldens(root / "goldens")
@@ -92,12 +110,20 @@ def build_mini_dataset(root: Path) -> Path:
         for edit_id, skill, kind, text in specs:
             assert text != texts[skill] or kind == "D1", edit_id
             edit = Edit(
-                id=edit_id, skill=skill, type=kind, variant=1, description=f"mini {kind}", skill_md=text,  # type: ignore[arg-type]
+                id=edit_id,
+                skill=skill,
+                type=kind,
+                variant=1,
+                description=f"mini {kind}",
+                skill_md=text,  # type: ignore[arg-type]
                 base_content_hash=skills[skill].content_hash,
-                world_overlay=overlay if kind == "D1" else None, fixtures=fixtures if kind == "D1" else {},
+                world_overlay=overlay if kind == "D1" else None,
+                fixtures=fixtures if kind == "D1" else {},
                 source="control" if kind in ("N0", "D1") else "template",
             )
-            atomic_write_text(root / "bench" / "edits" / f"{edit_id}.json", canonical_dumps(edit.model_dump(mode="json")))
+            atomic_write_text(
+                root / "bench" / "edits" / f"{edit_id}.json", canonical_dumps(edit.model_dump(mode="json"))
+            )
             head = {**skills, skill: parse_skill_text(text, folder=root / "skills" / skill, source=edit_id)}
             overlays: tuple[Path, ...] = ()
             if kind == "D1":
@@ -106,23 +132,49 @@ def build_mini_dataset(root: Path) -> Path:
                 overlays = (path,)
             from ratchet.sim.models import sim_model_for
 
-            found = evaluate_edit(project=project, changed=[skill], base_skills=skills, head_skills=head, tasks=tasks,
-                                  goldens=goldens, tree=root, agent=sim_model_for("agent"), overlays=overlays,
-                                  config=resolve_gate_config("level0_only"))
+            found = evaluate_edit(
+                project=project,
+                changed=[skill],
+                base_skills=skills,
+                head_skills=head,
+                tasks=tasks,
+                goldens=goldens,
+                tree=root,
+                agent=sim_model_for("agent"),
+                overlays=overlays,
+                config=resolve_gate_config("level0_only"),
+            )
             differing = "drift" if kind == "D1" else "regression"
             pairs = {p.task_id: ("same" if p.outcome == "same" else differing) for p in found.verdict.pairs}
             if kind.startswith("R"):
                 assert differing in pairs.values(), f"{edit_id} does not manifest"
-            labels.append(Label(
-                edit_id=edit_id, type=kind, skill=skill,  # type: ignore[arg-type]
-                affected_goldens=sorted(t for t, o in pairs.items() if o != "same"),
-                expected_decision="BLOCK" if kind.startswith("R") else "PASS", expected_pairs=pairs,
-                review_required=kind in ("N0", "D1") or edit_id.endswith("R3.1"), edit_hash=edit_hash(edit),
-            ))
+            labels.append(
+                Label(
+                    edit_id=edit_id,
+                    type=kind,
+                    skill=skill,  # type: ignore[arg-type]
+                    affected_goldens=sorted(t for t, o in pairs.items() if o != "same"),
+                    expected_decision="BLOCK" if kind.startswith("R") else "PASS",
+                    expected_pairs=pairs,
+                    review_required=kind in ("N0", "D1") or edit_id.endswith("R3.1"),
+                    edit_hash=edit_hash(edit),
+                )
+            )
             hashes[edit_id] = edit_hash(edit)
         (root / "labels").mkdir()
-        atomic_write_text(root / "labels" / "labels.json", canonical_dumps(LabelsFile(labels=labels).model_dump(mode="json")))
-        reviews = ReviewsFile(reviews=[Review(edit_id="github-triage.N0.1", edit_hash=hashes["github-triage.N0.1"], verdict="agree", reviewer="mini")])
+        atomic_write_text(
+            root / "labels" / "labels.json", canonical_dumps(LabelsFile(labels=labels).model_dump(mode="json"))
+        )
+        reviews = ReviewsFile(
+            reviews=[
+                Review(
+                    edit_id="github-triage.N0.1",
+                    edit_hash=hashes["github-triage.N0.1"],
+                    verdict="agree",
+                    reviewer="mini",
+                )
+            ]
+        )
         atomic_write_text(root / "labels" / "reviews.json", canonical_dumps(reviews.model_dump(mode="json")))
         shutil.rmtree(root / "var")
     finally:

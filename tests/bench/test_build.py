@@ -70,8 +70,20 @@ def test_partial_build_replaces_only_its_scope(bench_project: Path) -> None:
     keep = r4.read_bytes()
     (edits_dir / "github-triage.R2.1.json").write_text("stale", encoding="utf-8")
     result = CliRunner().invoke(
-        app, ["bench", "build", "--skills", "github-triage", "--types", "R2", "--no-goldens", "--project", str(bench_project),
-              "--work", str(bench_project / "var" / "bench")],
+        app,
+        [
+            "bench",
+            "build",
+            "--skills",
+            "github-triage",
+            "--types",
+            "R2",
+            "--no-goldens",
+            "--project",
+            str(bench_project),
+            "--work",
+            str(bench_project / "var" / "bench"),
+        ],
     )
     assert result.exit_code == 0, result.output
     assert "R2: kept 2, dropped 0" in result.output
@@ -85,7 +97,9 @@ def test_partial_build_replaces_only_its_scope(bench_project: Path) -> None:
 def test_build_prints_kept_and_dropped_per_type(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = make_project(tmp_path / "p", ("github-triage",))
     monkeypatch.setenv("RATCHET_UPSTREAM", "sim")
-    result = CliRunner().invoke(app, ["bench", "build", "--types", "R3,R4,N0", "--project", str(root), "--work", str(tmp_path / "w")])
+    result = CliRunner().invoke(
+        app, ["bench", "build", "--types", "R3,R4,N0", "--project", str(root), "--work", str(tmp_path / "w")]
+    )
     assert result.exit_code == 0, result.output
     assert "SIMULATED MODELS" in result.output
     assert "R4: kept 2, dropped 0, " in result.output
@@ -106,7 +120,9 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path: Path, args: list[str
     result = CliRunner().invoke(app, ["bench", "build", *args, "--project", str(root), "--work", str(tmp_path / "w")])
     assert result.exit_code == 2
     assert message in result.output and result.output.count("\n") == 1
-    assert not (root / "labels").exists() and not (root / "goldens").exists() and not (root / "bench" / "edits").exists()
+    assert (
+        not (root / "labels").exists() and not (root / "goldens").exists() and not (root / "bench" / "edits").exists()
+    )
 
 
 def test_live_build_prints_the_estimate_and_needs_yes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -136,7 +152,11 @@ def _tools() -> InjectContext:
     return InjectContext(
         tools=(
             ToolInfo("files_read_file", "read", (("path", "string", True, ()),)),
-            ToolInfo("email_send", "send", (("to", "string", True, ()), ("subject", "string", True, ()), ("body", "string", True, ()))),
+            ToolInfo(
+                "email_send",
+                "send",
+                (("to", "string", True, ()), ("subject", "string", True, ()), ("body", "string", True, ())),
+            ),
         ),
         other_descriptions={"other": "Parse vendor invoices and record them."},
     )
@@ -157,10 +177,16 @@ def test_injector_is_seeded_and_keeps_the_skill_valid(edit_type: str, tmp_path: 
         assert skill.description == original.description
     if edit_type == "R4":
         assert "`email_send(" in first.skill_md
-    other = propose(text, name="fx-expense-converter", edit_type=edit_type, variant=2, attempt=1, context=_tools(),
-                    exclude=frozenset({first.key}))
+    other = propose(
+        text,
+        name="fx-expense-converter",
+        edit_type=edit_type,
+        variant=2,
+        attempt=1,
+        context=_tools(),
+        exclude=frozenset({first.key}),
+    )
     assert other is None or other.key != first.key
-
 
 
 def test_model_proposer_reads_the_fenced_skill_and_is_checked_like_a_template(bench_project: Path) -> None:
@@ -179,13 +205,21 @@ def test_model_proposer_reads_the_fenced_skill_and_is_checked_like_a_template(be
     project = load_project(bench_project / "var" / "bench" / "repo", home=bench_project / "var" / "bench" / "home")
     text = (project.path("skills") / "github-triage" / "SKILL.md").read_text(encoding="utf-8")
     broken = text.replace('label="duplicate")', 'label="wontfix")')
-    model = ScriptedModel(responses=[
-        "```markdown\n" + text + "```\nChange: nothing",  # does not change the skill
-        "```markdown\n" + broken + "```\nChange: the duplicate label became wontfix",
-    ], echo=False)
+    model = ScriptedModel(
+        responses=[
+            "```markdown\n" + text + "```\nChange: nothing",  # does not change the skill
+            "```markdown\n" + broken + "```\nChange: the duplicate label became wontfix",
+        ],
+        echo=False,
+    )
     with closing(open_store(project.home)) as store, Gateway(project, store, run_id="t") as gateway:
-        env = ReplayEnv(project, load_tasks(project.path("tasks")), load_goldens(project.path("goldens")),
-                        load_skills(project.path("skills")), gateway.model("agent", "replay"))
+        env = ReplayEnv(
+            project,
+            load_tasks(project.path("tasks")),
+            load_goldens(project.path("goldens")),
+            load_skills(project.path("skills")),
+            gateway.model("agent", "replay"),
+        )
         proposer = ModelProposer(model, BenchPaths.at(bench_project).injector_prompt, env.inject_context)
         prompt = proposer.prompt("github-triage", text, "R3", 1, 1, "")
         assert "R3 (Tool-argument change)" in prompt and "name: github-triage" in prompt and "{{" not in prompt

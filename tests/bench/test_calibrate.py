@@ -68,15 +68,32 @@ def bench_results(judges: dict[str, Judge], *, edits: int = 100) -> BenchResults
             pairs = []
             for t, task in enumerate(TASKS):
                 verdict, confidence = judge(2 * e + t, labels[task] == "regression")
-                pairs.append(PairOutcome(
-                    task_id=task, golden_skill=None, selected_because="routed", outcome=verdict, decided_by=tier,
-                    reason="", opinions=[Opinion(tier=tier, prompt_version="", verdict=verdict, confidence=confidence)]))
-            verdict_of_edit = Verdict(base="", head="", skills_changed=["skill"], decision="PASS", summary="", pairs=pairs)
-            scored[edit_id] = ScoredEdit(edit_id=edit_id, type="R1", verdict=verdict_of_edit, expected_decision="BLOCK",
-                                         skill="skill", expected_pairs=labels)
+                pairs.append(
+                    PairOutcome(
+                        task_id=task,
+                        golden_skill=None,
+                        selected_because="routed",
+                        outcome=verdict,
+                        decided_by=tier,
+                        reason="",
+                        opinions=[Opinion(tier=tier, prompt_version="", verdict=verdict, confidence=confidence)],
+                    )
+                )
+            verdict_of_edit = Verdict(
+                base="", head="", skills_changed=["skill"], decision="PASS", summary="", pairs=pairs
+            )
+            scored[edit_id] = ScoredEdit(
+                edit_id=edit_id,
+                type="R1",
+                verdict=verdict_of_edit,
+                expected_decision="BLOCK",
+                skill="skill",
+                expected_pairs=labels,
+            )
         name = SINGLE_TIER_RUNS[tier]
-        runs[name] = BenchConfigRun(config=name, command=f"ratchet bench run --config {name}", simulated=True,
-                                    edits=scored)
+        runs[name] = BenchConfigRun(
+            config=name, command=f"ratchet bench run --config {name}", simulated=True, edits=scored
+        )
     return BenchResults(dataset_digest="d" * 64, runs=runs)
 
 
@@ -109,7 +126,11 @@ def test_split_is_stratified_seeded_and_disjoint() -> None:
 def test_every_tier_of_a_pair_lands_in_the_same_split(tmp_path: Path) -> None:
     calibration = run_calibrate(results_dir(tmp_path, GOOD))
     assert calibration.labeled_pairs == 200
-    assert (len(calibration.split.train), len(calibration.split.calibration), len(calibration.split.held_out)) == (40, 80, 80)
+    assert (len(calibration.split.train), len(calibration.split.calibration), len(calibration.split.held_out)) == (
+        40,
+        80,
+        80,
+    )
     # Each tier judged every pair once: it has exactly one opinion per calibration and held-out pair.
     assert [(t.calibration_opinions, t.held_out.opinions) for t in calibration.tiers] == [(80, 80)] * 3
 
@@ -117,7 +138,10 @@ def test_every_tier_of_a_pair_lands_in_the_same_split(tmp_path: Path) -> None:
 def test_calibrated_judges_get_thresholds_and_the_guarantee(tmp_path: Path) -> None:
     calibration = run_calibrate(results_dir(tmp_path, GOOD))
     assert [(t.tier, t.choice.threshold, t.choice.rejected) for t in calibration.tiers] == [
-        ("nano", 0.8, True), ("super", 0.8, True), ("ultra", 0.8, True)]
+        ("nano", 0.8, True),
+        ("super", 0.8, True),
+        ("ultra", 0.8, True),
+    ]
     nano, ultra = calibration.tiers[0], calibration.tiers[2]
     # Nano escalates every regression in the cascade: only its pass verdicts are accepted.
     assert nano.escalated == ["unsure", "regression"] and nano.choice.accepted < ultra.choice.accepted
@@ -132,7 +156,11 @@ def test_a_miscalibrated_judge_fails_the_guarantee(tmp_path: Path) -> None:
     calibration = run_calibrate(out)
     judge = calibration.tiers[1]
     assert (judge.tier, judge.choice.rejected, judge.choice.never_accept, judge.choice.threshold) == (
-        "super", False, True, 1.0)
+        "super",
+        False,
+        True,
+        1.0,
+    )
     assert (judge.held_out.accepted, judge.held_out.coverage) == (0, 0.0)
     report = (out / CALIBRATION_REPORT).read_text(encoding="utf-8")
     assert "| super | super_only | never accept (1.0) | not met | 80 | 0 | 0 | n/a | 0.0% | n/a | n/a |" in report
@@ -151,7 +179,8 @@ def test_outputs_are_byte_stable_and_the_seed_changes_the_split(tmp_path: Path) 
     assert after["split"]["seed"] == 7
     assert after["split"]["calibration"] != before["split"]["calibration"]
     assert sorted(after["split"]["calibration"] + after["split"]["held_out"] + after["split"]["train"]) == sorted(
-        before["split"]["calibration"] + before["split"]["held_out"] + before["split"]["train"])
+        before["split"]["calibration"] + before["split"]["held_out"] + before["split"]["train"]
+    )
 
 
 def test_the_written_config_loads_with_the_thresholds(tmp_path: Path) -> None:
@@ -161,33 +190,47 @@ def test_the_written_config_loads_with_the_thresholds(tmp_path: Path) -> None:
     assert config.name == "calibrated"
     assert [(s.tier, s.threshold) for s in config.tiers] == [(t.tier, t.choice.threshold) for t in calibration.tiers]
     assert [(s.threshold, s.escalate_on) for s in config.tiers] == [
-        (0.8, ["unsure", "regression"]), (1.0, ["same", "pass", "regression", "unsure"]), (0.8, ["unsure"])]
+        (0.8, ["unsure", "regression"]),
+        (1.0, ["same", "pass", "regression", "unsure"]),
+        (0.8, ["unsure"]),
+    ]
     assert "alpha 0.1, delta 0.1, seed 3" in config.description and "never accept: super" in config.description
     assert (config.level0, config.block_confidence, config.drift.enabled) == (True, 0.7, True)
-    assert target.read_text(encoding="utf-8").startswith("# Written by ratchet bench calibrate from gate config 'cascade'")
+    assert target.read_text(encoding="utf-8").startswith(
+        "# Written by ratchet bench calibrate from gate config 'cascade'"
+    )
 
 
 def test_cli_prints_each_tier_and_what_it_wrote(tmp_path: Path) -> None:
     out = results_dir(tmp_path, SUPER_MISCALIBRATED)
     target = tmp_path / "calibrated.yaml"
-    result = CliRunner().invoke(app, ["bench", "calibrate", "--results", str(out), "--write", str(target), "--seed", "0"])
+    result = CliRunner().invoke(
+        app, ["bench", "calibrate", "--results", str(out), "--write", str(target), "--seed", "0"]
+    )
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0] == SIMULATED_LINE
-    assert lines[2] == ("super: threshold never accept (1.0), guarantee not met, calibration n 80, "
-                        "held-out coverage 0.0%, agreement n/a")
+    assert lines[2] == (
+        "super: threshold never accept (1.0), guarantee not met, calibration n 80, "
+        "held-out coverage 0.0%, agreement n/a"
+    )
     assert lines[1].startswith("nano: threshold 0.80, guarantee met, calibration n 80, held-out coverage ")
     assert lines[4:] == [f"wrote {out / CALIBRATION_FILE}", f"wrote {out / CALIBRATION_REPORT}", f"wrote {target}"]
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--alpha", "1.5"], "--alpha must be strictly between 0 and 1, got 1.5"),
-    (["--delta", "0"], "--delta must be strictly between 0 and 1, got 0.0"),
-    (["--config", "nosuch"], "unknown gate config 'nosuch'"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--alpha", "1.5"], "--alpha must be strictly between 0 and 1, got 1.5"),
+        (["--delta", "0"], "--delta must be strictly between 0 and 1, got 0.0"),
+        (["--config", "nosuch"], "unknown gate config 'nosuch'"),
+    ],
+)
 def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path: Path, args: list[str], message: str) -> None:
     out = results_dir(tmp_path, GOOD)
-    result = CliRunner().invoke(app, ["bench", "calibrate", "--results", str(out), "--write", str(tmp_path / "c.yaml"), *args])
+    result = CliRunner().invoke(
+        app, ["bench", "calibrate", "--results", str(out), "--write", str(tmp_path / "c.yaml"), *args]
+    )
     assert result.exit_code == 2
     assert message in result.output and result.output.count("\n") == 1
     assert not (out / CALIBRATION_FILE).exists() and not (tmp_path / "c.yaml").exists()

@@ -49,9 +49,18 @@ def test_results_json_is_written_once_at_the_end_however_many_items(tmp_path: Pa
             assert not writes, "results.json written before the run's end"
 
     with WorkPool(2, name="test-journal") as pool:
-        execute(lambda item_id: (_golden(item_id), 1.5), run, results, Timings(), ids, out=tmp_path, pool=pool,
-                on_progress=progress, total=len(ids),
-                write=lambda _out, res: writes.append(len(res.runs["noise"].noise)))
+        execute(
+            lambda item_id: (_golden(item_id), 1.5),
+            run,
+            results,
+            Timings(),
+            ids,
+            out=tmp_path,
+            pool=pool,
+            on_progress=progress,
+            total=len(ids),
+            write=lambda _out, res: writes.append(len(res.runs["noise"].noise)),
+        )
     assert writes == [30]
     assert journaled == list(range(1, 31))  # every finished item journaled as it finished
     assert not (tmp_path / JOURNAL_DIR / "noise").exists()  # cleared once results.json holds it all
@@ -126,12 +135,16 @@ def test_a_resumed_run_after_a_kill_finishes_byte_identical(mini: Path) -> None:
 def _hit_rows(mini: Path, run_ids: list[str]) -> int:
     with sqlite3.connect(mini / "var" / "bench" / STORE_FILE) as db:
         marks = ",".join("?" * len(run_ids))
-        return int(db.execute(f"SELECT COUNT(*) FROM model_calls WHERE cache_hit = 1 AND run_id IN ({marks})",
-                              run_ids).fetchone()[0])
+        return int(
+            db.execute(
+                f"SELECT COUNT(*) FROM model_calls WHERE cache_hit = 1 AND run_id IN ({marks})", run_ids
+            ).fetchone()[0]
+        )
 
 
-def test_bench_run_ledger_hits_writes_a_row_per_cache_hit_only_when_asked(mini: Path,
-                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bench_run_ledger_hits_writes_a_row_per_cache_hit_only_when_asked(
+    mini: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     app = typer.Typer()
     register(app)
     _wrap_commands(app)
@@ -143,5 +156,6 @@ def test_bench_run_ledger_hits_writes_a_row_per_cache_hit_only_when_asked(mini: 
     assert _hit_rows(mini, run_ids["counted"]) == 0
     assert _hit_rows(mini, run_ids["ledgered"]) > 0
     # The option changes the ledger only: the results are the same bytes.
-    assert (mini / "counted" / RESULTS_FILE).read_text().replace("counted", "X") == \
-        (mini / "ledgered" / RESULTS_FILE).read_text().replace("ledgered", "X")
+    assert (mini / "counted" / RESULTS_FILE).read_text().replace("counted", "X") == (
+        mini / "ledgered" / RESULTS_FILE
+    ).read_text().replace("ledgered", "X")

@@ -31,8 +31,12 @@ from tests.helpers.scripted_judges import (
 )
 
 CASCADE = GateConfig()
-LIVE = {"agent": "openai/gpt-4o", "nano": "openai/gpt-4o-mini", "super": "anthropic/claude-3-5-haiku",
-        "ultra": "nebius/nvidia/Llama-3_1-Nemotron-Ultra-253B"}
+LIVE = {
+    "agent": "openai/gpt-4o",
+    "nano": "openai/gpt-4o-mini",
+    "super": "anthropic/claude-3-5-haiku",
+    "ultra": "nebius/nvidia/Llama-3_1-Nemotron-Ultra-253B",
+}
 
 
 class SwappedOpinion(Opinion):
@@ -49,7 +53,15 @@ def _rows(results: BenchResults, config: GateConfig = CASCADE) -> dict[str, tupl
 def test_scripted_tiers_give_exactly_their_rates_and_flags() -> None:
     rates = judge_rates(scripted_results(), CASCADE)
     assert _rows(scripted_results()) == {
-        "nano": ("nano_only", 20, 20, 14, 2, 2, "TPR lower bound 48.1% < floor 60.0%; FPR upper bound 30.1% > ceiling 20.0%"),
+        "nano": (
+            "nano_only",
+            20,
+            20,
+            14,
+            2,
+            2,
+            "TPR lower bound 48.1% < floor 60.0%; FPR upper bound 30.1% > ceiling 20.0%",
+        ),
         "super": ("super_only", 20, 20, 18, 0, 2, None),
         "ultra": ("cascade", 20, 20, 19, 1, 0, "FPR upper bound 23.6% > ceiling 20.0%"),
     }
@@ -75,7 +87,10 @@ def test_single_tier_runs_win_over_the_cascade_and_ultra_falls_back_to_it() -> N
 def test_the_floor_and_ceiling_come_from_the_gate_config() -> None:
     lenient = GateConfig(judge_tpr_floor=0.4, judge_fpr_ceiling=0.35)
     assert {t: row[-1] for t, row in _rows(scripted_results(), lenient).items()} == {
-        "nano": None, "super": None, "ultra": None}
+        "nano": None,
+        "super": None,
+        "ultra": None,
+    }
     strict = GateConfig(judge_tpr_floor=0.75)
     assert _rows(scripted_results(), strict)["super"][-1] == "TPR lower bound 69.9% < floor 75.0%"
     with pytest.raises(ValidationError):
@@ -95,14 +110,22 @@ def test_unchanged_skill_replays_are_negatives() -> None:
     assert len(unchanged) == 12 and not any(o.label_regression for o in unchanged)
     assert unchanged[0].edit_id == "unchanged#0" and unchanged[0].task_id == task_id(0)
     assert not [o for o in labeled_opinions(results, unchanged=False) if o.origin == "unchanged"]
-    assert labeled_opinions_by_tier(results, unchanged=False)["nano"] == labeled_opinions_by_tier(scripted_results())["nano"]
+    assert (
+        labeled_opinions_by_tier(results, unchanged=False)["nano"]
+        == labeled_opinions_by_tier(scripted_results())["nano"]
+    )
 
 
 def test_a_review_correcting_a_pair_overrides_its_label() -> None:
     results, labels = scripted_results(), labels_for()
     # Edit 0's pair: NANO said regression on it. The reviewer says it is not one: a false positive now.
-    review = Review(edit_id=edit_id(0), edit_hash=f"hash-{edit_id(0)}", verdict="disagree", decision="PASS",
-                    pairs={task_id(0): "same"})
+    review = Review(
+        edit_id=edit_id(0),
+        edit_hash=f"hash-{edit_id(0)}",
+        verdict="disagree",
+        decision="PASS",
+        pairs={task_id(0): "same"},
+    )
     nano = judge_rates(results, CASCADE, labels, [review]).tiers[0]
     assert (nano.positives, nano.negatives, nano.tpr.k, nano.fpr.k) == (19, 21, 13, 3)
     stale = review.model_copy(update={"edit_hash": "hash-of-an-older-edit"})
@@ -120,11 +143,15 @@ def test_labels_given_replace_the_scored_ones_and_unlabeled_edits_are_left_out()
 def test_swapped_and_error_opinions_and_unsure_labels_are_left_out() -> None:
     run = scripted_run("nano_only", [NANO], positives=2, negatives=0)
     pair = run.edits[edit_id(0)].verdict.pairs[0]
-    pair.opinions += [SwappedOpinion(tier="nano", prompt_version="t", verdict="pass", confidence=0.5),
-                      Opinion(tier="nano", prompt_version="t", verdict=None, error="unparseable")]
+    pair.opinions += [
+        SwappedOpinion(tier="nano", prompt_version="t", verdict="pass", confidence=0.5),
+        Opinion(tier="nano", prompt_version="t", verdict=None, error="unparseable"),
+    ]
     results = BenchResults(runs={"nano_only": run})
-    assert [(o.edit_id, o.verdict) for o in labeled_opinions(results)] == [(edit_id(0), "regression"),
-                                                                          (edit_id(1), "regression")]
+    assert [(o.edit_id, o.verdict) for o in labeled_opinions(results)] == [
+        (edit_id(0), "regression"),
+        (edit_id(1), "regression"),
+    ]
     run.edits[edit_id(1)].expected_pairs[task_id(1)] = "unsure"
     assert [o.edit_id for o in labeled_opinions(results)] == [edit_id(0)]
 
@@ -147,18 +174,21 @@ def test_the_summary_keeps_confidence_so_it_can_be_calibrated(tmp_path: Path) ->
     assert isinstance(back[0], LabeledOpinion)
 
 
-@pytest.mark.parametrize(("model_id", "family"), [
-    ("openai/gpt-4o-mini", "gpt"),
-    ("anthropic/claude-3-5-haiku", "claude"),
-    ("ollama/llama3.1:8b", "llama"),
-    ("nebius/nvidia/Llama-3_1-Nemotron-Ultra-253B", "nemotron"),
-    ("openai/o3-mini", "gpt"),
-    ("mistralai/Mixtral-8x7B-Instruct", "mistral"),
-    ("gemini/gemini-2.0-flash", "gemini"),
-    ("hosted_vllm/Qwen/Qwen2.5-7B-Instruct", "qwen"),
-    ("acme-7b", "acme"),
-    ("sim/judge-nano", "sim"),
-])
+@pytest.mark.parametrize(
+    ("model_id", "family"),
+    [
+        ("openai/gpt-4o-mini", "gpt"),
+        ("anthropic/claude-3-5-haiku", "claude"),
+        ("ollama/llama3.1:8b", "llama"),
+        ("nebius/nvidia/Llama-3_1-Nemotron-Ultra-253B", "nemotron"),
+        ("openai/o3-mini", "gpt"),
+        ("mistralai/Mixtral-8x7B-Instruct", "mistral"),
+        ("gemini/gemini-2.0-flash", "gemini"),
+        ("hosted_vllm/Qwen/Qwen2.5-7B-Instruct", "qwen"),
+        ("acme-7b", "acme"),
+        ("sim/judge-nano", "sim"),
+    ],
+)
 def test_model_family(model_id: str, family: str) -> None:
     assert model_family(model_id) == family
 
@@ -167,7 +197,8 @@ def test_a_judge_of_the_agents_family_is_warned_about_and_a_simulated_one_never(
     live = judge_rates(scripted_results(models=LIVE, simulated=False), CASCADE)
     assert live.warnings == [
         "nano judge openai/gpt-4o-mini and the agent openai/gpt-4o are both the gpt family: a judge may prefer "
-        "its own family's output; judge with another family, or read its FPR with care"]
+        "its own family's output; judge with another family, or read its FPR with care"
+    ]
     assert not live.simulated and SIMULATED_BANNER not in render_text(live)
     simulated = judge_rates(scripted_results(), CASCADE)
     assert simulated.warnings == [] and simulated.simulated
@@ -180,12 +211,14 @@ def test_the_bench_report_has_the_judges_section() -> None:
     text, _ = render_report(scripted_results(), Timings())
     head = "## Judges: how far each tier can be trusted"
     assert head in text
-    section = text[text.index(head):text.index("## Worked examples")]
+    section = text[text.index(head) : text.index("## Worked examples")]
     assert f"> **{SIMULATED_BANNER}**" in section
     assert "_Computed by `ratchet.bench.judge_rates.judge_rates`._" in section
-    assert ("| nano | nano_only | sim/judge-nano | 40 (20 regression, 20 not) | 70.0% [48.1%, 85.5%] (14/20) | "
-            "10.0% [2.8%, 30.1%] (2/20) | 5.0% | TPR lower bound 48.1% < floor 60.0%; FPR upper bound 30.1% > "
-            "ceiling 20.0% |") in section
+    assert (
+        "| nano | nano_only | sim/judge-nano | 40 (20 regression, 20 not) | 70.0% [48.1%, 85.5%] (14/20) | "
+        "10.0% [2.8%, 30.1%] (2/20) | 5.0% | TPR lower bound 48.1% < floor 60.0%; FPR upper bound 30.1% > "
+        "ceiling 20.0% |"
+    ) in section
     empty, _ = render_report(BenchResults(runs={"nano_only": scripted_run("nano_only", [], positives=1)}), Timings())
     assert "No labeled pair reached a judge in these results." in empty
 

@@ -27,11 +27,18 @@ def _mine(root: Path, tier: str) -> Path:
     return path
 
 
-@pytest.mark.parametrize(("tier", "message"), [
-    ("agent", AGENT),
-    ("mega", f"unknown judge tier 'mega' (ratchet.yaml configures: {KNOWN}): add it under tiers: in ratchet.yaml "
-             "or name a configured tier"),
-], ids=["agent", "unknown"])
+@pytest.mark.parametrize(
+    ("tier", "message"),
+    [
+        ("agent", AGENT),
+        (
+            "mega",
+            f"unknown judge tier 'mega' (ratchet.yaml configures: {KNOWN}): add it under tiers: in ratchet.yaml "
+            "or name a configured tier",
+        ),
+    ],
+    ids=["agent", "unknown"],
+)
 def test_bench_run_refuses_a_config_whose_judge_tier_cannot_judge(mini: Path, tier: str, message: str) -> None:
     path = _mine(mini, tier)
     out = mini / "out"

@@ -18,8 +18,15 @@ from ratchet.cli import app
 
 
 def _label(**update: object) -> Label:
-    base = Label(edit_id="s.R1.1", type="R1", skill="s", affected_goldens=["t1"], expected_decision="BLOCK",
-                 expected_pairs={"t1": "regression", "t2": "same"}, edit_hash="h1")
+    base = Label(
+        edit_id="s.R1.1",
+        type="R1",
+        skill="s",
+        affected_goldens=["t1"],
+        expected_decision="BLOCK",
+        expected_pairs={"t1": "regression", "t2": "same"},
+        edit_hash="h1",
+    )
     return base.model_copy(update=update)
 
 
@@ -130,11 +137,15 @@ def _unknown_edit(labels: Raw) -> Raw:
     return [*labels, {**labels[0], "edit_id": "nope.R1.1"}]
 
 
-@pytest.mark.parametrize(("damage", "message"), [
-    (_duplicate, "edit {first} has 2 labels: " + REBUILD),
-    (_missing, "edit {first} (bench/edits/{first}.json) has no label: " + REBUILD),
-    (_unknown_edit, "label nope.R1.1 names no edit in bench/edits: " + REBUILD),
-], ids=["duplicate", "missing", "unknown-edit"])
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (_duplicate, "edit {first} has 2 labels: " + REBUILD),
+        (_missing, "edit {first} (bench/edits/{first}.json) has no label: " + REBUILD),
+        (_unknown_edit, "label nope.R1.1 names no edit in bench/edits: " + REBUILD),
+    ],
+    ids=["duplicate", "missing", "unknown-edit"],
+)
 def test_labels_that_do_not_match_the_edits_one_to_one_fail_status_and_validate(
     bench_project: Path, damage: Callable[[Raw], Raw], message: str
 ) -> None:
@@ -157,4 +168,5 @@ def test_edits_with_no_labels_file_fail_validate(bench_project: Path) -> None:
     validated = CliRunner().invoke(app, ["bench", "validate", "--no-audit", "--project", str(bench_project)])
     assert validated.exit_code == 2
     assert validated.output.endswith(
-        f"error: labels/labels.json: no labels for the {edits} edit(s) in bench/edits: {REBUILD}\n")
+        f"error: labels/labels.json: no labels for the {edits} edit(s) in bench/edits: {REBUILD}\n"
+    )

@@ -22,18 +22,38 @@ from ratchet.gate.models import Decision, JudgeVerdict, Opinion, Outcome, PairOu
 
 def _pair(task: str, outcome: Outcome, said: dict[str, JudgeVerdict] | None = None) -> PairOutcome:
     opinions = [Opinion(tier=t, prompt_version="t", verdict=v, confidence=0.9) for t, v in (said or {}).items()]
-    return PairOutcome(task_id=task, golden_skill="s", selected_because="routed", outcome=outcome,
-                       decided_by="x", reason="r", opinions=opinions)
+    return PairOutcome(
+        task_id=task,
+        golden_skill="s",
+        selected_because="routed",
+        outcome=outcome,
+        decided_by="x",
+        reason="r",
+        opinions=opinions,
+    )
 
 
-def _edit(eid: str, kind: str, decision: Decision, *, expected: Decision | None = None,
-          pairs: list[PairOutcome] | None = None, labeled: dict[str, Outcome] | None = None,
-          usd: float = 0.0, cached: int = 0) -> ScoredEdit:
+def _edit(
+    eid: str,
+    kind: str,
+    decision: Decision,
+    *,
+    expected: Decision | None = None,
+    pairs: list[PairOutcome] | None = None,
+    labeled: dict[str, Outcome] | None = None,
+    usd: float = 0.0,
+    cached: int = 0,
+) -> ScoredEdit:
     verdict = Verdict(base="b", head=eid, skills_changed=["s"], decision=decision, summary="", pairs=pairs or [])
-    return ScoredEdit(edit_id=eid, type=kind, skill="s", verdict=verdict,  # type: ignore[arg-type]
-                      expected_decision=expected or ("BLOCK" if kind.startswith("R") else "PASS"),
-                      expected_pairs=labeled or {},
-                      usage={"agent": TierUsage(calls=1, tokens_in=100, tokens_cached=cached, usd=usd)})
+    return ScoredEdit(
+        edit_id=eid,
+        type=kind,
+        skill="s",
+        verdict=verdict,  # type: ignore[arg-type]
+        expected_decision=expected or ("BLOCK" if kind.startswith("R") else "PASS"),
+        expected_pairs=labeled or {},
+        usage={"agent": TierUsage(calls=1, tokens_in=100, tokens_cached=cached, usd=usd)},
+    )
 
 
 def test_recall_counts_block_or_warn_and_block_recall_only_block() -> None:
@@ -75,8 +95,10 @@ def test_cost_mean_and_p95_by_tier() -> None:
 
 
 def test_kappa_per_tier_and_undefined_cases() -> None:
-    pairs = [_pair("t1", "regression", {"nano": "regression", "super": "regression"}),
-             _pair("t2", "pass", {"nano": "regression", "super": "pass"})]
+    pairs = [
+        _pair("t1", "regression", {"nano": "regression", "super": "regression"}),
+        _pair("t2", "pass", {"nano": "regression", "super": "pass"}),
+    ]
     edit = _edit("a", "R1", "BLOCK", pairs=pairs, labeled={"t1": "regression", "t2": "same"})
     kappa = judge_kappa([edit])
     assert kappa["super"] == 1.0
@@ -87,12 +109,19 @@ def test_kappa_per_tier_and_undefined_cases() -> None:
 
 
 def test_noise_floor_and_cache_share_and_pair_level() -> None:
-    golden = NoiseGolden(task_id="t", skill="s", outcomes=[_pair("t", "same"), _pair("t", "pass"), _pair("t", "regression")])
+    golden = NoiseGolden(
+        task_id="t", skill="s", outcomes=[_pair("t", "same"), _pair("t", "pass"), _pair("t", "regression")]
+    )
     assert noise_floor([golden]) == pytest.approx(2 / 3, abs=1e-6)
     assert noise_floor([]) is None
     share = prompt_cache_share([_edit("a", "R1", "BLOCK", cached=25), _edit("b", "R1", "BLOCK", cached=0)])
     assert share == {"agent": 0.125, "overall": 0.125}
-    edit = _edit("c", "R1", "BLOCK", pairs=[_pair("t1", "regression"), _pair("t2", "regression")],
-                 labeled={"t1": "regression", "t2": "same"})
+    edit = _edit(
+        "c",
+        "R1",
+        "BLOCK",
+        pairs=[_pair("t1", "regression"), _pair("t2", "regression")],
+        labeled={"t1": "regression", "t2": "same"},
+    )
     level = pair_level([edit])
     assert (level.caught, level.labeled_regressions, level.false_alarms, level.labeled_clean) == (1, 1, 1, 1)

@@ -53,8 +53,12 @@ def test_the_knob_is_the_simulators() -> None:
     config = load_gate_config(packaged_config("cascade"))
     assert noise_settings(config, noise=None, bless_repeats=None, simulated=True).sim_noise == 0.0
     assert noise_settings(config, noise=0.2, bless_repeats=None, simulated=True).bless_repeats == 30
-    assert noise_settings(load_gate_config(packaged_config("noise")), noise=None, bless_repeats=None,
-                          simulated=True).sim_noise == 0.3
+    assert (
+        noise_settings(
+            load_gate_config(packaged_config("noise")), noise=None, bless_repeats=None, simulated=True
+        ).sim_noise
+        == 0.3
+    )
     with pytest.raises(InputError, match="simulator's knob"):
         noise_settings(config, noise=0.2, bless_repeats=None, simulated=False)
     with pytest.raises(InputError, match="--bless-repeats"):

@@ -15,11 +15,17 @@ from ratchet.data import packaged_config
 from tests.bench.fixtures_mini import build_mini_dataset
 
 SECTIONS = (
-    "## Produced by", "## Table 2: detection, false blocks and cost per configuration (E1, E2, E4)",
-    "## Figure 1: cost per verdict vs detection recall (E4)", "## E3: drift on vs off", "## E5: Level 0 on vs off",
-    "## E6: noise floor", "## Noise records, repeats and A/A checks", "## Pair level, false warns and latency",
+    "## Produced by",
+    "## Table 2: detection, false blocks and cost per configuration (E1, E2, E4)",
+    "## Figure 1: cost per verdict vs detection recall (E4)",
+    "## E3: drift on vs off",
+    "## E5: Level 0 on vs off",
+    "## E6: noise floor",
+    "## Noise records, repeats and A/A checks",
+    "## Pair level, false warns and latency",
     "## Judge agreement",
-    "## Judges: how far each tier can be trusted", "## Worked examples",
+    "## Judges: how far each tier can be trusted",
+    "## Worked examples",
     "## Taxonomy",
 )
 

@@ -46,7 +46,7 @@ def with_corpus(root: Path) -> Path:
 
 def section(report: str) -> str:
     start = report.index(HEADING)
-    return report[start:report.index("\n## ", start + 1)]
+    return report[start : report.index("\n## ", start + 1)]
 
 
 def test_the_report_measures_the_classifier_on_the_labeled_edits_and_the_corpus(mini: Path) -> None:
@@ -125,6 +125,10 @@ def test_the_bench_judges_read_the_diff_and_decide_as_without_it(mini: Path, mon
         for pa, pb in zip(edit.verdict.pairs, b.edits[edit_id].verdict.pairs, strict=True):
             assert [o.verdict for o in pa.opinions] == [o.verdict for o in pb.opinions]
             for oa, ob in zip(pa.opinions, pb.opinions, strict=True):
-                assert oa.tokens_in > ob.tokens_in if found and pa.golden_skill == edit.skill else oa.tokens_in == ob.tokens_in
+                assert (
+                    oa.tokens_in > ob.tokens_in
+                    if found and pa.golden_skill == edit.skill
+                    else oa.tokens_in == ob.tokens_in
+                )
                 grew += oa.tokens_in > ob.tokens_in
     assert grew > 0

@@ -25,8 +25,18 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _command(config: str) -> list[str]:
-    return [sys.executable, "-m", "ratchet.cli.bench_run", "run", "--config", config,
-            "--out", "o", "--concurrency", "2"]
+    return [
+        sys.executable,
+        "-m",
+        "ratchet.cli.bench_run",
+        "run",
+        "--config",
+        config,
+        "--out",
+        "o",
+        "--concurrency",
+        "2",
+    ]
 
 
 def _env() -> dict[str, str]:
@@ -37,8 +47,12 @@ def _env() -> dict[str, str]:
 
 def _edits_done(root: Path) -> int:
     """Edits finished so far: in results.json (written at a run's end) or journaled (as each finishes)."""
-    done = {(config.name, path.stem) for config in (root / "o" / ".journal").glob("*")
-            for path in config.glob("*.json") if not path.name.startswith(".")}
+    done = {
+        (config.name, path.stem)
+        for config in (root / "o" / ".journal").glob("*")
+        for path in config.glob("*.json")
+        if not path.name.startswith(".")
+    }
     try:
         raw = json.loads((root / "o" / "results.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -46,7 +60,9 @@ def _edits_done(root: Path) -> int:
     return len(done | {(name, edit) for name, run in raw["runs"].items() for edit in run["edits"]})
 
 
-def kill_and_resume(template: Path, workdir: Path, *, kills: int, seed: int = 0, config: str = "cascade") -> dict[str, int]:
+def kill_and_resume(
+    template: Path, workdir: Path, *, kills: int, seed: int = 0, config: str = "cascade"
+) -> dict[str, int]:
     """Run `config` uninterrupted in one copy and with `kills` SIGKILLs + resume in another; compare bytes."""
     reference, killed = workdir / "reference", workdir / "killed"
     shutil.copytree(template, reference)
@@ -60,8 +76,9 @@ def kill_and_resume(template: Path, workdir: Path, *, kills: int, seed: int = 0,
     while stats["kills"] < kills and attempts < 3 * kills:
         attempts += 1
         before = _edits_done(killed)
-        process = subprocess.Popen(_command(config), cwd=killed, env=_env(),
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        process = subprocess.Popen(
+            _command(config), cwd=killed, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         time.sleep(rng.uniform(0.05, duration))
         if process.poll() is None:
             os.kill(process.pid, signal.SIGKILL)

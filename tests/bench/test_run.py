@@ -49,7 +49,9 @@ def test_cascade_then_rejudge_makes_no_replay_call(mini: Path) -> None:
 
 
 def test_rejudge_without_cascade_is_refused(mini: Path) -> None:
-    with pytest.raises(InputError, match=re.escape("has no cascade run: run `ratchet bench run --config cascade --out")):
+    with pytest.raises(
+        InputError, match=re.escape("has no cascade run: run `ratchet bench run --config cascade --out")
+    ):
         _run(mini, "super_only", mini / "out")
 
 
@@ -61,8 +63,10 @@ def test_a_config_with_a_tier_the_bench_cannot_price_is_refused_naming_it(mini: 
     opts = RunOptions(config_path=strict, out=mini / "out", root=mini, command="test strict")
     with pytest.raises(ConfigError) as info:
         run_config(opts)
-    assert info.value.one_line() == (f"{strict}: unknown judge tier 'injector': the bench runs nano, super, ultra "
-                                     "(ratchet.yaml tiers with a per-call budget); name one of them")
+    assert info.value.one_line() == (
+        f"{strict}: unknown judge tier 'injector': the bench runs nano, super, ultra "
+        "(ratchet.yaml tiers with a per-call budget); name one of them"
+    )
     assert not (mini / "out").exists()
 
 
@@ -73,8 +77,10 @@ def test_simulator_refuses_a_dated_directory(mini: Path) -> None:
 
 def test_same_seed_same_subset_in_every_config(mini: Path) -> None:
     data = load_bench_data(mini)
-    subsets = {name: sample_ids(data, load_gate_config(packaged_config(name)), 3, (), 7)
-               for name in ("cascade", "nano_only", "drift_off")}
+    subsets = {
+        name: sample_ids(data, load_gate_config(packaged_config(name)), 3, (), 7)
+        for name in ("cascade", "nano_only", "drift_off")
+    }
     assert len({tuple(s) for s in subsets.values()}) == 1
     assert len(subsets["cascade"]) == 3
 
@@ -115,7 +121,10 @@ def test_cli_run_prints_the_summary(mini: Path, monkeypatch: pytest.MonkeyPatch)
     result = CliRunner().invoke(app, ["run", "--config", "cascade", "--out", "o", "--limit", "2"])
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[-1] == "cascade (record): 2 run, 0 already in o/results.json; 2 in the sample"
-    assert read_results(mini / "o").runs["cascade"].command == "ratchet bench run --config cascade --out o --limit 2 --seed 0"
+    assert (
+        read_results(mini / "o").runs["cascade"].command
+        == "ratchet bench run --config cascade --out o --limit 2 --seed 0"
+    )
     refused = CliRunner().invoke(app, ["run", "--config", "ultra_only", "--out", "p"])
     assert refused.exit_code == 2
     assert "ultra_only re-judges the cascade run's replays, but p has no cascade run" in refused.output

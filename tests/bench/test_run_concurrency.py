@@ -24,10 +24,20 @@ def _run_all(template: Path, dest: Path, concurrency: int) -> tuple[dict[str, by
     root = mini_copy(template, dest)
     out = root / "bench" / "results" / "smoke-sim"
     for config in ("cascade", "nano_only"):
-        run_config(RunOptions(config_path=packaged_config(config), out=out, root=root, command=f"test {config}",
-                              concurrency=concurrency))
-    files = {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*"))
-             if p.is_file() and p.name != "timings.json"}
+        run_config(
+            RunOptions(
+                config_path=packaged_config(config),
+                out=out,
+                root=root,
+                command=f"test {config}",
+                concurrency=concurrency,
+            )
+        )
+    files = {
+        p.relative_to(out).as_posix(): p.read_bytes()
+        for p in sorted(out.rglob("*"))
+        if p.is_file() and p.name != "timings.json"
+    }
     paid: dict[str, int] = {}
     with closing(open_store(root / "var" / "bench")) as store:
         for config, run_ids in read_timings(out).run_ids.items():
@@ -37,7 +47,8 @@ def _run_all(template: Path, dest: Path, concurrency: int) -> tuple[dict[str, by
 
 
 def test_concurrency_8_writes_what_concurrency_1_writes_and_pays_the_same(
-        mini_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    mini_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("RATCHET_UPSTREAM", "sim")
     monkeypatch.delenv("RATCHET_HOME", raising=False)
     one, paid_one = _run_all(mini_template, tmp_path / "c1" / "root", 1)

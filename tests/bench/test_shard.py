@@ -32,14 +32,26 @@ def _out(root: Path) -> Path:
 
 
 def _run(root: Path, config: str, shard: Shard | None = None, seed: int = 0) -> None:
-    run_config(RunOptions(config_path=packaged_config(config), out=_out(root), root=root, command=f"test {config}",
-                          seed=seed, concurrency=4, shard=shard))
+    run_config(
+        RunOptions(
+            config_path=packaged_config(config),
+            out=_out(root),
+            root=root,
+            command=f"test {config}",
+            seed=seed,
+            concurrency=4,
+            shard=shard,
+        )
+    )
 
 
 def _files(out: Path) -> dict[str, bytes]:
     """Every file of a results directory but the wall clock (timings.json) and the shards' own folders."""
-    return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*"))
-            if p.is_file() and p.name != "timings.json" and p.relative_to(out).parts[0] != "shards"}
+    return {
+        p.relative_to(out).as_posix(): p.read_bytes()
+        for p in sorted(out.rglob("*"))
+        if p.is_file() and p.name != "timings.json" and p.relative_to(out).parts[0] != "shards"
+    }
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +76,8 @@ def sharded(mini_template: Path, tmp_path_factory: pytest.TempPathFactory) -> tu
 
 
 def test_shards_merged_write_the_unsharded_results_summary_and_report_byte_for_byte(
-        sharded: tuple[Path, Path], tmp_path: Path) -> None:
+    sharded: tuple[Path, Path], tmp_path: Path
+) -> None:
     one, many = sharded
     merged = tmp_path / "root"
     shutil.copytree(many, merged)
@@ -125,7 +138,8 @@ def _merge(args: list[str]) -> tuple[int, str]:
 
 
 def test_merge_refuses_missing_duplicate_and_foreign_shards_in_one_line(
-        sharded: tuple[Path, Path], mini_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    sharded: tuple[Path, Path], mini_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _, many = sharded
     out = _out(many)
     d1, d2, d3 = (str(shard_dir(out, Shard(index=k, count=3))) for k in (1, 2, 3))
@@ -154,7 +168,9 @@ def test_merge_cli_writes_the_results_directory(sharded: tuple[Path, Path], tmp_
     out = _out(merged)
     code, output = _merge([*(str(shard_dir(out, Shard(index=k, count=3))) for k in (1, 2, 3)), "--out", str(out)])
     assert code == 0, output
-    assert output == f"merged 3 shards (cascade, nano_only, noise) into {out / 'results.json'} and {out / 'report.md'}\n"
+    assert (
+        output == f"merged 3 shards (cascade, nano_only, noise) into {out / 'results.json'} and {out / 'report.md'}\n"
+    )
     assert (out / "results.json").read_bytes() == (_out(one) / "results.json").read_bytes()
 
 
@@ -173,8 +189,9 @@ def test_merge_refuses_an_unfinished_shard(sharded: tuple[Path, Path], tmp_path:
     assert output.count("\n") == 1
 
 
-def test_a_shard_rerun_resumes_and_says_it_is_partial(sharded: tuple[Path, Path], tmp_path: Path,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_shard_rerun_resumes_and_says_it_is_partial(
+    sharded: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _, many = sharded
     root = tmp_path / "root"
     shutil.copytree(many, root)
@@ -185,7 +202,8 @@ def test_a_shard_rerun_resumes_and_says_it_is_partial(sharded: tuple[Path, Path]
     written = shard_dir(_out(root), Shard(index=2, count=3)) / SHARD_FILE
     assert result.output.splitlines()[-1] == (
         f"cascade (record) PARTIAL shard 2/3: 0 run, 2 already in {written}; 2 of 6 in the sample; "
-        f"ratchet bench merge all 3 shards into {_out(root)}")
+        f"ratchet bench merge all 3 shards into {_out(root)}"
+    )
 
 
 @pytest.mark.parametrize("value", ["4/3", "0/2", "2", "a/b"])

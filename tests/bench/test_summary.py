@@ -48,7 +48,8 @@ def test_the_report_renders_from_the_summary_byte_for_byte(smoke_summary_dir: Pa
 
 
 def test_bench_report_on_a_folder_with_the_summary_alone_writes_the_committed_report(
-        smoke_summary_dir: Path, tmp_path: Path) -> None:
+    smoke_summary_dir: Path, tmp_path: Path
+) -> None:
     out = tmp_path / "out"
     shutil.copytree(smoke_summary_dir, out)
     result = CliRunner().invoke(app, ["bench", "report", str(out)])

@@ -12,7 +12,9 @@ from ratchet.cli import app
 
 
 def _validate(root: Path, *args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(app, ["bench", "validate", "--project", str(root), "--work", str(root / "var" / "bench"), *args])
+    result = CliRunner().invoke(
+        app, ["bench", "validate", "--project", str(root), "--work", str(root / "var" / "bench"), *args]
+    )
     return result.exit_code, result.output
 
 
@@ -42,7 +44,9 @@ def test_a_task_pointed_at_the_wrong_skill_fails_in_one_line(bench_project: Path
     assert code == 2
     errors = [ln for ln in out.splitlines() if ln.startswith("error: ")]
     assert errors == [out.splitlines()[-1]]
-    assert errors[0].startswith("error: bench/tasks.yaml:3: task github-triage-01 routes to github-triage, not fx-expense-converter")
+    assert errors[0].startswith(
+        "error: bench/tasks.yaml:3: task github-triage-01 routes to github-triage, not fx-expense-converter"
+    )
 
 
 def test_a_tampered_golden_fails_in_one_line(bench_project: Path) -> None:
@@ -71,4 +75,5 @@ def test_a_missing_world_fails_in_one_line(bench_project: Path) -> None:
     code, out = _validate(bench_project, "--no-audit")
     assert code == 2
     assert out.splitlines()[-1] == (
-        "error: bench/wrold: the benchmark's world is missing or empty: paths.world must point at its YAML files")
+        "error: bench/wrold: the benchmark's world is missing or empty: paths.world must point at its YAML files"
+    )

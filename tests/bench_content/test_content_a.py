@@ -33,7 +33,13 @@ OWN_TASKS = [t for t in TASKS.values() if t.skill in OWN_SKILLS]
 CANARIES = [t for t in TASKS.values() if t.is_canary]
 SIDE_EFFECTS = {"write", "send", "spend", "destroy"}
 
-_CAL = ("calendar_list_events", "calendar_list_events", "calendar_find_free_slots", "calendar_create_event", "calendar_send_invite")
+_CAL = (
+    "calendar_list_events",
+    "calendar_list_events",
+    "calendar_find_free_slots",
+    "calendar_create_event",
+    "calendar_send_invite",
+)
 _EXP = ("files_read_file", "expenses_get_policy", "expenses_submit_report")
 _CHG = ("releases_latest_tag", "releases_list_merged_prs", "releases_create_draft")
 _CSV = ("files_read_file", "files_write_file")
@@ -57,9 +63,18 @@ EXPECTED_CALLS: dict[str, tuple[str, ...]] = {
 
 
 def run(task: Task) -> Trace:
-    world = load_world(REPO / "bench/world", workspaces_dir=REPO / "bench/workspaces", workspace=task.workspace, frozen_time=CLOCK)
+    world = load_world(
+        REPO / "bench/world", workspaces_dir=REPO / "bench/workspaces", workspace=task.workspace, frozen_time=CLOCK
+    )
     return run_task(
-        task, SKILLS, world, sim_model_for("agent"), seed=task_seed(task.id), frozen_time=CLOCK, models={"agent": "sim/agent-1"}, max_turns=16
+        task,
+        SKILLS,
+        world,
+        sim_model_for("agent"),
+        seed=task_seed(task.id),
+        frozen_time=CLOCK,
+        models={"agent": "sim/agent-1"},
+        max_turns=16,
     )
 
 
@@ -117,9 +132,18 @@ def test_side_effect_kinds_cover_write_send_spend_destroy() -> None:
 
 def test_worked_values() -> None:
     """A few results checked by hand against the world and the workspaces."""
-    outputs = {tid: run(TASKS[tid]).final_output for tid in ("calendar-scheduler-05", "expense-report-02", "changelog-writer-03", "csv-cleaner-03")}
-    assert "start: 12:00" in outputs["calendar-scheduler-05"] and "replaced_hold: evt-4103" in outputs["calendar-scheduler-05"]
-    assert "approver: finance@example.com" in outputs["expense-report-02"] and "total_usd: 1514.50" in outputs["expense-report-02"]
+    outputs = {
+        tid: run(TASKS[tid]).final_output
+        for tid in ("calendar-scheduler-05", "expense-report-02", "changelog-writer-03", "csv-cleaner-03")
+    }
+    assert (
+        "start: 12:00" in outputs["calendar-scheduler-05"]
+        and "replaced_hold: evt-4103" in outputs["calendar-scheduler-05"]
+    )
+    assert (
+        "approver: finance@example.com" in outputs["expense-report-02"]
+        and "total_usd: 1514.50" in outputs["expense-report-02"]
+    )
     assert "next_tag: v2.0.0" in outputs["changelog-writer-03"]
     assert "rows_out: 4" in outputs["csv-cleaner-03"] and "line 3: missing name" in outputs["csv-cleaner-03"]
 
@@ -132,10 +156,18 @@ def _tool(name: str) -> str:
 
 
 def test_own_tool_packs_pass_mypy_strict() -> None:
-    result = subprocess.run([_tool("mypy"), "--strict", "--follow-imports=silent", *map(str, OWN_PACKS)], cwd=REPO, capture_output=True, text=True, check=False)
+    result = subprocess.run(
+        [_tool("mypy"), "--strict", "--follow-imports=silent", *map(str, OWN_PACKS)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_own_tool_packs_pass_ruff() -> None:
-    result = subprocess.run([_tool("ruff"), "check", *map(str, OWN_PACKS)], cwd=REPO, capture_output=True, text=True, check=False)
+    result = subprocess.run(
+        [_tool("ruff"), "check", *map(str, OWN_PACKS)], cwd=REPO, capture_output=True, text=True, check=False
+    )
     assert result.returncode == 0, result.stdout + result.stderr

@@ -38,10 +38,21 @@ SIDE_EFFECTS = {"write", "send", "spend", "destroy"}
 
 def run(task: Task, overlays: Sequence[Path] = ()) -> Trace:
     world = load_world(
-        REPO / "bench/world", workspaces_dir=REPO / "bench/workspaces", workspace=task.workspace, frozen_time=CLOCK, overlays=overlays
+        REPO / "bench/world",
+        workspaces_dir=REPO / "bench/workspaces",
+        workspace=task.workspace,
+        frozen_time=CLOCK,
+        overlays=overlays,
     )
     return run_task(
-        task, SKILLS, world, sim_model_for("agent"), seed=task_seed(task.id), frozen_time=CLOCK, models={"agent": "sim/agent-1"}, max_turns=16
+        task,
+        SKILLS,
+        world,
+        sim_model_for("agent"),
+        seed=task_seed(task.id),
+        frozen_time=CLOCK,
+        models={"agent": "sim/agent-1"},
+        max_turns=16,
     )
 
 
@@ -79,7 +90,15 @@ def _effects(task_ids: list[str]) -> dict[str, set[str]]:
 
 
 def test_side_effecting_calls_happen() -> None:
-    effects = _effects(["invoice-parser-01", "invoice-parser-03", "weekly-research-brief-03", "dependency-updater-01", "meeting-notes-02"])
+    effects = _effects(
+        [
+            "invoice-parser-01",
+            "invoice-parser-03",
+            "weekly-research-brief-03",
+            "dependency-updater-01",
+            "meeting-notes-02",
+        ]
+    )
     assert "spend" in effects["invoice-parser-01"] and "write" in effects["invoice-parser-01"]
     assert "send" in effects["invoice-parser-03"] and "spend" not in effects["invoice-parser-03"]
     assert "send" in effects["weekly-research-brief-03"]
@@ -89,8 +108,19 @@ def test_side_effecting_calls_happen() -> None:
         assert any(SIDE_EFFECTS & {c.effect for c in run(t).tool_calls} for t in OWN if t.skill == name)
 
 
-@pytest.mark.parametrize("task_id", ["invoice-parser-10", "invoice-parser-07", "dependency-updater-09", "dependency-updater-10",
-                                     "weekly-research-brief-09", "weekly-research-brief-10", "meeting-notes-09", "meeting-notes-10"])
+@pytest.mark.parametrize(
+    "task_id",
+    [
+        "invoice-parser-10",
+        "invoice-parser-07",
+        "dependency-updater-09",
+        "dependency-updater-10",
+        "weekly-research-brief-09",
+        "weekly-research-brief-10",
+        "meeting-notes-09",
+        "meeting-notes-10",
+    ],
+)
 def test_stopping_branches_have_no_side_effect(task_id: str) -> None:
     trace = run(TASKS[task_id])
     assert trace.status == "ok" and not [c for c in trace.tool_calls if c.effect in SIDE_EFFECTS]
@@ -122,7 +152,11 @@ def test_d1_moved_market_figure_changes_the_brief(tmp_path: Path) -> None:
     overlay.write_text(f"news:\n  metrics:\n    battery-pack-price: {{value: {moved}}}\n")
     task = TASKS["weekly-research-brief-01"]
     before, after = run(task), run(task, overlays=[overlay])
-    assert [r.value for r in after.volatile_reads if r.key == key] == [moved] != [r.value for r in before.volatile_reads if r.key == key]
+    assert (
+        [r.value for r in after.volatile_reads if r.key == key]
+        == [moved]
+        != [r.value for r in before.volatile_reads if r.key == key]
+    )
     assert [c.name for c in after.tool_calls] == [c.name for c in before.tool_calls]
     assert "biggest_mover: Carbon removal credit (3.5%)" in before.final_output
     assert "biggest_mover: Li-ion battery pack price (-4.5%)" in after.final_output
@@ -131,6 +165,10 @@ def test_d1_moved_market_figure_changes_the_brief(tmp_path: Path) -> None:
 @pytest.mark.parametrize("tool", ["mypy", "ruff"])
 def test_tool_packs_are_strictly_typed_and_lint_clean(tool: str) -> None:
     files = [str(REPO / "ratchet/world/tools" / f"{pack}.py") for pack in PACKS]
-    command = [sys.executable, "-m", "mypy", "--strict", *files] if tool == "mypy" else [sys.executable, "-m", "ruff", "check", *files]
+    command = (
+        [sys.executable, "-m", "mypy", "--strict", *files]
+        if tool == "mypy"
+        else [sys.executable, "-m", "ruff", "check", *files]
+    )
     result = subprocess.run(command, cwd=REPO, capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stdout + result.stderr

@@ -36,8 +36,17 @@ def origin(demo_repo: Path, tmp_path: Path) -> Path:
     return bare
 
 
-def run_pr(tmp_path: Path, origin: Path, gh: FakeGitHub, *, branch: str, run_id: int, token: str = TOKEN,
-           inputs: dict[str, str] | None = None, push_before: str | None = None) -> tuple[Job, Path]:
+def run_pr(
+    tmp_path: Path,
+    origin: Path,
+    gh: FakeGitHub,
+    *,
+    branch: str,
+    run_id: int,
+    token: str = TOKEN,
+    inputs: dict[str, str] | None = None,
+    push_before: str | None = None,
+) -> tuple[Job, Path]:
     """One workflow run on a fresh runner: check out the PR branch shallowly, run the action.
 
     push_before: a push event of `branch` instead (github.event.before = push_before)."""
@@ -46,8 +55,11 @@ def run_pr(tmp_path: Path, origin: Path, gh: FakeGitHub, *, branch: str, run_id:
     temp.mkdir(parents=True)
     git(tmp_path, "clone", "--quiet", "--depth", "1", "--branch", branch, f"file://{origin}", str(workspace))
     event = run / "event.json"
-    payload: dict[str, object] = {"action": "synchronize", "number": PR,
-                                  "pull_request": {"number": PR, "base": {"ref": "main"}}}
+    payload: dict[str, object] = {
+        "action": "synchronize",
+        "number": PR,
+        "pull_request": {"number": PR, "base": {"ref": "main"}},
+    }
     if push_before is not None:
         payload = {"ref": f"refs/heads/{branch}", "before": push_before}
         git(workspace, "fetch", "--quiet", "--unshallow")
@@ -55,16 +67,38 @@ def run_pr(tmp_path: Path, origin: Path, gh: FakeGitHub, *, branch: str, run_id:
     name, base_ref = ("push", "") if push_before is not None else ("pull_request", "main")
     env = {k: v for k, v in git_env().items() if not k.startswith(("RATCHET_", "GITHUB_", "RUNNER_"))}
     env["PATH"] = f"{Path(sys.executable).parent}:{env['PATH']}"
-    env.update({
-        "GITHUB_ACTIONS": "true", "CI": "true", "GITHUB_EVENT_NAME": name, "GITHUB_EVENT_PATH": str(event),
-        "GITHUB_REPOSITORY": gh.repo, "GITHUB_API_URL": gh.base_url, "GITHUB_SERVER_URL": "https://github.example",
-        "GITHUB_RUN_ID": str(run_id), "GITHUB_BASE_REF": base_ref, "GITHUB_STEP_SUMMARY": str(run / "summary.md"),
-        "RUNNER_TEMP": str(temp), "RUNNER_OS": "Linux",
-    })
-    job = run_action(ACTION, workspace, with_=inputs or {},
-                     github={"action_path": str(ROOT), "base_ref": base_ref, "token": token, "event_name": name,
-                             "sha": git(workspace, "rev-parse", "HEAD").strip(), "event.before": push_before or ""},
-                     runner={"temp": str(temp), "os": "Linux"}, env=env, skip={"Install Ratchet"})
+    env.update(
+        {
+            "GITHUB_ACTIONS": "true",
+            "CI": "true",
+            "GITHUB_EVENT_NAME": name,
+            "GITHUB_EVENT_PATH": str(event),
+            "GITHUB_REPOSITORY": gh.repo,
+            "GITHUB_API_URL": gh.base_url,
+            "GITHUB_SERVER_URL": "https://github.example",
+            "GITHUB_RUN_ID": str(run_id),
+            "GITHUB_BASE_REF": base_ref,
+            "GITHUB_STEP_SUMMARY": str(run / "summary.md"),
+            "RUNNER_TEMP": str(temp),
+            "RUNNER_OS": "Linux",
+        }
+    )
+    job = run_action(
+        ACTION,
+        workspace,
+        with_=inputs or {},
+        github={
+            "action_path": str(ROOT),
+            "base_ref": base_ref,
+            "token": token,
+            "event_name": name,
+            "sha": git(workspace, "rev-parse", "HEAD").strip(),
+            "event.before": push_before or "",
+        },
+        runner={"temp": str(temp), "os": "Linux"},
+        env=env,
+        skip={"Install Ratchet"},
+    )
     return job, run
 
 
@@ -92,7 +126,9 @@ def test_three_runs_keep_one_comment_block_then_pass(origin: Path, tmp_path: Pat
         [block] = ours(gh)
         assert block.startswith("<!-- ratchet:sticky config=cascade -->\n❌ **Ratchet: BLOCK**")
         assert "| new side-effecting call email\\_send \\[send\\] | hard | regression x9 |" in block
-        assert block.endswith("<sub>[job log and artifacts](https://github.example/acme/skills/actions/runs/101)</sub>\n")
+        assert block.endswith(
+            "<sub>[job log and artifacts](https://github.example/acme/skills/actions/runs/101)</sub>\n"
+        )
         comment_id = next(c.id for c in gh.comments(PR) if c.author == BOT)
 
         second, _ = run_pr(tmp_path, origin, gh, branch="edit/new-side-effect", run_id=102)
@@ -119,8 +155,10 @@ def test_three_runs_keep_one_comment_block_then_pass(origin: Path, tmp_path: Pat
     assert json.loads((outputs / "verdict.json").read_text(encoding="utf-8"))["decision"] == "BLOCK"
     assert (run1 / "summary.md").read_text(encoding="utf-8") == (outputs / "comment.md").read_text(encoding="utf-8")
     uses = {name: (action, with_) for name, action, with_ in first.uses}
-    assert uses["Upload Ratchet outputs"] == ("actions/upload-artifact@v4", {
-        "name": "ratchet-outputs", "path": str(outputs), "if-no-files-found": "ignore"})
+    assert uses["Upload Ratchet outputs"] == (
+        "actions/upload-artifact@v4",
+        {"name": "ratchet-outputs", "path": str(outputs), "if-no-files-found": "ignore"},
+    )
     assert uses["Restore RATCHET_HOME"][1]["key"] == f"ratchet-Linux-{main}"
     assert uses["Restore RATCHET_HOME"][1]["path"] == str(run1 / "runner-temp" / "ratchet-home")
     for job in (first, second, third):
@@ -137,8 +175,10 @@ def test_a_bad_token_fails_a_passing_job_as_infrastructure_without_printing_it(o
     assert job.outputs["check"]["decision"] == "PASS"
     assert job.outputs["comment"]["exit-code"] == "3"
     assert job.exit_code("Decide") == 3
-    assert ("error: GitHub API GET /repos/acme/skills/issues/7/comments answered 401: Bad credentials; "
-            "check the token and the job's permissions (pull-requests: write)") in job.log
+    assert (
+        "error: GitHub API GET /repos/acme/skills/issues/7/comments answered 401: Bad credentials; "
+        "check the token and the job's permissions (pull-requests: write)"
+    ) in job.log
     assert wrong not in job.log and TOKEN not in job.log
 
 
@@ -153,8 +193,9 @@ def test_a_harness_other_than_minimal_is_refused_before_the_check(origin: Path, 
     assert gh.requests == []
 
 
-def test_a_push_to_main_gates_the_pushed_range_saves_the_cache_and_comments_nowhere(origin: Path,
-                                                                                   tmp_path: Path) -> None:
+def test_a_push_to_main_gates_the_pushed_range_saves_the_cache_and_comments_nowhere(
+    origin: Path, tmp_path: Path
+) -> None:
     main = git(origin, "rev-parse", "main").strip()
     with FakeGitHub(token=TOKEN) as gh:
         job, run = run_pr(tmp_path, origin, gh, branch="edit/cosmetic", run_id=401, push_before=main)

@@ -29,8 +29,11 @@ def test_a_pr_that_softens_its_config_file_is_blocked_by_the_action(demo_repo: P
     edit = next(e for e in EDITS if e.branch == "edit/new-side-effect")
     skill = demo_repo / "skills" / edit.skill / "SKILL.md"
     soft = gate.replace("level0: true", "level0: false").replace("block_confidence: 0.7", "block_confidence: 1.0")
-    commit(demo_repo, {GATE: soft, f"skills/{edit.skill}/SKILL.md": edit.apply(skill.read_text(encoding="utf-8"))},
-           "soften the gate and email finance")
+    commit(
+        demo_repo,
+        {GATE: soft, f"skills/{edit.skill}/SKILL.md": edit.apply(skill.read_text(encoding="utf-8"))},
+        "soften the gate and email finance",
+    )
     git(demo_repo, "checkout", "-q", "main")
     origin = tmp_path / "origin.git"
     git(tmp_path, "clone", "--quiet", "--bare", str(demo_repo), str(origin))

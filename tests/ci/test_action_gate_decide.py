@@ -12,9 +12,11 @@ from pathlib import Path
 import pytest
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "action_gate.sh"
-BUDGET = ("::error::Ratchet: the --budget cap stopped pairs before they were checked (exit 2); the verdict so "
-          "far is in the PR comment and the ratchet-outputs artifact: raise the budget input, or set on-error: warn "
-          "to let unchecked pairs through as WARN\n")
+BUDGET = (
+    "::error::Ratchet: the --budget cap stopped pairs before they were checked (exit 2); the verdict so "
+    "far is in the PR comment and the ratchet-outputs artifact: raise the budget input, or set on-error: warn "
+    "to let unchecked pairs through as WARN\n"
+)
 BAD_INPUT = "::error::Ratchet: bad input (exit 2); see the check step's log\n"
 
 

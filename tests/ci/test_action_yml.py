@@ -19,8 +19,15 @@ def action() -> dict[str, Any]:
 def test_the_inputs_are_the_documented_ones_with_their_defaults() -> None:
     inputs = action()["inputs"]
     assert {name: spec["default"] for name, spec in inputs.items()} == {
-        "config": "cascade", "budget": "", "harness": "minimal", "on-error": "", "base": "", "comment": "true",
-        "github-token": "${{ github.token }}", "python-version": "3.12", "ratchet-source": "",
+        "config": "cascade",
+        "budget": "",
+        "harness": "minimal",
+        "on-error": "",
+        "base": "",
+        "comment": "true",
+        "github-token": "${{ github.token }}",
+        "python-version": "3.12",
+        "ratchet-source": "",
     }
     docs = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
     for name in inputs:
@@ -41,8 +48,10 @@ def test_a_pull_request_only_restores_the_cache() -> None:
     caches = [(s["uses"], s.get("if", "")) for s in steps if s.get("uses", "").startswith("actions/cache")]
     assert caches == [
         ("actions/cache/restore@v4", ""),
-        ("actions/cache/save@v4",
-         "always() && github.event_name != 'pull_request' && github.event_name != 'pull_request_target'"),
+        (
+            "actions/cache/save@v4",
+            "always() && github.event_name != 'pull_request' && github.event_name != 'pull_request_target'",
+        ),
     ]
 
 

@@ -14,8 +14,15 @@ from tests.helpers.fake_github import BOT, FakeGitHub
 
 runner = CliRunner()
 TOKEN = "ghs_cli_secret_0123456789"
-VERDICT = Verdict(base="a" * 40, head="b" * 40, skills_changed=["github-triage"], decision="PASS",
-                  summary="no difference from the goldens", goldens_total=3, gate_config="nano_only")
+VERDICT = Verdict(
+    base="a" * 40,
+    head="b" * 40,
+    skills_changed=["github-triage"],
+    decision="PASS",
+    summary="no difference from the goldens",
+    goldens_total=3,
+    gate_config="nano_only",
+)
 
 
 @pytest.fixture
@@ -47,7 +54,9 @@ def test_posts_the_verdict_under_its_gate_configs_marker(runner_env: Path, monke
     assert "job log" not in body
 
 
-def test_a_check_that_wrote_no_verdict_says_why_in_the_comment(runner_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_check_that_wrote_no_verdict_says_why_in_the_comment(
+    runner_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (runner_env / "verdict.json").write_text("", encoding="utf-8")
     stderr = runner_env / "check.stderr"
     stderr.write_text("warming up\nerror: ratchet.yaml:3: tiers.nano.model must be a string\n", encoding="utf-8")
@@ -55,14 +64,24 @@ def test_a_check_that_wrote_no_verdict_says_why_in_the_comment(runner_env: Path,
     monkeypatch.setenv("GITHUB_RUN_ID", "55")
     with FakeGitHub(token=TOKEN) as gh:
         monkeypatch.setenv("GITHUB_API_URL", gh.base_url)
-        code, _, _ = comment("--verdict", str(runner_env / "verdict.json"), "--key", "cascade",
-                             "--check-exit", "2", "--check-stderr", str(stderr))
+        code, _, _ = comment(
+            "--verdict",
+            str(runner_env / "verdict.json"),
+            "--key",
+            "cascade",
+            "--check-exit",
+            "2",
+            "--check-stderr",
+            str(stderr),
+        )
         [body] = [c.body for c in gh.comments(7)]
     assert code == 0
-    assert body == ("<!-- ratchet:sticky config=cascade -->\n"
-                    "⚠️ **Ratchet could not check this pull request** (exit 2: bad input: fix what the error names)\n\n"
-                    "> ratchet.yaml:3: tiers.nano.model must be a string\n\n"
-                    "<sub>[job log and artifacts](https://github.example/acme/skills/actions/runs/55)</sub>\n")
+    assert body == (
+        "<!-- ratchet:sticky config=cascade -->\n"
+        "⚠️ **Ratchet could not check this pull request** (exit 2: bad input: fix what the error names)\n\n"
+        "> ratchet.yaml:3: tiers.nano.model must be a string\n\n"
+        "<sub>[job log and artifacts](https://github.example/acme/skills/actions/runs/55)</sub>\n"
+    )
 
 
 def test_an_empty_verdict_without_the_checks_exit_is_bad_input(runner_env: Path) -> None:
@@ -73,22 +92,29 @@ def test_an_empty_verdict_without_the_checks_exit_is_bad_input(runner_env: Path)
     assert err == f"error: {path}: holds no verdict; pass --check-exit (and --check-stderr) to report a failed check\n"
 
 
-def test_missing_environment_and_a_push_event_are_one_line_exit_2(runner_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_environment_and_a_push_event_are_one_line_exit_2(
+    runner_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("GITHUB_TOKEN")
     code, _, err = comment("--verdict", str(runner_env / "verdict.json"))
-    assert (code, err) == (2, "error: GITHUB_TOKEN is not set; pass it to the step "
-                              "(env: GITHUB_TOKEN: ${{ github.token }})\n")
+    assert (code, err) == (
+        2,
+        "error: GITHUB_TOKEN is not set; pass it to the step (env: GITHUB_TOKEN: ${{ github.token }})\n",
+    )
     monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
     event = runner_env / "push.json"
     event.write_text(json.dumps({"ref": "refs/heads/main"}), encoding="utf-8")
     monkeypatch.setenv("GITHUB_EVENT_PATH", str(event))
     code, _, err = comment("--verdict", str(runner_env / "verdict.json"))
-    assert (code, err) == (2, f"error: {event}: not a pull_request event (no pull_request.number); "
-                              "run this on: pull_request\n")
+    assert (code, err) == (
+        2,
+        f"error: {event}: not a pull_request event (no pull_request.number); run this on: pull_request\n",
+    )
 
 
-def test_a_github_failure_is_exit_3_with_status_and_message_and_no_token(runner_env: Path,
-                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_github_failure_is_exit_3_with_status_and_message_and_no_token(
+    runner_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with FakeGitHub(token=TOKEN) as gh:
         monkeypatch.setenv("GITHUB_API_URL", gh.base_url)
         gh.fail_next(502, f"upstream said Bearer {TOKEN}")

@@ -55,8 +55,10 @@ def test_two_configs_keep_two_comments_and_a_quoted_marker_is_not_ours() -> None
             again = post_sticky_comment(api, 3, "cascade again", key="cascade")
         ours = {c.id: c.body for c in gh.comments(3) if c.author == BOT}
     assert (a.action, b.action, again.action) == ("created", "created", "updated")
-    assert ours == {a.comment_id: "<!-- ratchet:sticky config=cascade -->\ncascade again",
-                    b.comment_id: "<!-- ratchet:sticky config=nano_only -->\nnano says"}
+    assert ours == {
+        a.comment_id: "<!-- ratchet:sticky config=cascade -->\ncascade again",
+        b.comment_id: "<!-- ratchet:sticky config=nano_only -->\nnano says",
+    }
 
 
 def test_the_marker_cannot_be_closed_early_by_a_config_name() -> None:
@@ -64,12 +66,17 @@ def test_the_marker_cannot_be_closed_early_by_a_config_name() -> None:
 
 
 def test_bad_credentials_are_infra_errors_with_status_and_message_and_no_token() -> None:
-    with FakeGitHub(token=TOKEN) as gh, client(gh, token="ghs_wrong_secret_987") as api, \
-            pytest.raises(InfraError) as caught:
+    with (
+        FakeGitHub(token=TOKEN) as gh,
+        client(gh, token="ghs_wrong_secret_987") as api,
+        pytest.raises(InfraError) as caught,
+    ):
         post_sticky_comment(api, 7, "body", key="cascade")
     message = caught.value.one_line()
-    assert message == ("GitHub API GET /repos/acme/skills/issues/7/comments answered 401: Bad credentials; "
-                       "check the token and the job's permissions (pull-requests: write)")
+    assert message == (
+        "GitHub API GET /repos/acme/skills/issues/7/comments answered 401: Bad credentials; "
+        "check the token and the job's permissions (pull-requests: write)"
+    )
     assert caught.value.exit_code == 3
     assert gh.requests[0][2] == "Bearer ghs_wrong_secret_987"
 
@@ -99,16 +106,19 @@ def event(tmp_path: Path, data: object) -> Path:
 
 
 def test_the_pr_number_comes_from_the_pull_request_event(tmp_path: Path) -> None:
-    assert pull_request_number(event(tmp_path, {"action": "synchronize", "number": 12,
-                                                "pull_request": {"number": 12}})) == 12
+    assert (
+        pull_request_number(event(tmp_path, {"action": "synchronize", "number": 12, "pull_request": {"number": 12}}))
+        == 12
+    )
 
 
 def test_an_event_that_is_not_a_pull_request_is_refused(tmp_path: Path) -> None:
     path = event(tmp_path, {"ref": "refs/heads/main", "pusher": {"name": "x"}})
     with pytest.raises(InputError) as caught:
         pull_request_number(path)
-    assert caught.value.one_line() == (f"{path}: not a pull_request event (no pull_request.number); "
-                                       "run this on: pull_request")
+    assert caught.value.one_line() == (
+        f"{path}: not a pull_request event (no pull_request.number); run this on: pull_request"
+    )
     with pytest.raises(InputError, match="not valid JSON"):
         pull_request_number(_write(tmp_path, "{"))
 
@@ -126,13 +136,18 @@ def test_missing_environment_is_one_config_error_naming_the_variable(monkeypatch
     monkeypatch.setenv("GITHUB_EVENT_PATH", "/tmp/event.json")
     with pytest.raises(ConfigError) as caught:
         read_github_env()
-    assert caught.value.one_line() == ("GITHUB_TOKEN is not set; pass it to the step "
-                                       "(env: GITHUB_TOKEN: ${{ github.token }})")
+    assert caught.value.one_line() == (
+        "GITHUB_TOKEN is not set; pass it to the step (env: GITHUB_TOKEN: ${{ github.token }})"
+    )
     monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
     monkeypatch.setenv("GITHUB_REPOSITORY", "no-slash")
     with pytest.raises(ConfigError, match=r"^GITHUB_REPOSITORY must be owner/name, not 'no-slash'$"):
         read_github_env()
     monkeypatch.setenv("GITHUB_REPOSITORY", "acme/skills")
     env = read_github_env()
-    assert (env.api_url, env.repository, env.token.get_secret_value()) == ("https://api.github.com", "acme/skills", TOKEN)
+    assert (env.api_url, env.repository, env.token.get_secret_value()) == (
+        "https://api.github.com",
+        "acme/skills",
+        TOKEN,
+    )
     assert TOKEN not in repr(env)

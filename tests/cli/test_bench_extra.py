@@ -56,8 +56,9 @@ def test_bench_help_needs_no_extra(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_model_routing_neighbours_need_no_scikit_learn(monkeypatch: pytest.MonkeyPatch) -> None:
     def skill(name: str, description: str) -> Skill:
-        return parse_skill_text(f"---\nname: {name}\ndescription: {description}\n---\nBody\n",
-                                folder=Path(name), source=name)
+        return parse_skill_text(
+            f"---\nname: {name}\ndescription: {description}\n---\nBody\n", folder=Path(name), source=name
+        )
 
     edited = skill("fx", "Convert expense amounts to US dollars at the daily exchange rate.")
     candidates = {
@@ -76,13 +77,29 @@ def test_the_demo_and_noise_run_without_the_bench_extra(tmp_path: Path) -> None:
         f"import sys; sys.modules.update(dict.fromkeys([{blocked}])); "
         "from ratchet.cli import main; sys.argv = ['ratchet', *sys.argv[1:]]; main()"
     )
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "RATCHET_HOME": str(tmp_path / "home"),
-           "RATCHET_UPSTREAM": "sim", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    demo = subprocess.run([sys.executable, "-c", program, "demo", "--dir", str(tmp_path / "demo")],
-                          env=env, capture_output=True, text=True, timeout=300)
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "RATCHET_HOME": str(tmp_path / "home"),
+        "RATCHET_UPSTREAM": "sim",
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    }
+    demo = subprocess.run(
+        [sys.executable, "-c", program, "demo", "--dir", str(tmp_path / "demo")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert demo.returncode == 0, demo.stdout + demo.stderr
     assert "ok edit/new-side-effect     BLOCK (expected BLOCK)" in demo.stdout
-    noise = subprocess.run([sys.executable, "-c", program, "noise", "--repeats", "2", "github-triage-01"],
-                           cwd=tmp_path / "demo", env=env, capture_output=True, text=True, timeout=300)
+    noise = subprocess.run(
+        [sys.executable, "-c", program, "noise", "--repeats", "2", "github-triage-01"],
+        cwd=tmp_path / "demo",
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert noise.returncode == 0, noise.stdout + noise.stderr
     assert "wrote 1 noise record(s)" in noise.stdout

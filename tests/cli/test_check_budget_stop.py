@@ -26,14 +26,17 @@ from tests.helpers.gitrepo import git
 runner = CliRunner()
 EDIT = "edit/reworded-status"
 BUDGET = 0.01
-REFUSED = re.compile(r"agent call \(replay\) refused: its worst case \$(\d+\.\d+) would pass the run budget of "
-                     r"\$0\.0100 \(this run: \$(\d+\.\d+) spent, \$(\d+\.\d+) held for calls in flight\)")
+REFUSED = re.compile(
+    r"agent call \(replay\) refused: its worst case \$(\d+\.\d+) would pass the run budget of "
+    r"\$0\.0100 \(this run: \$(\d+\.\d+) spent, \$(\d+\.\d+) held for calls in flight\)"
+)
 
 
 def _check(repo: Path, *args: str) -> tuple[int, str, str]:
     base = git(repo, "rev-parse", "main")
-    result = runner.invoke(app, ["check", "--repo", str(repo), "--base", base, "--head", EDIT, "--cache", "all",
-                                 "--json", *args])
+    result = runner.invoke(
+        app, ["check", "--repo", str(repo), "--base", base, "--head", EDIT, "--cache", "all", "--json", *args]
+    )
     return result.exit_code, result.stdout, result.stderr
 
 
@@ -59,12 +62,14 @@ def test_a_budget_stop_prints_the_verdict_so_far_and_this_runs_spend(edited: Pat
     verdict = json.loads(out)
     assert [pair["task_id"] for pair in verdict["pairs"]] == selected  # every pair named, in order
     stopped = _stopped(verdict)
-    assert stopped and all(pair["outcome"] == "error" and pair["reason"].startswith("not checked: ")
-                           for pair in stopped)
+    assert stopped and all(
+        pair["outcome"] == "error" and pair["reason"].startswith("not checked: ") for pair in stopped
+    )
     assert verdict["decision"] == "BLOCK" and verdict["on_error"] is None
     # One line on stderr, naming the first stopped pair and this run's spend, never every run's.
-    assert err.count("\n") == 1 and err.startswith(f"error: {len(stopped)} pair(s) not checked: the run's budget "
-                                                   f"stopped them, first {stopped[0]['task_id']}: ")
+    assert err.count("\n") == 1 and err.startswith(
+        f"error: {len(stopped)} pair(s) not checked: the run's budget stopped them, first {stopped[0]['task_id']}: "
+    )
     assert err.rstrip().endswith("raise --budget, or pass --on-error warn to let them through as WARN")
     for text in (err, *(pair["reason"] for pair in stopped)):
         found = REFUSED.search(text)

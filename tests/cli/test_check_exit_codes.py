@@ -91,8 +91,9 @@ def test_unchecked_pairs_exit_3_under_ci_too_and_print_the_table(
 
 def test_on_error_warn_explicitly_lets_it_through_as_warn(empty_cache: tuple[Path, str, str]) -> None:
     repo, base, home = empty_cache
-    code, out, err = check(repo, "--base", base, "--head", EDIT, "--cache", "none", "--work", home,
-                           "--json", "--on-error", "warn")
+    code, out, err = check(
+        repo, "--base", base, "--head", EDIT, "--cache", "none", "--work", home, "--json", "--on-error", "warn"
+    )
     assert (code, err) == (0, "")
     verdict = json.loads(out)
     assert (verdict["decision"], verdict["on_error"]) == ("WARN", "warn")
@@ -100,8 +101,9 @@ def test_on_error_warn_explicitly_lets_it_through_as_warn(empty_cache: tuple[Pat
 
 def test_on_error_block_explicitly_blocks_with_exit_1(empty_cache: tuple[Path, str, str]) -> None:
     repo, base, home = empty_cache
-    code, out, err = check(repo, "--base", base, "--head", EDIT, "--cache", "none", "--work", home,
-                           "--on-error", "block")
+    code, out, err = check(
+        repo, "--base", base, "--head", EDIT, "--cache", "none", "--work", home, "--on-error", "block"
+    )
     assert (code, err) == (1, "")
     assert "BLOCK" in out and "could not be checked (unchecked pairs block)" in out
 
@@ -117,7 +119,9 @@ def test_a_clean_check_still_exits_0_with_no_flag(demo_repo: Path) -> None:
 
 
 def test_an_unknown_tier_in_a_gate_config_is_exit_2_naming_file_and_tier(demo_repo: Path) -> None:
-    bogus = "schema_version: 1\nname: bogus\ntiers:\n  - {tier: nano, threshold: 0.5}\n  - {tier: mega, threshold: 0.5}\n"
+    bogus = (
+        "schema_version: 1\nname: bogus\ntiers:\n  - {tier: nano, threshold: 0.5}\n  - {tier: mega, threshold: 0.5}\n"
+    )
     base = on_main_then_edit(demo_repo, {"configs/bogus.yaml": bogus})
     code, out, err = check(demo_repo, "--base", base, "--head", EDIT, "--config", "bogus")
     assert (code, out) == (2, "")
@@ -126,9 +130,7 @@ def test_an_unknown_tier_in_a_gate_config_is_exit_2_naming_file_and_tier(demo_re
     assert ".ratchet" not in err, "names the file in the repository, not a scratch copy"
 
 
-def test_a_missing_key_is_exit_3_naming_tier_and_variable(
-    demo_repo: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_missing_key_is_exit_3_naming_tier_and_variable(demo_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(KEY_ENV, raising=False)
     monkeypatch.setenv("RATCHET_UPSTREAM", "live")
     with FakeOpenAI() as server:
@@ -148,8 +150,10 @@ def test_an_unreachable_upstream_is_exit_3_naming_tier_and_base(
     base = on_main_then_edit(demo_repo, {"ratchet.yaml": live_yaml(dead)})
     code, out, err = check(demo_repo, "--base", base, "--head", EDIT)
     assert (code, out) == (3, "")
-    assert err == (f"error: tier agent: cannot reach {dead} (connection refused); start the server or fix the "
-                   "tier's api_base in ratchet.yaml\n")
+    assert err == (
+        f"error: tier agent: cannot reach {dead} (connection refused); start the server or fix the "
+        "tier's api_base in ratchet.yaml\n"
+    )
 
 
 # -- budgets -------------------------------------------------------------------------------------
@@ -174,7 +178,9 @@ def test_proxy_refuses_a_budget_that_is_no_cap_before_it_serves(tmp_path: Path, 
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = str(taken.getsockname()[1])
-        result = runner.invoke(app, ["proxy", "--port", port, "--budget", value, "--project", str(tmp_path),
-                                     "--work", str(tmp_path / "home")])
+        result = runner.invoke(
+            app,
+            ["proxy", "--port", port, "--budget", value, "--project", str(tmp_path), "--work", str(tmp_path / "home")],
+        )
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == f"error: --budget must be a finite amount of USD above 0, not {value}; e.g. --budget 0.50\n"

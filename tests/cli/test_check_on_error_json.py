@@ -19,8 +19,9 @@ from tests.helpers.gitrepo import make_repo
 runner = CliRunner()
 
 
-@pytest.mark.parametrize(("flag", "said"), [([], None), (["--on-error", "warn"], "warn"),
-                                            (["--on-error", "block"], "block")])
+@pytest.mark.parametrize(
+    ("flag", "said"), [([], None), (["--on-error", "warn"], "warn"), (["--on-error", "block"], "block")]
+)
 def test_the_json_verdict_names_the_flag_as_given(flag: list[str], said: str | None, tmp_path: Path) -> None:
     repo = make_repo(tmp_path, {"README.md": "no skills here\n"})
     result = runner.invoke(app, ["check", "--repo", str(repo), "--base", "main", "--json", "--level0-only", *flag])
@@ -31,8 +32,21 @@ def test_the_json_verdict_names_the_flag_as_given(flag: list[str], said: str | N
 def test_merge_names_it_as_the_shards_were_given_it(tmp_path: Path) -> None:
     repo = make_repo(tmp_path, {"README.md": "no skills here\n"})
     shard_file = tmp_path / "shard-1.json"
-    shard = runner.invoke(app, ["check", "--repo", str(repo), "--base", "main", "--level0-only", "--shard", "1/1",
-                                "--shard-file", str(shard_file)])
+    shard = runner.invoke(
+        app,
+        [
+            "check",
+            "--repo",
+            str(repo),
+            "--base",
+            "main",
+            "--level0-only",
+            "--shard",
+            "1/1",
+            "--shard-file",
+            str(shard_file),
+        ],
+    )
     assert shard.exit_code == 4, shard.stderr
     merged = runner.invoke(app, ["merge", str(shard_file), "--json"])
     assert merged.exit_code == 0, merged.stderr

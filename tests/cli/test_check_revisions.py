@@ -24,7 +24,9 @@ def edited(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     assert runner.invoke(app, ["record"]).exit_code == 0
     assert runner.invoke(app, ["bless"]).exit_code == 0
     commit(repo, {GOLDEN: (repo / GOLDEN).read_text(encoding="utf-8")}, "Bless goldens")
-    commit(repo, {"skills/what-day/SKILL.md": SKILL.replace("# What day is it", "# What day is it\n\nBe brief.")}, "edit")
+    commit(
+        repo, {"skills/what-day/SKILL.md": SKILL.replace("# What day is it", "# What day is it\n\nBe brief.")}, "edit"
+    )
     return repo
 
 
@@ -37,13 +39,22 @@ def test_a_message_search_names_the_base(edited: Path) -> None:
     assert (found["base"], found["decision"]) == (expected["base"], "PASS")
 
 
-@pytest.mark.parametrize(("flags", "message"), [
-    (["--base", "HEAD~1..HEAD"], "revision 'HEAD~1..HEAD' is a range, not one commit: for a range A..B pass "
-                                 "--base A --head B (here --base HEAD~1 --head HEAD)"),
-    (["--base", "HEAD~1", "--head", "main...HEAD"], "revision 'main...HEAD' is a range, not one commit: "
-                                                    "name a single commit"),
-    (["--base", ":/no such commit"], "unknown revision ':/no such commit'"),
-], ids=["two-dots", "three-dots-head", "no-match"])
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (
+            ["--base", "HEAD~1..HEAD"],
+            "revision 'HEAD~1..HEAD' is a range, not one commit: for a range A..B pass "
+            "--base A --head B (here --base HEAD~1 --head HEAD)",
+        ),
+        (
+            ["--base", "HEAD~1", "--head", "main...HEAD"],
+            "revision 'main...HEAD' is a range, not one commit: name a single commit",
+        ),
+        (["--base", ":/no such commit"], "unknown revision ':/no such commit'"),
+    ],
+    ids=["two-dots", "three-dots-head", "no-match"],
+)
 def test_a_bad_revision_is_quoted_as_typed(edited: Path, flags: list[str], message: str) -> None:
     result = runner.invoke(app, ["check", *flags, "--level0-only"])
     assert (result.exit_code, result.stdout, result.stderr) == (2, "", f"error: {message}\n")

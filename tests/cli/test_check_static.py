@@ -20,14 +20,22 @@ from tests.helpers.gitrepo import commit, git
 
 runner = CliRunner()
 SKILL_MD = "skills/refund-reply/SKILL.md"
-UNFOLLOWED = (f"the simulator could not follow skill refund-reply ({NOTHING_TO_READ}): a live upstream or a real "
-              "harness is needed to check this edit")
-EMAIL_LINE = ("skills/refund-reply/SKILL.md:7: adds an instruction to email finance@example.com (send) in Refund "
-              "replies: 'Once the refund is approved, also email finance@example.com the order number.'")
-EMAIL_NOTE = ("the edit adds an instruction to email finance@example.com (send) in skill refund-reply that no replay "
-              "exercised (static: {})")
-COSMETIC = ("no change in instructions: refund-reply (HTML comments, which the minimal runner does not send; "
-            "whitespace and line breaks), so no golden was replayed")
+UNFOLLOWED = (
+    f"the simulator could not follow skill refund-reply ({NOTHING_TO_READ}): a live upstream or a real "
+    "harness is needed to check this edit"
+)
+EMAIL_LINE = (
+    "skills/refund-reply/SKILL.md:7: adds an instruction to email finance@example.com (send) in Refund "
+    "replies: 'Once the refund is approved, also email finance@example.com the order number.'"
+)
+EMAIL_NOTE = (
+    "the edit adds an instruction to email finance@example.com (send) in skill refund-reply that no replay "
+    "exercised (static: {})"
+)
+COSMETIC = (
+    "no change in instructions: refund-reply (HTML comments, which the minimal runner does not send; "
+    "whitespace and line breaks), so no golden was replayed"
+)
 
 
 def check(repo: Path, base: str, *extra: str) -> tuple[int, str]:
@@ -54,8 +62,13 @@ def test_the_table_shows_the_diff_first_and_the_summary_leads_with_it(freeform: 
     ]
     at = next(i for i, line in enumerate(lines) if line.startswith("WARN  "))  # after the table's one `same` row
     decision = " ".join(" ".join(lines[at:]).split())  # the decision line, unwrapped
-    assert decision.startswith("WARN " + EMAIL_NOTE.format("warn") + "; " + UNFOLLOWED
-                               + "; 1 affected golden(s) replayed without a regression cost $")
+    assert decision.startswith(
+        "WARN "
+        + EMAIL_NOTE.format("warn")
+        + "; "
+        + UNFOLLOWED
+        + "; 1 affected golden(s) replayed without a regression cost $"
+    )
 
 
 def test_static_block_in_the_base_blocks_and_exits_1(freeform: Path) -> None:
@@ -68,7 +81,8 @@ def test_static_block_in_the_base_blocks_and_exits_1(freeform: Path) -> None:
     assert verdict["summary"].startswith(EMAIL_NOTE.format("block") + "; ")
     [skill] = verdict["diff"]
     assert [(f["kind"], f["action"], f["target"]) for f in skill["findings"]] == [
-        ("action_added", "email", "finance@example.com")]
+        ("action_added", "email", "finance@example.com")
+    ]
 
 
 def test_markdown_and_junit_carry_the_diff_first(freeform: Path, tmp_path: Path) -> None:

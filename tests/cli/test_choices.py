@@ -16,21 +16,31 @@ from tests.helpers.gitrepo import make_repo
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["check", "--base", "main", "--cache", "bogus"],
-         "Usage: ratchet check [OPTIONS] Try 'ratchet check --help' for help. Error Invalid value for '--cache': "
-         "Value error, 'bogus' is not one of 'once', 'new', 'none', 'all'."),
-        (["check", "--base", "main", "--on-error", "shrug"],
-         "Usage: ratchet check [OPTIONS] Try 'ratchet check --help' for help. Error Invalid value for '--on-error': "
-         "Value error, 'shrug' is not one of 'warn', 'block'."),
-        (["proxy", "--cache", "bogus"],
-         "Usage: ratchet proxy [OPTIONS] Try 'ratchet proxy --help' for help. Error Invalid value for '--cache': "
-         "Value error, 'bogus' is not one of 'once', 'new', 'none', 'all'."),
-        (["proxy", "--port", "0"],
-         "Usage: ratchet proxy [OPTIONS] Try 'ratchet proxy --help' for help. Error Invalid value for '--port': "
-         "Input should be greater than or equal to 1"),
-        (["bench", "label", "some-edit", "--disagree", "--decision", "maybe"],
-         "Usage: ratchet bench label [OPTIONS] [edit_id] Try 'ratchet bench label --help' for help. Error Invalid "
-         "value for '--decision': Value error, 'maybe' is not one of 'PASS', 'WARN', 'BLOCK'."),
+        (
+            ["check", "--base", "main", "--cache", "bogus"],
+            "Usage: ratchet check [OPTIONS] Try 'ratchet check --help' for help. Error Invalid value for '--cache': "
+            "Value error, 'bogus' is not one of 'once', 'new', 'none', 'all'.",
+        ),
+        (
+            ["check", "--base", "main", "--on-error", "shrug"],
+            "Usage: ratchet check [OPTIONS] Try 'ratchet check --help' for help. Error Invalid value for '--on-error': "
+            "Value error, 'shrug' is not one of 'warn', 'block'.",
+        ),
+        (
+            ["proxy", "--cache", "bogus"],
+            "Usage: ratchet proxy [OPTIONS] Try 'ratchet proxy --help' for help. Error Invalid value for '--cache': "
+            "Value error, 'bogus' is not one of 'once', 'new', 'none', 'all'.",
+        ),
+        (
+            ["proxy", "--port", "0"],
+            "Usage: ratchet proxy [OPTIONS] Try 'ratchet proxy --help' for help. Error Invalid value for '--port': "
+            "Input should be greater than or equal to 1",
+        ),
+        (
+            ["bench", "label", "some-edit", "--disagree", "--decision", "maybe"],
+            "Usage: ratchet bench label [OPTIONS] [edit_id] Try 'ratchet bench label --help' for help. Error Invalid "
+            "value for '--decision': Value error, 'maybe' is not one of 'PASS', 'WARN', 'BLOCK'.",
+        ),
     ],
 )
 def test_a_value_outside_the_choices_is_a_usage_error(args: list[str], message: str) -> None:
@@ -39,7 +49,9 @@ def test_a_value_outside_the_choices_is_a_usage_error(args: list[str], message: 
 
 
 @pytest.mark.parametrize("ci", [None, "true"])
-def test_on_error_defaults_to_block_in_and_out_of_ci(ci: str | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_on_error_defaults_to_block_in_and_out_of_ci(
+    ci: str | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # No flag: a fault fails closed everywhere (exit 3, tests/cli/test_check_exit_codes.py); CI changes nothing.
     if ci is None:
         monkeypatch.delenv("CI", raising=False)

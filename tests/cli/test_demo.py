@@ -14,9 +14,14 @@ def test_demo_gates_five_edits_offline(tmp_path: Path) -> None:
     lines = result.stdout.splitlines()
     assert "recorded and blessed 23 goldens on the simulator" in lines
     assert any(line.startswith("ok edit/cosmetic") and " PASS " in line for line in lines)
-    assert any(line.startswith("ok edit/reworded-status") and " PASS " in line and "decided by: nano" in line for line in lines)
+    assert any(
+        line.startswith("ok edit/reworded-status") and " PASS " in line and "decided by: nano" in line for line in lines
+    )
     assert any(line.startswith("ok edit/changed-argument") and " BLOCK " in line and "super" in line for line in lines)
-    assert any(line.startswith("ok edit/new-side-effect") and " BLOCK " in line and "decided by: level0" in line for line in lines)
+    assert any(
+        line.startswith("ok edit/new-side-effect") and " BLOCK " in line and "decided by: level0" in line
+        for line in lines
+    )
     assert any(line.startswith("ok edit/narrowed-description") and " BLOCK " in line for line in lines)
     assert "routing changed: github-triage -> no skill" in " ".join(result.stdout.split())
     assert any(line.startswith("ok edit/cosmetic") and "$0.000000" in line for line in lines)

@@ -31,7 +31,8 @@ def test_not_on_path_it_is_the_path_it_was_started_by(tmp_path: Path, monkeypatc
     monkeypatch.chdir(tmp_path)
     assert invocation(argv0=".venv/bin/ratchet", path="/nonexistent") == ".venv/bin/ratchet"
     assert invocation(argv0=".venv/bin/ratchet", path="/nonexistent", absolute=True) == str(
-        (tmp_path / ".venv/bin/ratchet").resolve())
+        (tmp_path / ".venv/bin/ratchet").resolve()
+    )
 
 
 def test_another_ratchet_first_on_path_is_not_this_one(tmp_path: Path) -> None:
@@ -50,12 +51,24 @@ def test_python_dash_m_ratchet_runs_the_same_command_line() -> None:
 
 def test_the_printed_command_runs_from_a_shell_without_the_venv_on_path(tmp_path: Path) -> None:
     ratchet = Path(sys.executable).parent / "ratchet"
-    result = subprocess.run([str(ratchet), "demo"], capture_output=True, text=True, check=False, cwd=tmp_path,
-                            env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "RATCHET_HOME": str(tmp_path / "h")})
+    result = subprocess.run(
+        [str(ratchet), "demo"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "RATCHET_HOME": str(tmp_path / "h")},
+    )
     assert result.returncode == 0, result.stderr
     line = next(line for line in result.stdout.splitlines() if line.startswith("Try next:"))
     command = line.removeprefix("Try next:").split("(")[0].split()
     assert command[0] == str(ratchet.resolve()) or Path(command[0]).resolve() == ratchet.resolve()
-    again = subprocess.run([*command[:1], "--version"], capture_output=True, text=True, check=False, cwd=tmp_path,
-                           env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    again = subprocess.run(
+        [*command[:1], "--version"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+    )
     assert again.returncode == 0, again.stderr

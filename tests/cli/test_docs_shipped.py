@@ -43,8 +43,11 @@ def _messages() -> dict[str, str]:
     for path in sorted((ROOT / "ratchet").rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         skip = _docstrings(tree)
-        strings = [node.value for node in ast.walk(tree)
-                   if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip]
+        strings = [
+            node.value
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip
+        ]
         texts[path.relative_to(ROOT).as_posix()] = "\n".join(strings)
     return texts
 
@@ -64,8 +67,11 @@ def test_the_pages_the_issue_names_are_among_those_found() -> None:
 
 
 def test_every_page_a_message_names_ships_in_the_package() -> None:
-    missing = {page: sorted(where) for page, where in _named_pages().items()
-               if not packaged("docs", *PurePosixPath(page).parts).is_file()}
+    missing = {
+        page: sorted(where)
+        for page, where in _named_pages().items()
+        if not packaged("docs", *PurePosixPath(page).parts).is_file()
+    }
     assert not missing, f"named but not shipped in ratchet/data/docs: {missing}"
 
 

@@ -37,7 +37,10 @@ def test_help_shows_no_bool_tag(path: tuple[str, ...]) -> None:
 
 def test_check_help_still_shows_its_flags_and_value_types() -> None:
     result = CliRunner().invoke(app, ["check", "--help"], env={"COLUMNS": "200", "TERMINAL_WIDTH": "200"})
-    rows = {cells[0]: cells[1:] for line in result.output.splitlines()
-            if (cells := line.strip("│ *").split()) and cells[0].startswith("--")}
+    rows = {
+        cells[0]: cells[1:]
+        for line in result.output.splitlines()
+        if (cells := line.strip("│ *").split()) and cells[0].startswith("--")
+    }
     assert rows["--staged"][0] == "Gate" and rows["--json"][0] == "Same"  # the help text follows the flag
     assert rows["--base"][0] == "<str>"  # a value's type is still named

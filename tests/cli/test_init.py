@@ -25,7 +25,9 @@ NEXT = (
     "  5. ratchet bless                promote the reviewed traces to goldens, and commit them\n"
     "  6. ratchet check --base main    gate an edit against the blessed goldens\n"
 )
-NO_GIT = "note: not inside a git repository: record and bless work here, but `ratchet check` needs one (run `git init`)\n"
+NO_GIT = (
+    "note: not inside a git repository: record and bless work here, but `ratchet check` needs one (run `git init`)\n"
+)
 
 
 @pytest.fixture
@@ -45,8 +47,7 @@ def test_init_in_an_empty_folder_writes_the_project_and_says_what_next(empty: Pa
         "  wrote   tasks.yaml\n"
         "  wrote   world/README.md\n"
         "  created skills/ (empty)\n"
-        "skills: none yet; they will live in skills/\n"
-        + NO_GIT + NEXT.format(skills="skills")
+        "skills: none yet; they will live in skills/\n" + NO_GIT + NEXT.format(skills="skills")
     )
     assert (empty / "skills").is_dir() and not any((empty / "skills").iterdir())
     assert sorted(p.name for p in (empty / "world").iterdir()) == ["README.md"]
@@ -58,9 +59,22 @@ def test_the_scaffolded_ratchet_yaml_loads_as_the_defaults(empty: Path) -> None:
     config = load_project(empty).config
     assert config == RatchetConfig()
     text = (empty / "ratchet.yaml").read_text(encoding="utf-8")
-    for key in ("schema_version:", "paths:", "skills:", "tasks:", "goldens:", "world:", "workspaces:",
-                "upstream: sim", "clock:", "max_agent_turns:", "timeout_s:", "static: warn", "# tiers:",
-                "RATCHET_UPSTREAM"):
+    for key in (
+        "schema_version:",
+        "paths:",
+        "skills:",
+        "tasks:",
+        "goldens:",
+        "world:",
+        "workspaces:",
+        "upstream: sim",
+        "clock:",
+        "max_agent_turns:",
+        "timeout_s:",
+        "static: warn",
+        "# tiers:",
+        "RATCHET_UPSTREAM",
+    ):
         assert key in text, key
 
 
@@ -147,6 +161,10 @@ def test_init_is_deterministic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
         (tmp_path / name / "proj").mkdir(parents=True)
         monkeypatch.chdir(tmp_path / name)
         result = runner.invoke(app, ["init", "proj"])
-        files = {p.relative_to(tmp_path / name).as_posix(): p.read_bytes() for p in sorted((tmp_path / name).rglob("*")) if p.is_file()}
+        files = {
+            p.relative_to(tmp_path / name).as_posix(): p.read_bytes()
+            for p in sorted((tmp_path / name).rglob("*"))
+            if p.is_file()
+        }
         outputs.append((result.stdout, files))
     assert outputs[0] == outputs[1]

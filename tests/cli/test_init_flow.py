@@ -80,8 +80,15 @@ def test_a_prose_skill_recorded_anyway_is_never_a_silent_pass(team_repo: Path) -
     goldens = {p.name: p.read_text(encoding="utf-8") for p in (team_repo / "goldens" / "release-notes").iterdir()}
     assert sorted(goldens) == ["notes-01.json", "notes-02.json"]
     base = commit(team_repo, {f"goldens/release-notes/{n}": t for n, t in goldens.items()}, "bless")
-    commit(team_repo, {"skills/release-notes/SKILL.md": PROSE_SKILL.replace("Mention breaking changes first.",
-                                                                            "Leave breaking changes out.")}, "edit")
+    commit(
+        team_repo,
+        {
+            "skills/release-notes/SKILL.md": PROSE_SKILL.replace(
+                "Mention breaking changes first.", "Leave breaking changes out."
+            )
+        },
+        "edit",
+    )
     checked = runner.invoke(app, ["check", "--base", base, "--level0-only", "--json"])
     assert checked.exit_code in (0, 1), checked.output
     # DESIGN "Never a silent PASS": prose the simulator cannot read is a named outcome, at least WARN.

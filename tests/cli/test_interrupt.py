@@ -36,8 +36,9 @@ CHILD = textwrap.dedent(
 
 
 def _interrupted(trigger: str, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", CHILD, trigger, *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-c", CHILD, trigger, *args], cwd=cwd, capture_output=True, text=True, timeout=120, check=False
+    )
 
 
 @pytest.mark.parametrize("trigger", ["typer", "ratchet.cli.gate"])

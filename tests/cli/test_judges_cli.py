@@ -19,8 +19,12 @@ from tests.helpers.cli import flat_stderr
 from tests.helpers.scripted_judges import edit_id, labels_for, scripted_results, task_id
 
 runner = CliRunner()
-LIVE = {"agent": "openai/gpt-4o", "nano": "openai/gpt-4o-mini", "super": "anthropic/claude-3-5-haiku",
-        "ultra": "ollama/llama3.1:8b"}
+LIVE = {
+    "agent": "openai/gpt-4o",
+    "nano": "openai/gpt-4o-mini",
+    "super": "anthropic/claude-3-5-haiku",
+    "ultra": "ollama/llama3.1:8b",
+}
 
 TABLE = [
     "| tier | from | model | labeled pairs | TPR [95% CI] | FPR [95% CI] | unsure | flag |",
@@ -50,10 +54,19 @@ def test_text_table_with_the_defaults(project: Path) -> None:
     result = runner.invoke(app, ["judges"])
     assert result.exit_code == 0, result.stderr
     rows = [line.format(**{t: f"sim/judge-{t}" for t in ("nano", "super", "ultra")}) for line in TABLE]
-    assert result.stdout == "\n".join([
-        SIMULATED_BANNER, "",
-        "judges: TPR floor 60.0%, FPR ceiling 20.0% (gate config cascade); 95% Wilson intervals", "", *rows,
-    ]) + "\n"
+    assert (
+        result.stdout
+        == "\n".join(
+            [
+                SIMULATED_BANNER,
+                "",
+                "judges: TPR floor 60.0%, FPR ceiling 20.0% (gate config cascade); 95% Wilson intervals",
+                "",
+                *rows,
+            ]
+        )
+        + "\n"
+    )
 
 
 def test_live_results_warn_about_a_judge_of_the_agents_family(tmp_path: Path) -> None:
@@ -64,12 +77,20 @@ def test_live_results_warn_about_a_judge_of_the_agents_family(tmp_path: Path) ->
     write_labels(labels, LabelsFile(labels=list(labels_for().values())))
     result = runner.invoke(app, ["judges", "--results", str(out), "--labels", str(labels)])
     assert result.exit_code == 0, result.stderr
-    assert result.stdout == "\n".join([
-        "judges: TPR floor 60.0%, FPR ceiling 20.0% (gate config cascade); 95% Wilson intervals", "",
-        *[line.format(**LIVE) for line in TABLE], "",
-        "warning: nano judge openai/gpt-4o-mini and the agent openai/gpt-4o are both the gpt family: a judge may "
-        "prefer its own family's output; judge with another family, or read its FPR with care",
-    ]) + "\n"
+    assert (
+        result.stdout
+        == "\n".join(
+            [
+                "judges: TPR floor 60.0%, FPR ceiling 20.0% (gate config cascade); 95% Wilson intervals",
+                "",
+                *[line.format(**LIVE) for line in TABLE],
+                "",
+                "warning: nano judge openai/gpt-4o-mini and the agent openai/gpt-4o are both the gpt family: a judge may "
+                "prefer its own family's output; judge with another family, or read its FPR with care",
+            ]
+        )
+        + "\n"
+    )
 
 
 def test_json_is_the_rates_model_and_byte_stable(project: Path) -> None:
@@ -79,12 +100,20 @@ def test_json_is_the_rates_model_and_byte_stable(project: Path) -> None:
     data = json.loads(first.stdout)
     assert data == judge_rates(scripted_results(), GateConfig(), labels_for()).model_dump(mode="json")
     assert [(t["tier"], t["tpr"]["k"], t["fpr"]["k"]) for t in data["tiers"]] == [
-        ("nano", 14, 2), ("super", 18, 0), ("ultra", 19, 1)]
+        ("nano", 14, 2),
+        ("super", 18, 0),
+        ("ultra", 19, 1),
+    ]
 
 
 def test_the_reviews_beside_the_labels_apply(project: Path) -> None:
-    review = Review(edit_id=edit_id(0), edit_hash=f"hash-{edit_id(0)}", verdict="disagree", decision="PASS",
-                    pairs={task_id(0): "same"})
+    review = Review(
+        edit_id=edit_id(0),
+        edit_hash=f"hash-{edit_id(0)}",
+        verdict="disagree",
+        decision="PASS",
+        pairs={task_id(0): "same"},
+    )
     write_reviews(project / REVIEWS_FILE, ReviewsFile(reviews=[review]))
     data = json.loads(runner.invoke(app, ["judges", "--format", "json"]).stdout)
     nano = data["tiers"][0]
@@ -95,24 +124,41 @@ def test_the_configs_floor_and_ceiling_apply(project: Path) -> None:
     (project / "configs").mkdir()
     (project / "configs" / "lenient.yaml").write_text(
         "schema_version: 1\nname: lenient\nlevel0: true\njudge_tpr_floor: 0.4\njudge_fpr_ceiling: 0.35\n"
-        "tiers:\n  - tier: nano\n    threshold: 0.5\n", encoding="utf-8")
+        "tiers:\n  - tier: nano\n    threshold: 0.5\n",
+        encoding="utf-8",
+    )
     result = runner.invoke(app, ["judges", "--config", "lenient"])
     assert result.exit_code == 0, result.stderr
     assert "TPR floor 40.0%, FPR ceiling 35.0% (gate config lenient)" in result.stdout
     assert [line.rsplit("|", 2)[-2].strip() for line in result.stdout.splitlines() if line.startswith("| ")][1:] == [
-        "ok", "ok", "ok"]
+        "ok",
+        "ok",
+        "ok",
+    ]
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--results", "missing"], "error: missing: no such results directory: pass --results, or run `ratchet bench "
-     "smoke` first"),
-    (["--results", "empty"], "error: empty: no results.json or summary.json here: run `ratchet bench run` into it "
-     "first"),
-    (["--labels", "nowhere.json"], "error: nowhere.json: no labels file: pass --labels, or run `ratchet bench "
-     "build` first"),
-    (["--labels", "other.json"], "error: bench/results/smoke-sim: no labeled pair reached a judge: no pair that "
-     "other.json labels has a judge opinion (Level 0 decided them all, or the runs have no judge tiers)"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--results", "missing"],
+            "error: missing: no such results directory: pass --results, or run `ratchet bench smoke` first",
+        ),
+        (
+            ["--results", "empty"],
+            "error: empty: no results.json or summary.json here: run `ratchet bench run` into it first",
+        ),
+        (
+            ["--labels", "nowhere.json"],
+            "error: nowhere.json: no labels file: pass --labels, or run `ratchet bench build` first",
+        ),
+        (
+            ["--labels", "other.json"],
+            "error: bench/results/smoke-sim: no labeled pair reached a judge: no pair that "
+            "other.json labels has a judge opinion (Level 0 decided them all, or the runs have no judge tiers)",
+        ),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(project: Path, args: list[str], message: str) -> None:
     (project / "empty").mkdir()
     write_labels(project / "other.json", LabelsFile(labels=[]))
@@ -122,6 +168,11 @@ def test_bad_input_is_one_line_and_exit_2(project: Path, args: list[str], messag
 
 def test_an_unknown_format_is_a_usage_error(project: Path) -> None:
     result = runner.invoke(app, ["judges", "--format", "csv"])
-    assert (result.exit_code, result.stdout, flat_stderr(result)) == (2, "", (
-        "Usage: ratchet judges [OPTIONS] Try 'ratchet judges --help' for help. Error Invalid value for '--format': "
-        "Value error, 'csv' is not one of 'text', 'json'."))
+    assert (result.exit_code, result.stdout, flat_stderr(result)) == (
+        2,
+        "",
+        (
+            "Usage: ratchet judges [OPTIONS] Try 'ratchet judges --help' for help. Error Invalid value for '--format': "
+            "Value error, 'csv' is not one of 'text', 'json'."
+        ),
+    )

@@ -44,7 +44,8 @@ def test_noise_writes_a_valid_record_beside_every_golden(demo_repo: Path) -> Non
     code, out, err = noise_cli(demo_repo, "--repeats", "12")
     assert (code, err) == (0, "")
     assert sorted(noise_files(demo_repo)) == sorted(
-        noise_path(path).relative_to(demo_repo).as_posix() for path in goldens.values())
+        noise_path(path).relative_to(demo_repo).as_posix() for path in goldens.values()
+    )
     lines = out.splitlines()
     assert len(lines) == len(goldens) + 1
     assert lines[-1].startswith(f"wrote {len(goldens)} noise record(s), $") and lines[-1].endswith(SIMULATED)
@@ -55,9 +56,13 @@ def test_noise_writes_a_valid_record_beside_every_golden(demo_repo: Path) -> Non
         assert record.agent == "sim/agent-1+noise0.5"
         # The counts agree with the per-repeat lists they summarise.
         assert record.differed == sum(1 for parts in record.runs if parts)
-        assert record.varying == {part: sum(part in parts for parts in record.runs)
-                                  for part in sorted({p for parts in record.runs for p in parts})}
-        summary = f"{task_id}: {record.differed} of 12 repeats differed from the golden; {len(record.varying)} part(s) varied"
+        assert record.varying == {
+            part: sum(part in parts for parts in record.runs)
+            for part in sorted({p for parts in record.runs for p in parts})
+        }
+        summary = (
+            f"{task_id}: {record.differed} of 12 repeats differed from the golden; {len(record.varying)} part(s) varied"
+        )
         assert summary in lines
     # At a 50% chance per replay, 12 repeats all alike has odds 1 in 4096 per golden: every golden varied.
     assert all(read_record(noise_path(path)).differed > 0 for path in goldens.values())
@@ -78,7 +83,8 @@ def test_a_quiet_simulator_records_that_nothing_varied(demo_repo: Path) -> None:
     code, out, err = noise_cli(demo_repo, "--repeats", "12")
     assert (code, err) == (0, "")
     assert sorted(out.splitlines()[:-1]) == sorted(
-        f"{task_id}: 0 of 12 repeats differed from the golden; 0 part(s) varied" for task_id in goldens)
+        f"{task_id}: 0 of 12 repeats differed from the golden; 0 part(s) varied" for task_id in goldens
+    )
     for task_id, path in goldens.items():
         record = read_record(noise_path(path))
         assert (record.task_id, record.differed, record.varying, record.runs) == (task_id, 0, {}, [[]] * 12)
@@ -103,8 +109,7 @@ def test_a_golden_whose_skill_changed_is_refused_and_the_others_are_measured(dem
     set_sim_noise(demo_repo, 0.5)
     skill = demo_repo / "skills" / "github-triage" / "SKILL.md"
     skill.write_text(skill.read_text(encoding="utf-8") + "\nOne more sentence.\n", encoding="utf-8")  # not committed
-    code, out, err = noise_cli(demo_repo, "github-triage-01", "fx-expense-converter-01", "canary-01",
-                               "--repeats", "4")
+    code, out, err = noise_cli(demo_repo, "github-triage-01", "fx-expense-converter-01", "canary-01", "--repeats", "4")
     assert code == 2
     assert err.splitlines() == [
         "error: github-triage-01: skill 'github-triage' changed since the golden was recorded: "
@@ -115,7 +120,9 @@ def test_a_golden_whose_skill_changed_is_refused_and_the_others_are_measured(dem
     assert [line.split(": ")[0] for line in lines[:2]] == ["fx-expense-converter-01", "canary-01"]
     assert lines[2].startswith("wrote 2 noise record(s), $") and len(lines) == 3
     assert sorted(noise_files(demo_repo)) == [
-        "goldens/_none/canary-01.noise.json", "goldens/fx-expense-converter/fx-expense-converter-01.noise.json"]
+        "goldens/_none/canary-01.noise.json",
+        "goldens/fx-expense-converter/fx-expense-converter-01.noise.json",
+    ]
 
 
 def test_a_changed_skill_refuses_each_of_its_goldens_by_name(demo_repo: Path) -> None:
@@ -123,8 +130,11 @@ def test_a_changed_skill_refuses_each_of_its_goldens_by_name(demo_repo: Path) ->
     skill.write_text(skill.read_text(encoding="utf-8") + "\nOne more sentence.\n", encoding="utf-8")
     code, _, err = noise_cli(demo_repo, "--repeats", "2")
     assert code == 2
-    refused = [f"error: github-triage-{n:02d}: skill 'github-triage' changed since the golden was recorded: "
-               "re-record and bless it first" for n in range(1, 11)]
+    refused = [
+        f"error: github-triage-{n:02d}: skill 'github-triage' changed since the golden was recorded: "
+        "re-record and bless it first"
+        for n in range(1, 11)
+    ]
     assert err.splitlines() == [*refused, "error: 10 golden(s) not measured; fix them, then run ratchet noise again"]
     written = {Path(path).name.removesuffix(".noise.json") for path in noise_files(demo_repo)}
     assert written == set(golden_paths(demo_repo)) - {f"github-triage-{n:02d}" for n in range(1, 11)}
@@ -149,7 +159,9 @@ def test_bless_with_repeats_writes_goldens_and_their_records(demo_repo: Path) ->
     goldens = golden_paths(demo_repo)
     # Only the goldens just blessed are measured.
     assert sorted(noise_files(demo_repo)) == [
-        "goldens/github-triage/github-triage-01.noise.json", "goldens/github-triage/github-triage-02.noise.json"]
+        "goldens/github-triage/github-triage-01.noise.json",
+        "goldens/github-triage/github-triage-02.noise.json",
+    ]
     for task_id in ("github-triage-01", "github-triage-02"):
         path = goldens[task_id]
         record = read_record(noise_path(path))

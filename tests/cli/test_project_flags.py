@@ -38,7 +38,10 @@ def afile(tmp_path: Path) -> Path:
 def test_a_project_root_that_is_a_file_is_one_line(afile: Path, argv: list[str]) -> None:
     result = runner.invoke(app, [arg.format(afile=afile) for arg in argv])
     assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr == f"error: {afile}: this is a file, but a project root must be the folder that holds ratchet.yaml\n"
+    assert (
+        result.stderr
+        == f"error: {afile}: this is a file, but a project root must be the folder that holds ratchet.yaml\n"
+    )
 
 
 def test_bless_with_a_work_area_that_is_a_file_is_one_line(demo_repo: Path, afile: Path) -> None:

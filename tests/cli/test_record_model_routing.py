@@ -42,8 +42,13 @@ def test_a_task_that_loaded_another_skill_writes_nothing(project: Path, tmp_path
     tasks = project / "tasks.yaml"
     text = tasks.read_text(encoding="utf-8")
     assert "- id: github-triage-02\n  skill: github-triage\n" in text
-    tasks.write_text(text.replace("- id: github-triage-02\n  skill: github-triage\n",
-                                  "- id: github-triage-02\n  skill: fx-expense-converter\n"), encoding="utf-8")
+    tasks.write_text(
+        text.replace(
+            "- id: github-triage-02\n  skill: github-triage\n",
+            "- id: github-triage-02\n  skill: fx-expense-converter\n",
+        ),
+        encoding="utf-8",
+    )
     result = runner.invoke(app, ["record", "--project", str(project), "fx-expense-converter-01", "github-triage-02"])
     assert result.exit_code == 2
     assert "github-triage-02" in result.stdout and result.stdout.splitlines()[2].endswith("MISROUTED")

@@ -46,7 +46,9 @@ def _no_agent_key(root: Path, monkeypatch: pytest.MonkeyPatch) -> str:
 # -- ratchet record ----------------------------------------------------------------------------------
 
 
-def test_record_names_a_harness_timeout_as_a_timeout_and_exits_3(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_record_names_a_harness_timeout_as_a_timeout_and_exits_3(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = demo_project(tmp_path, monkeypatch)
     _sleeping_harness(root, tmp_path)
     result = runner.invoke(app, ["record", "github-triage-01", "canary-01", "--project", str(root)])
@@ -62,7 +64,8 @@ def test_record_names_a_harness_timeout_as_a_timeout_and_exits_3(tmp_path: Path,
 
 
 def test_record_with_no_key_prints_one_line_and_stops_before_the_first_task(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = demo_project(tmp_path, monkeypatch)
     line = _no_agent_key(root, monkeypatch)
     result = runner.invoke(app, ["record", "--project", str(root)])
@@ -76,8 +79,19 @@ def test_record_with_no_key_prints_one_line_and_stops_before_the_first_task(
 
 def test_noise_names_a_harness_timeout_as_a_timeout_and_exits_3(demo_repo: Path, tmp_path: Path) -> None:
     _sleeping_harness(demo_repo, tmp_path)
-    result = runner.invoke(app, ["noise", "github-triage-01", "--repeats", "2", "--project", str(demo_repo),
-                                 "--work", str(demo_repo / ".ratchet")])
+    result = runner.invoke(
+        app,
+        [
+            "noise",
+            "github-triage-01",
+            "--repeats",
+            "2",
+            "--project",
+            str(demo_repo),
+            "--work",
+            str(demo_repo / ".ratchet"),
+        ],
+    )
     assert result.exit_code == 3, (result.stdout, result.stderr)
     assert result.stderr == (
         f"error: github-triage-01: every one of 2 repeats failed, first: {TIMEOUT}; nothing was measured\n"
@@ -89,9 +103,11 @@ def test_noise_names_a_harness_timeout_as_a_timeout_and_exits_3(demo_repo: Path,
 
 
 def test_noise_with_no_key_prints_one_line_and_stops_before_the_first_replay(
-        demo_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    demo_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     line = _no_agent_key(demo_repo, monkeypatch)
-    result = runner.invoke(app, ["noise", "--repeats", "2", "--project", str(demo_repo),
-                                 "--work", str(demo_repo / ".ratchet")])
+    result = runner.invoke(
+        app, ["noise", "--repeats", "2", "--project", str(demo_repo), "--work", str(demo_repo / ".ratchet")]
+    )
     assert (result.exit_code, result.stdout, result.stderr) == (3, "", line)
     assert list((demo_repo / "goldens").glob(f"*/*{NOISE_SUFFIX}")) == []

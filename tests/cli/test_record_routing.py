@@ -87,7 +87,8 @@ def test_a_well_routed_project_records_as_before(project: Path, tmp_path: Path) 
     lines = result.stdout.splitlines()
     assert lines[0].split() == ["task", "expected", "fired", "score", "margin"]
     assert [line.split()[:3] for line in lines[1:3]] == [
-        ["github-triage-01", "github-triage", "github-triage"], ["canary-01", "none", "none"],
+        ["github-triage-01", "github-triage", "github-triage"],
+        ["canary-01", "none", "none"],
     ]
     assert lines[3].startswith("routing: 2 tasks, 0 misrouted")
     assert lines[4:] == [f"recorded 2 pending trace(s) in {tmp_path / 'home' / 'pending'}"]

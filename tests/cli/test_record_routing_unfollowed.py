@@ -65,8 +65,9 @@ def test_a_free_form_skill_is_refused_one_line_per_skill(project: Path, tmp_path
 
 
 def test_with_the_flag_it_is_recorded_with_a_warning(project: Path, tmp_path: Path) -> None:
-    result = runner.invoke(app, ["record", "release-notes-01", "github-triage-01", "--allow-unfollowed",
-                                 "--project", str(project)])
+    result = runner.invoke(
+        app, ["record", "release-notes-01", "github-triage-01", "--allow-unfollowed", "--project", str(project)]
+    )
     assert result.exit_code == 0, result.stderr
     assert result.stderr == (
         f"warning: the simulator could not follow skill release-notes (skills/release-notes/SKILL.md:5: "
@@ -94,4 +95,6 @@ def test_record_tasks_strict_refuses_it_too(project: Path, tmp_path: Path) -> No
     with pytest.raises(SkillError, match=r"^skills/release-notes/SKILL.md:5: the simulator cannot follow"):
         record_tasks(loaded, ["release-notes-01"], strict=True)
     assert pending_traces(tmp_path) == []
-    assert record_tasks(loaded, ["release-notes-01"], strict=True, allow_unfollowed=True).written == ["release-notes-01"]
+    assert record_tasks(loaded, ["release-notes-01"], strict=True, allow_unfollowed=True).written == [
+        "release-notes-01"
+    ]

@@ -10,17 +10,40 @@ from ratchet.cli.render import render_verdict
 from ratchet.gate.models import Finding, PairOutcome, Verdict
 
 
-def _pair(task_id: str, golden: str | None, replay: str | None, *, findings: list[Finding] | None = None,
-          outcome: str = "regression", reason: str = "The replay differs in substance: routing.") -> PairOutcome:
-    return PairOutcome.model_validate({
-        "task_id": task_id, "golden_skill": golden, "replay_skill": replay, "selected_because": "routed",
-        "outcome": outcome, "decided_by": "nano", "reason": reason, "findings": findings or [],
-    })
+def _pair(
+    task_id: str,
+    golden: str | None,
+    replay: str | None,
+    *,
+    findings: list[Finding] | None = None,
+    outcome: str = "regression",
+    reason: str = "The replay differs in substance: routing.",
+) -> PairOutcome:
+    return PairOutcome.model_validate(
+        {
+            "task_id": task_id,
+            "golden_skill": golden,
+            "replay_skill": replay,
+            "selected_because": "routed",
+            "outcome": outcome,
+            "decided_by": "nano",
+            "reason": reason,
+            "findings": findings or [],
+        }
+    )
 
 
 def _rendered(*pairs: PairOutcome) -> list[str]:
-    verdict = Verdict(base="a" * 40, head="b" * 40, skills_changed=["fx-expense-converter"], decision="BLOCK",
-                      summary="1 regression", pairs=list(pairs), goldens_total=5, simulated=False)
+    verdict = Verdict(
+        base="a" * 40,
+        head="b" * 40,
+        skills_changed=["fx-expense-converter"],
+        decision="BLOCK",
+        summary="1 regression",
+        pairs=list(pairs),
+        goldens_total=5,
+        simulated=False,
+    )
     out = io.StringIO()
     render_verdict(verdict, Console(file=out, width=200, color_system=None, highlight=False, soft_wrap=False))
     return out.getvalue().splitlines()
@@ -30,8 +53,9 @@ def _row(lines: list[str], task_id: str) -> str:
     return next(line for line in lines if line.startswith(task_id))
 
 
-ROUTED_AWAY = Finding(kind="routing_changed", severity="diff",
-                      detail="routing changed: fx-expense-converter -> no skill")
+ROUTED_AWAY = Finding(
+    kind="routing_changed", severity="diff", detail="routing changed: fx-expense-converter -> no skill"
+)
 
 
 def test_a_replay_that_fired_another_skill_shows_golden_to_replay_skill() -> None:

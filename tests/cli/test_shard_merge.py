@@ -40,8 +40,21 @@ def run_shards(repo: Path, tmp: Path, count: int, *extra: str) -> list[Path]:
     files = []
     for k in range(1, count + 1):
         path = tmp / "shards" / f"{k}.json"
-        code, out, err = ratchet("check", "--repo", str(repo), "--base", "main", "--head", EDIT.branch,
-                                 "--shard", f"{k}/{count}", "--shard-file", str(path), *extra, home=tmp / f"h{k}")
+        code, out, err = ratchet(
+            "check",
+            "--repo",
+            str(repo),
+            "--base",
+            "main",
+            "--head",
+            EDIT.branch,
+            "--shard",
+            f"{k}/{count}",
+            "--shard-file",
+            str(path),
+            *extra,
+            home=tmp / f"h{k}",
+        )
         assert code == 4, err
         assert out.splitlines()[0].startswith(f"PARTIAL: shard {k}/{count}, "), out
         assert out.splitlines()[0].endswith(f"run ratchet merge on all {count} shard files"), out
@@ -51,12 +64,14 @@ def run_shards(repo: Path, tmp: Path, count: int, *extra: str) -> list[Path]:
 
 def test_a_matrix_of_three_shards_merges_into_the_check_and_its_exit_code(demo_repo: Path, tmp_path: Path) -> None:
     apply_edit(demo_repo, EDIT)
-    code, whole, _ = ratchet("check", "--repo", str(demo_repo), "--base", "main", "--head", EDIT.branch, "--json",
-                             home=tmp_path / "whole")
+    code, whole, _ = ratchet(
+        "check", "--repo", str(demo_repo), "--base", "main", "--head", EDIT.branch, "--json", home=tmp_path / "whole"
+    )
     files = run_shards(demo_repo, tmp_path, 3)
     merged_md = tmp_path / "merged.md"
-    merged_code, merged, err = ratchet("merge", *map(str, files), "--json", "--output", f"markdown={merged_md}",
-                                       home=tmp_path / "merge")
+    merged_code, merged, err = ratchet(
+        "merge", *map(str, files), "--json", "--output", f"markdown={merged_md}", home=tmp_path / "merge"
+    )
     assert (merged_code, code) == (1, 1), err
     assert untimed(merged) == untimed(whole)
     assert merged_md.read_text(encoding="utf-8").count("BLOCK") >= 1
@@ -65,20 +80,43 @@ def test_a_matrix_of_three_shards_merges_into_the_check_and_its_exit_code(demo_r
 def test_a_shard_in_json_says_partial_on_stderr_and_in_its_summary(demo_repo: Path, tmp_path: Path) -> None:
     apply_edit(demo_repo, EDIT)
     shard_file = tmp_path / "s.json"
-    code, out, err = ratchet("check", "--repo", str(demo_repo), "--base", "main", "--head", EDIT.branch, "--json",
-                             "--shard", "1/2", "--shard-file", str(shard_file), home=tmp_path / "h")
+    code, out, err = ratchet(
+        "check",
+        "--repo",
+        str(demo_repo),
+        "--base",
+        "main",
+        "--head",
+        EDIT.branch,
+        "--json",
+        "--shard",
+        "1/2",
+        "--shard-file",
+        str(shard_file),
+        home=tmp_path / "h",
+    )
     assert code == 4
     assert err.startswith("PARTIAL: shard 1/2, ")
     assert json.loads(out)["summary"].startswith("PARTIAL: shard 1/2, ")
 
 
-@pytest.mark.parametrize(("flags", "message"), [
-    (["--shard", "1/3"], "error: --shard 1/3 needs --shard-file FILE: the file ratchet merge combines with the others\n"),
-    (["--shard-file", "x.json"], "error: --shard-file is where --shard K/N writes its shard: give --shard too, "
-                                 "e.g. --shard 1/3\n"),
-    (["--shard", "3/2", "--shard-file", "x.json"], "error: --shard '3/2': expected K/N with 1 <= K <= N, "
-                                                   "e.g. --shard 2/3\n"),
-])
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (
+            ["--shard", "1/3"],
+            "error: --shard 1/3 needs --shard-file FILE: the file ratchet merge combines with the others\n",
+        ),
+        (
+            ["--shard-file", "x.json"],
+            "error: --shard-file is where --shard K/N writes its shard: give --shard too, e.g. --shard 1/3\n",
+        ),
+        (
+            ["--shard", "3/2", "--shard-file", "x.json"],
+            "error: --shard '3/2': expected K/N with 1 <= K <= N, e.g. --shard 2/3\n",
+        ),
+    ],
+)
 def test_shard_flags_are_refused_in_one_line(demo_repo: Path, tmp_path: Path, flags: list[str], message: str) -> None:
     code, _, err = ratchet("check", "--repo", str(demo_repo), "--base", "main", *flags, home=tmp_path / "h")
     assert (code, err) == (2, message)

@@ -95,20 +95,21 @@ def test_a_plain_file_is_not_a_skill_folder(project: Path) -> None:
     (project / "notes.txt").write_text("x")
     result = runner.invoke(app, ["validate", "notes.txt"])
     assert result.exit_code == 2
-    assert result.stderr == (
-        "error: notes.txt: not a skill folder: give a folder with SKILL.md, or a folder of them\n"
-    )
+    assert result.stderr == ("error: notes.txt: not a skill folder: give a folder with SKILL.md, or a folder of them\n")
 
 
 def test_missing_default_skills_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("RATCHET_HOME", str(tmp_path / "home"))
     result = runner.invoke(app, ["validate"])
-    assert (result.exit_code, result.stderr) == (2, (
-        "error: .: no skills found: looked in skills/, .claude/skills/, .agents/skills/, .codex/skills/, "
-        "<plugin>/skills/ (next to <plugin>/.claude-plugin/plugin.json), plugins/*/skills/; give a PATH, "
-        "or set paths.skills in ratchet.yaml\n"
-    ))
+    assert (result.exit_code, result.stderr) == (
+        2,
+        (
+            "error: .: no skills found: looked in skills/, .claude/skills/, .agents/skills/, .codex/skills/, "
+            "<plugin>/skills/ (next to <plugin>/.claude-plugin/plugin.json), plugins/*/skills/; give a PATH, "
+            "or set paths.skills in ratchet.yaml\n"
+        ),
+    )
 
 
 def test_bad_ratchet_yaml_is_one_line(project: Path) -> None:

@@ -54,7 +54,9 @@ def test_an_empty_harness_skills_folder_without_ratchet_yaml_is_no_skill_yet(
 
 def test_the_first_skill_is_validated_as_usual(initialized: Path) -> None:
     (initialized / "skills" / "my-skill").mkdir()
-    (initialized / "skills" / "my-skill" / "SKILL.md").write_text(SKILL.format(name="my-skill", description="Does one thing."))
+    (initialized / "skills" / "my-skill" / "SKILL.md").write_text(
+        SKILL.format(name="my-skill", description="Does one thing.")
+    )
     result = runner.invoke(app, ["validate"])
     assert (result.exit_code, result.stdout) == (0, "1 skill checked: 0 errors, 0 warnings\n")
 
@@ -62,7 +64,8 @@ def test_the_first_skill_is_validated_as_usual(initialized: Path) -> None:
 def test_an_empty_folder_named_on_the_command_line_is_still_a_skill_missing_its_skill_md(initialized: Path) -> None:
     result = runner.invoke(app, ["validate", "skills"])
     assert (result.exit_code, result.stdout) == (
-        2, "skills/SKILL.md: error: SKILL.md missing: every skill folder needs one\n1 skill checked: 1 error, 0 warnings\n"
+        2,
+        "skills/SKILL.md: error: SKILL.md missing: every skill folder needs one\n1 skill checked: 1 error, 0 warnings\n",
     )
 
 
@@ -81,8 +84,10 @@ def test_a_ratchet_yaml_that_is_a_folder_is_one_line_exit_2(tmp_path: Path, monk
 
 
 def test_tasks_and_library_together_print_both_reports(initialized: Path) -> None:
-    for name, description in (("fx-convert", "Convert currency amounts using exchange rates."),
-                              ("expense-report", "Build an expense report from receipts.")):
+    for name, description in (
+        ("fx-convert", "Convert currency amounts using exchange rates."),
+        ("expense-report", "Build an expense report from receipts."),
+    ):
         (initialized / "skills" / name).mkdir()
         (initialized / "skills" / name / "SKILL.md").write_text(SKILL.format(name=name, description=description))
     (initialized / "tasks.yaml").write_text(
@@ -101,7 +106,8 @@ def test_tasks_and_library_together_print_both_reports(initialized: Path) -> Non
 def test_tasks_and_library_together_report_both_and_exit_2_when_a_task_is_misrouted(initialized: Path) -> None:
     (initialized / "skills" / "fx-convert").mkdir()
     (initialized / "skills" / "fx-convert" / "SKILL.md").write_text(
-        SKILL.format(name="fx-convert", description="Convert currency amounts using exchange rates."))
+        SKILL.format(name="fx-convert", description="Convert currency amounts using exchange rates.")
+    )
     # init's example task still expects my-skill, which does not exist: misrouted.
     both = runner.invoke(app, ["validate", "--tasks", "--library"])
     assert both.exit_code == 2

@@ -56,5 +56,6 @@ def test_every_broken_gate_config_is_an_error_line_and_exit_2(initialized: Path)
         "configs/c_prompt.yaml: error: judge_prompt 'nope.md' not found (relative to the config file's folder): "
         "fix the path, or drop judge_prompt to use the packaged judge\n"
         "configs/d_version.yaml: error: unsupported schema_version 2 (this Ratchet reads 1)\n"
-        + NO_SKILLS_YET + "0 skills checked: 4 errors, 0 warnings\n"
+        + NO_SKILLS_YET
+        + "0 skills checked: 4 errors, 0 warnings\n"
     )

@@ -104,14 +104,17 @@ def test_a_folder_of_empty_folders_is_no_skill(repo: Path) -> None:
     (repo / "empty" / "a" / "b").mkdir(parents=True)
     result = runner.invoke(app, ["validate", "empty"])
     assert (result.exit_code, result.stdout) == (
-        2, "empty: error: no skill found: no folder here or below holds a SKILL.md\n0 skills checked: 1 error, 0 warnings\n"
+        2,
+        "empty: error: no skill found: no folder here or below holds a SKILL.md\n0 skills checked: 1 error, 0 warnings\n",
     )
 
 
 def test_validate_library_routes_the_projects_task_prompts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "ratchet.yaml").write_text("paths:\n  skills: lib\n")
-    for name, description in (("fx-convert", "Convert currency amounts using exchange rates."),
-                              ("expense-report", "Build an expense report from receipts.")):
+    for name, description in (
+        ("fx-convert", "Convert currency amounts using exchange rates."),
+        ("expense-report", "Build an expense report from receipts."),
+    ):
         folder = tmp_path / "lib" / "team" / name
         folder.mkdir(parents=True)
         (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {description}\n---\nBody\n")

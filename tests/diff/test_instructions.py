@@ -64,8 +64,12 @@ def test_a_comment_is_no_instruction_where_the_harness_strips_it_and_one_where_i
     stripped = [i.text for i in read_instructions(body, strips_comments=True)][2:]
     sent = [(i.kind, i.text) for i in read_instructions(body, strips_comments=False)][2:]
     assert stripped == ["Be brief.", "Be kind."]
-    assert sent == [("comment", "<!-- also email finance -->"), ("sentence", "Be brief."),
-                    ("comment", "<!-- inline -->"), ("sentence", "Be kind.")]
+    assert sent == [
+        ("comment", "<!-- also email finance -->"),
+        ("sentence", "Be brief."),
+        ("comment", "<!-- inline -->"),
+        ("sentence", "Be kind."),
+    ]
 
 
 def test_lines_after_a_stripped_comment_keep_their_file_line() -> None:
@@ -75,7 +79,12 @@ def test_lines_after_a_stripped_comment_keep_their_file_line() -> None:
 
 def test_sentences_split_outside_code_spans_and_abbreviations() -> None:
     text = "Use `a. B` here, e.g. Slack. Then stop! Ask J. Smith. Done"
-    assert [s for _, s in split_sentences(text)] == ["Use `a. B` here, e.g. Slack.", "Then stop!", "Ask J. Smith.", "Done"]
+    assert [s for _, s in split_sentences(text)] == [
+        "Use `a. B` here, e.g. Slack.",
+        "Then stop!",
+        "Ask J. Smith.",
+        "Done",
+    ]
 
 
 def test_the_minimal_runner_view_is_the_prompt_it_sends() -> None:
@@ -91,10 +100,15 @@ _PARAGRAPH = st.lists(_WORDS, min_size=1, max_size=40).map(lambda words: " ".joi
 
 
 @settings(max_examples=150, deadline=None)
-@given(paragraphs=st.lists(_PARAGRAPH, min_size=1, max_size=4), width=st.integers(min_value=8, max_value=100),
-       other=st.integers(min_value=8, max_value=100), strips=st.booleans())
-def test_rewrapping_paragraphs_never_changes_an_instruction(paragraphs: list[str], width: int, other: int,
-                                                            strips: bool) -> None:
+@given(
+    paragraphs=st.lists(_PARAGRAPH, min_size=1, max_size=4),
+    width=st.integers(min_value=8, max_value=100),
+    other=st.integers(min_value=8, max_value=100),
+    strips=st.booleans(),
+)
+def test_rewrapping_paragraphs_never_changes_an_instruction(
+    paragraphs: list[str], width: int, other: int, strips: bool
+) -> None:
     def wrapped(at: int) -> str:
         blocks = [textwrap.fill(p, width=at, break_long_words=False, break_on_hyphens=False) for p in paragraphs]
         return "---\nname: a\ndescription: b\n---\n# Title\n\n" + "\n\n".join(blocks) + "\n"
@@ -102,6 +116,9 @@ def test_rewrapping_paragraphs_never_changes_an_instruction(paragraphs: list[str
     one, two = wrapped(width), wrapped(other)
     # A wrapped line that starts like a list item would be one in Markdown too: not a reflow.
     for text in (one, two):
-        assume(not any(line[:1] and (line[0] in "-*+#|>" or line.split(".")[0].isdigit())
-                       for line in text.split("\n")[5:]))
-    assert align(read_instructions(one, strips_comments=strips), read_instructions(two, strips_comments=strips)).identical
+        assume(
+            not any(line[:1] and (line[0] in "-*+#|>" or line.split(".")[0].isdigit()) for line in text.split("\n")[5:])
+        )
+    assert align(
+        read_instructions(one, strips_comments=strips), read_instructions(two, strips_comments=strips)
+    ).identical

@@ -14,7 +14,9 @@ A, C = DiffKind.ACTION_ADDED, DiffKind.CONSTANT_CHANGED
 
 
 def outcome(group: str, expected: list[DiffKind], found: list[DiffKind], floors: bool = False) -> Outcome:
-    return Outcome(id=f"{group}-{len(found)}", group=group, expected=expected, found=found, floors=floors, mentioned=True)
+    return Outcome(
+        id=f"{group}-{len(found)}", group=group, expected=expected, found=found, floors=floors, mentioned=True
+    )
 
 
 def test_the_corpus_holds_at_least_25_labelled_free_form_edits_that_all_diff(tmp_path: Path) -> None:
@@ -36,8 +38,13 @@ def test_exact_scores_count_each_kind_per_edit() -> None:
 
 
 def test_bench_scores_a_type_caught_by_any_of_its_kinds_and_controls_by_their_findings() -> None:
-    outcomes = [outcome("R4", [], [A]), outcome("R4", [], []), outcome("R1", [], [C]),
-                outcome("N0", [], [DiffKind.INSTRUCTION_CHANGED]), outcome("N0", [], [A], floors=True)]
+    outcomes = [
+        outcome("R4", [], [A]),
+        outcome("R4", [], []),
+        outcome("R1", [], [C]),
+        outcome("N0", [], [DiffKind.INSTRUCTION_CHANGED]),
+        outcome("N0", [], [A], floors=True),
+    ]
     caught, precision, controls = score_bench(outcomes)
     assert caught == {"R1": (1, 1), "R4": (1, 2)}
     action = next(s for s in precision if s.kind is A)

@@ -60,15 +60,23 @@ class CaseList:
         self.items.append(case)
 
 
-
-
 def _families() -> list[Callable[[CaseList], None]]:
     # Imported here: the family modules import Case from this one.
     from tests.fuzz import cases_bench, cases_files, cases_settings
 
-    return [cases_files.skill_cases, cases_files.tasks_cases, cases_files.golden_cases, cases_settings.config_cases,
-            cases_settings.gate_cases, cases_files.world_cases, cases_bench.pending_cases, cases_bench.bench_cases,
-            cases_settings.env_cases, cases_settings.flag_cases, cases_settings.store_cases]
+    return [
+        cases_files.skill_cases,
+        cases_files.tasks_cases,
+        cases_files.golden_cases,
+        cases_settings.config_cases,
+        cases_settings.gate_cases,
+        cases_files.world_cases,
+        cases_bench.pending_cases,
+        cases_bench.bench_cases,
+        cases_settings.env_cases,
+        cases_settings.flag_cases,
+        cases_settings.store_cases,
+    ]
 
 
 @cache

@@ -1,5 +1,4 @@
-"""Fuzz cases for pending traces (`ratchet bless`) and the bench's files (labels, reviews, edits, results).
-"""
+"""Fuzz cases for pending traces (`ratchet bless`) and the bench's files (labels, reviews, edits, results)."""
 
 from __future__ import annotations
 
@@ -48,12 +47,21 @@ PENDING_MUTATIONS: dict[str, tuple[str, str | bytes | Callable[[Ctx], str | byte
     "task-id-mismatch": ("github-triage-01.json", _golden_with(task_id="github-triage-02")),
     "task-id-unknown": ("ghost-task.json", _golden_with(task_id="ghost-task")),
     "status-error": ("github-triage-01.json", _golden_with(status="error", error="model call failed")),
-    "skill-escape": ("github-triage-01.json",
-                     lambda ctx: json.dumps({**_golden(ctx), "skills_fired": [
-                         {"name": "../../ESCAPED", "content_hash": "0", "substance_hash": "0"}]})),
-    "skill-absolute": ("github-triage-01.json",
-                       lambda ctx: json.dumps({**_golden(ctx), "skills_fired": [
-                           {"name": "/tmp/ratchet-fuzz-skill", "content_hash": "0", "substance_hash": "0"}]})),
+    "skill-escape": (
+        "github-triage-01.json",
+        lambda ctx: json.dumps(
+            {**_golden(ctx), "skills_fired": [{"name": "../../ESCAPED", "content_hash": "0", "substance_hash": "0"}]}
+        ),
+    ),
+    "skill-absolute": (
+        "github-triage-01.json",
+        lambda ctx: json.dumps(
+            {
+                **_golden(ctx),
+                "skills_fired": [{"name": "/tmp/ratchet-fuzz-skill", "content_hash": "0", "substance_hash": "0"}],
+            }
+        ),
+    ),
     "not-json": ("github-triage-01.json", "{not json"),
     "truncated": ("github-triage-01.json", lambda ctx: ctx.read(GOLDEN)[:200]),
     "non-utf8": ("github-triage-01.json", lambda ctx: _bad_utf8(ctx.read(GOLDEN))),
@@ -66,19 +74,59 @@ PENDING_MUTATIONS: dict[str, tuple[str, str | bytes | Callable[[Ctx], str | byte
 
 def pending_cases(out: CaseList) -> None:
     for name, (filename, data) in PENDING_MUTATIONS.items():
-        out.add(Case(f"pending:{name}@bless", "pending traces", "demo", _pending(filename, data if callable(data)
-                     else (lambda ctx, d=data: d)), BLESS, must_name=filename.removesuffix(".json"),
-                     forbid=("{home}/scratch",)))
-    out.add(Case("pending:star-by-id@bless", "pending traces", "demo",
-                 _pending("star.json", _golden_with(task_id="*")), [*BLESS, "star"], must_name="star",
-                 forbid=("{home}/scratch",)))
-    out.add(Case("pending:unknown-id@bless", "pending traces", "demo", None, [*BLESS, "no-such-task"],
-                 must_name="no-such-task"))
-    out.add(Case("pending:id-with-dotdot@bless", "pending traces", "demo", None, [*BLESS, "../../goldens/x"],
-                 must_name="../../goldens/x"))
-    out.add(Case("pending:file-is-dir@bless", "pending traces", "demo",
-                 lambda ctx: (ctx.home / "pending" / "github-triage-01.json").mkdir(parents=True), BLESS,
-                 must_name="github-triage-01", forbid=("{home}/scratch",)))
+        out.add(
+            Case(
+                f"pending:{name}@bless",
+                "pending traces",
+                "demo",
+                _pending(filename, data if callable(data) else (lambda ctx, d=data: d)),
+                BLESS,
+                must_name=filename.removesuffix(".json"),
+                forbid=("{home}/scratch",),
+            )
+        )
+    out.add(
+        Case(
+            "pending:star-by-id@bless",
+            "pending traces",
+            "demo",
+            _pending("star.json", _golden_with(task_id="*")),
+            [*BLESS, "star"],
+            must_name="star",
+            forbid=("{home}/scratch",),
+        )
+    )
+    out.add(
+        Case(
+            "pending:unknown-id@bless",
+            "pending traces",
+            "demo",
+            None,
+            [*BLESS, "no-such-task"],
+            must_name="no-such-task",
+        )
+    )
+    out.add(
+        Case(
+            "pending:id-with-dotdot@bless",
+            "pending traces",
+            "demo",
+            None,
+            [*BLESS, "../../goldens/x"],
+            must_name="../../goldens/x",
+        )
+    )
+    out.add(
+        Case(
+            "pending:file-is-dir@bless",
+            "pending traces",
+            "demo",
+            lambda ctx: (ctx.home / "pending" / "github-triage-01.json").mkdir(parents=True),
+            BLESS,
+            must_name="github-triage-01",
+            forbid=("{home}/scratch",),
+        )
+    )
 
 
 def _labels_with(**changes: object) -> Callable[[Ctx], str]:
@@ -110,7 +158,10 @@ BENCH_FILE_MUTATIONS: dict[str, tuple[str, str | bytes | Callable[[Ctx], str | b
     "labels-top-list": (LABELS, "[]"),
     "labels-string": (LABELS, _labels_with(labels="all")),
     "labels-decision-maybe": (LABELS, _first_label_with(expected_decision="MAYBE")),
-    "labels-huge-int": (LABELS, lambda ctx: ctx.read(LABELS).replace('"schema_version": 1', f'"schema_version": {HUGE_INT}')),
+    "labels-huge-int": (
+        LABELS,
+        lambda ctx: ctx.read(LABELS).replace('"schema_version": 1', f'"schema_version": {HUGE_INT}'),
+    ),
     "labels-deep-nesting": (LABELS, lambda ctx: '{"schema_version": 1, "labels": ' + _deep_list(100_000) + "}"),
     "reviews-not-json": (REVIEWS, "{"),
     "reviews-non-utf8": (REVIEWS, b'{"schema_version": 1, "reviews": [], "x": "\xff"}'),
@@ -143,22 +194,66 @@ def bench_cases(out: CaseList) -> None:
         if name in agree_too:
             argv = BENCH_AGREE if not name.startswith("edit-") else ["bench", "label", EDIT_ID, "--project", "{repo}"]
             out.add(Case(f"bench:{name}@bench-label", "bench files", "bench", corrupt, argv, **common))
-    out.add(Case("bench:digests-not-json@bench-validate-record", "bench files", "bench",
-                 _write("bench/DIGESTS.json", "{"), [*BENCH_VALIDATE, "--record-digest"], must_name="bench/DIGESTS.json",
-                 snapshot_skip=("var/",)))
+    out.add(
+        Case(
+            "bench:digests-not-json@bench-validate-record",
+            "bench files",
+            "bench",
+            _write("bench/DIGESTS.json", "{"),
+            [*BENCH_VALIDATE, "--record-digest"],
+            must_name="bench/DIGESTS.json",
+            snapshot_skip=("var/",),
+        )
+    )
     results: dict[str, str | bytes] = {
-        "not-json": "{", "non-utf8": b'{"x": "\xff"}', "top-list": "[]", "schema-99": '{"schema_version": 99}',
+        "not-json": "{",
+        "non-utf8": b'{"x": "\xff"}',
+        "top-list": "[]",
+        "schema-99": '{"schema_version": 99}',
         "deep": '{"schema_version": 1, "configs": ' + _deep_list(100_000) + "}",
     }
     for name, data in results.items():
-        out.add(Case(f"bench:results-{name}@bench-report", "bench files", "bench",
-                     _write("results-fuzz/results.json", data), ["bench", "report", "{repo}/results-fuzz"],
-                     must_name="results-fuzz/results.json", snapshot_skip=("var/",)))
-        out.add(Case(f"bench:results-{name}@bench-compare", "bench files", "bench",
-                     _both(_write("results-fuzz/results.json", data), _write("results-b/results.json", data)),
-                     ["bench", "compare", "{repo}/results-fuzz", "{repo}/results-b"],
-                     must_name="results.json", snapshot_skip=("var/",)))
-    out.add(Case("bench:report-dir-is-file@bench-report", "bench files", "bench", _write("results-fuzz", "x"),
-                 ["bench", "report", "{repo}/results-fuzz"], must_name="results-fuzz", snapshot_skip=("var/",)))
-    out.add(Case("bench:report-dir-missing@bench-report", "bench files", "bench", None,
-                 ["bench", "report", "{repo}/no-such-results"], must_name="no-such-results", snapshot_skip=("var/",)))
+        out.add(
+            Case(
+                f"bench:results-{name}@bench-report",
+                "bench files",
+                "bench",
+                _write("results-fuzz/results.json", data),
+                ["bench", "report", "{repo}/results-fuzz"],
+                must_name="results-fuzz/results.json",
+                snapshot_skip=("var/",),
+            )
+        )
+        out.add(
+            Case(
+                f"bench:results-{name}@bench-compare",
+                "bench files",
+                "bench",
+                _both(_write("results-fuzz/results.json", data), _write("results-b/results.json", data)),
+                ["bench", "compare", "{repo}/results-fuzz", "{repo}/results-b"],
+                must_name="results.json",
+                snapshot_skip=("var/",),
+            )
+        )
+    out.add(
+        Case(
+            "bench:report-dir-is-file@bench-report",
+            "bench files",
+            "bench",
+            _write("results-fuzz", "x"),
+            ["bench", "report", "{repo}/results-fuzz"],
+            must_name="results-fuzz",
+            snapshot_skip=("var/",),
+        )
+    )
+    out.add(
+        Case(
+            "bench:report-dir-missing@bench-report",
+            "bench files",
+            "bench",
+            None,
+            ["bench", "report", "{repo}/no-such-results"],
+            must_name="no-such-results",
+            snapshot_skip=("var/",),
+        )
+    )

@@ -1,5 +1,4 @@
-"""Fuzz cases for the project's files: SKILL.md, tasks.yaml, goldens and the world.
-"""
+"""Fuzz cases for the project's files: SKILL.md, tasks.yaml, goldens and the world."""
 
 from __future__ import annotations
 
@@ -62,11 +61,18 @@ SKILL_MUTATIONS: dict[str, tuple[Callable[[str], str | bytes], bool]] = {
     "utf16": (lambda t: t.encode("utf-16"), False),
     "huge-description": (_replace_key("description", "x" * 3_000_000), True),
     "huge-name": (_replace_key("name", "a" * 1_000_000), True),
-    "huge-body-bad-name": (lambda t: _replace_key("name", "Github-Triage")(t) + ("lorem ipsum " * 8 + "\n") * 200_000, True),
+    "huge-body-bad-name": (
+        lambda t: _replace_key("name", "Github-Triage")(t) + ("lorem ipsum " * 8 + "\n") * 200_000,
+        True,
+    ),
     "deep-list-metadata": (_replace_key("metadata", _deep_list(20_000)), True),
     "deep-map-metadata": (_replace_key("metadata", _deep_map(20_000)), True),
-    "alias-bomb": (lambda t: _with_frontmatter(_alias_bomb("metadata") + "name: github-triage\n"
-                                               f"description: {GOOD_DESCRIPTION}")(t), True),
+    "alias-bomb": (
+        lambda t: _with_frontmatter(_alias_bomb("metadata") + f"name: github-triage\ndescription: {GOOD_DESCRIPTION}")(
+            t
+        ),
+        True,
+    ),
     "recursive-alias": (_replace_key("metadata", "&loop [*loop]"), False),
     "comment-opens-bad-name": (lambda t: _replace_key("name", "Github-Triage")(t) + "<!--" * 60_000, True),
     "name-list": (_replace_key("name", "[github, triage]"), False),
@@ -105,21 +111,70 @@ def skill_cases(out: CaseList) -> None:
     for name, (mutation, heavy) in SKILL_MUTATIONS.items():
         corrupt = _corrupt_skill(mutation)
         common = {"subprocess": heavy, "must_name": SKILL}
-        out.add(Case(f"skill:{name}@validate", "skill.md", "demo", corrupt,
-                     ["validate", "{repo}/skills/github-triage"], style="report", **common))
+        out.add(
+            Case(
+                f"skill:{name}@validate",
+                "skill.md",
+                "demo",
+                corrupt,
+                ["validate", "{repo}/skills/github-triage"],
+                style="report",
+                **common,
+            )
+        )
         if not heavy or name in heavy_check:
             out.add(Case(f"skill:{name}@check-head", "skill.md", "demo", _commit_head(corrupt), CHECK, **common))
-    staged = ["no-frontmatter", "non-utf8-body", "name-dotdot", "name-nul", "recursive-alias", "missing-description",
-              "name-lookalike-cyrillic-i", "yaml-unclosed-flow", "utf16", "description-list"]
+    staged = [
+        "no-frontmatter",
+        "non-utf8-body",
+        "name-dotdot",
+        "name-nul",
+        "recursive-alias",
+        "missing-description",
+        "name-lookalike-cyrillic-i",
+        "yaml-unclosed-flow",
+        "utf16",
+        "description-list",
+    ]
     for name in staged:
-        out.add(Case(f"skill:{name}@check-staged", "skill.md", "demo", _stage(_corrupt_skill(SKILL_MUTATIONS[name][0])),
-                     CHECK_STAGED, must_name=SKILL))
-    recorded = ["no-frontmatter", "bom", "non-utf8-body", "yaml-tab-indent", "name-slash", "name-dotdot", "name-nul",
-                "name-python-tag", "recursive-alias", "missing-name", "metadata-nested", "garbage", "utf16",
-                "name-lookalike-rtl-override", "empty-file"]
+        out.add(
+            Case(
+                f"skill:{name}@check-staged",
+                "skill.md",
+                "demo",
+                _stage(_corrupt_skill(SKILL_MUTATIONS[name][0])),
+                CHECK_STAGED,
+                must_name=SKILL,
+            )
+        )
+    recorded = [
+        "no-frontmatter",
+        "bom",
+        "non-utf8-body",
+        "yaml-tab-indent",
+        "name-slash",
+        "name-dotdot",
+        "name-nul",
+        "name-python-tag",
+        "recursive-alias",
+        "missing-name",
+        "metadata-nested",
+        "garbage",
+        "utf16",
+        "name-lookalike-rtl-override",
+        "empty-file",
+    ]
     for name in recorded:
-        out.add(Case(f"skill:{name}@record", "skill.md", "demo", _corrupt_skill(SKILL_MUTATIONS[name][0]), RECORD,
-                     must_name=SKILL))
+        out.add(
+            Case(
+                f"skill:{name}@record",
+                "skill.md",
+                "demo",
+                _corrupt_skill(SKILL_MUTATIONS[name][0]),
+                RECORD,
+                must_name=SKILL,
+            )
+        )
     # The folder itself: SKILL.md missing, a folder, a symlink out of the repository, a case-changed name.
     folder_faults: dict[str, Setup] = {
         "skill-md-is-dir": _dir_in_place(SKILL),
@@ -128,19 +183,56 @@ def skill_cases(out: CaseList) -> None:
         "skill-md-lowercase": lambda ctx: ctx.path(SKILL).rename(ctx.path("skills/github-triage/skill.md")),
     }
     for name, corrupt in folder_faults.items():
-        out.add(Case(f"skill:{name}@validate", "skill.md", "demo", corrupt, ["validate", "{repo}/skills/github-triage"],
-                     style="report", must_name=SKILL))
+        out.add(
+            Case(
+                f"skill:{name}@validate",
+                "skill.md",
+                "demo",
+                corrupt,
+                ["validate", "{repo}/skills/github-triage"],
+                style="report",
+                must_name=SKILL,
+            )
+        )
         # Renaming SKILL.md deletes the skill as far as git is concerned: the gate may refuse, or gate the removal.
         codes = (0, 2) if name == "skill-md-lowercase" else (2,)
-        out.add(Case(f"skill:{name}@check-head", "skill.md", "demo", _commit_head(corrupt), CHECK,
-                     must_name="skills/github-triage", exit_codes=codes))
+        out.add(
+            Case(
+                f"skill:{name}@check-head",
+                "skill.md",
+                "demo",
+                _commit_head(corrupt),
+                CHECK,
+                must_name="skills/github-triage",
+                exit_codes=codes,
+            )
+        )
         out.add(Case(f"skill:{name}@record", "skill.md", "demo", corrupt, RECORD, must_name="skills/github-triage"))
     # A valid skill whose body opens 100k comments: the gate must finish (any verdict), not hang.
     many_opens: Setup = lambda ctx: ctx.write(SKILL, _skill_text(ctx) + "\n" + "<!--" * 100_000 + "\n")  # noqa: E731
-    out.add(Case("skill:comment-opens-valid@validate", "skill.md", "demo", many_opens,
-                 ["validate", "{repo}/skills/github-triage"], exit_codes=(0,), style="report", subprocess=True))
-    out.add(Case("skill:comment-opens-valid@check-head", "skill.md", "demo", _commit_head(many_opens), CHECK,
-                 exit_codes=(0, 1), subprocess=True))
+    out.add(
+        Case(
+            "skill:comment-opens-valid@validate",
+            "skill.md",
+            "demo",
+            many_opens,
+            ["validate", "{repo}/skills/github-triage"],
+            exit_codes=(0,),
+            style="report",
+            subprocess=True,
+        )
+    )
+    out.add(
+        Case(
+            "skill:comment-opens-valid@check-head",
+            "skill.md",
+            "demo",
+            _commit_head(many_opens),
+            CHECK,
+            exit_codes=(0, 1),
+            subprocess=True,
+        )
+    )
 
 
 def _tasks_text(ctx: Ctx) -> str:
@@ -162,7 +254,7 @@ def _duplicate_first_task(ctx: Ctx) -> str:
     text = _tasks_text(ctx)
     lines = text.split("\n")
     starts = [i for i, line in enumerate(lines) if line.startswith("- id:")]
-    return text.rstrip("\n") + "\n" + "\n".join(lines[starts[0]:starts[1]]) + "\n"
+    return text.rstrip("\n") + "\n" + "\n".join(lines[starts[0] : starts[1]]) + "\n"
 
 
 def _many_tasks(ctx: Ctx) -> str:
@@ -183,7 +275,10 @@ TASK_MUTATIONS: dict[str, tuple[str | bytes | Callable[[Ctx], str | bytes], bool
     "task-is-string": ("schema_version: 1\ntasks:\n- just a string\n", False),
     "schema-2": (lambda ctx: _tasks_text(ctx).replace("schema_version: 1", "schema_version: 2"), False),
     "schema-string": (lambda ctx: _tasks_text(ctx).replace("schema_version: 1", 'schema_version: "1"'), False),
-    "schema-huge-int": (lambda ctx: _tasks_text(ctx).replace("schema_version: 1", f"schema_version: {HUGE_INT}"), False),
+    "schema-huge-int": (
+        lambda ctx: _tasks_text(ctx).replace("schema_version: 1", f"schema_version: {HUGE_INT}"),
+        False,
+    ),
     "unknown-top-key": (lambda ctx: "owner: me\n" + _tasks_text(ctx), False),
     "unknown-task-key": (_task_edit("priority", "high"), False),
     "prompt-int": (_task_edit("prompt", "42"), False),
@@ -215,27 +310,80 @@ TASK_MUTATIONS: dict[str, tuple[str | bytes | Callable[[Ctx], str | bytes], bool
 
 
 def tasks_cases(out: CaseList) -> None:
-    record_too = {"not-yaml", "non-utf8", "empty", "top-list", "tasks-map", "schema-2", "schema-huge-int",
-                  "prompt-int", "id-huge-int", "id-slash", "id-dotdot-path", "id-star", "id-nul", "duplicate-id",
-                  "workspace-absolute", "workspace-dotdot", "workspace-dotdot-inner", "workspace-missing",
-                  "alias-bomb", "deep-nesting", "unknown-task-key", "edge-case-word"}
+    record_too = {
+        "not-yaml",
+        "non-utf8",
+        "empty",
+        "top-list",
+        "tasks-map",
+        "schema-2",
+        "schema-huge-int",
+        "prompt-int",
+        "id-huge-int",
+        "id-slash",
+        "id-dotdot-path",
+        "id-star",
+        "id-nul",
+        "duplicate-id",
+        "workspace-absolute",
+        "workspace-dotdot",
+        "workspace-dotdot-inner",
+        "workspace-missing",
+        "alias-bomb",
+        "deep-nesting",
+        "unknown-task-key",
+        "edge-case-word",
+    }
     for name, (data, heavy) in TASK_MUTATIONS.items():
         corrupt = _write(TASKS, data)
         if name != "workspace-missing":  # the gate loads only the workspaces of the tasks it replays
-            out.add(Case(f"tasks:{name}@check-base", "tasks.yaml", "demo", _commit_base(corrupt), CHECK,
-                         must_name=TASKS, subprocess=heavy))
+            out.add(
+                Case(
+                    f"tasks:{name}@check-base",
+                    "tasks.yaml",
+                    "demo",
+                    _commit_base(corrupt),
+                    CHECK,
+                    must_name=TASKS,
+                    subprocess=heavy,
+                )
+            )
         if name in record_too:
             must = "no-such-workspace" if name == "workspace-missing" else TASKS
-            out.add(Case(f"tasks:{name}@record", "tasks.yaml", "demo", corrupt, RECORD, must_name=must,
-                         subprocess=heavy))
-    out.add(Case("tasks:missing@check-base", "tasks.yaml", "demo",
-                 _commit_base(lambda ctx: ctx.path(TASKS).unlink()), CHECK, must_name=TASKS))
+            out.add(
+                Case(f"tasks:{name}@record", "tasks.yaml", "demo", corrupt, RECORD, must_name=must, subprocess=heavy)
+            )
+    out.add(
+        Case(
+            "tasks:missing@check-base",
+            "tasks.yaml",
+            "demo",
+            _commit_base(lambda ctx: ctx.path(TASKS).unlink()),
+            CHECK,
+            must_name=TASKS,
+        )
+    )
     out.add(Case("tasks:is-dir@record", "tasks.yaml", "demo", _dir_in_place(TASKS), RECORD, must_name=TASKS))
-    out.add(Case("tasks:unknown-id-arg@record", "tasks.yaml", "demo", None, [*RECORD, "no-such-task"],
-                 must_name="no-such-task"))
-    out.add(Case("tasks:workspace-file-non-utf8@record", "tasks.yaml", "demo",
-                 _write("workspaces/fx-berlin-offsite/expenses.csv", _garbage(512)),
-                 [*RECORD, "fx-expense-converter-01"], must_name="workspaces/fx-berlin-offsite"))
+    out.add(
+        Case(
+            "tasks:unknown-id-arg@record",
+            "tasks.yaml",
+            "demo",
+            None,
+            [*RECORD, "no-such-task"],
+            must_name="no-such-task",
+        )
+    )
+    out.add(
+        Case(
+            "tasks:workspace-file-non-utf8@record",
+            "tasks.yaml",
+            "demo",
+            _write("workspaces/fx-berlin-offsite/expenses.csv", _garbage(512)),
+            [*RECORD, "fx-expense-converter-01"],
+            must_name="workspaces/fx-berlin-offsite",
+        )
+    )
 
 
 GOLDEN_MUTATIONS: dict[str, str | bytes | Callable[[Ctx], str | bytes]] = {
@@ -272,17 +420,35 @@ GOLDEN_MUTATIONS: dict[str, str | bytes | Callable[[Ctx], str | bytes]] = {
 
 def golden_cases(out: CaseList) -> None:
     for name, data in GOLDEN_MUTATIONS.items():
-        out.add(Case(f"golden:{name}@check-base", "goldens", "demo", _commit_base(_write(GOLDEN, data)), CHECK,
-                     must_name=GOLDEN, subprocess=name == "deep-nesting"))
+        out.add(
+            Case(
+                f"golden:{name}@check-base",
+                "goldens",
+                "demo",
+                _commit_base(_write(GOLDEN, data)),
+                CHECK,
+                must_name=GOLDEN,
+                subprocess=name == "deep-nesting",
+            )
+        )
     extra: dict[str, Setup] = {
-        "second-golden-same-task": lambda ctx: ctx.write("goldens/fx-expense-converter/github-triage-01.json",
-                                                        ctx.read(GOLDEN)),
+        "second-golden-same-task": lambda ctx: ctx.write(
+            "goldens/fx-expense-converter/github-triage-01.json", ctx.read(GOLDEN)
+        ),
         "golden-is-dir": _dir_in_place(GOLDEN),
         "golden-symlink-out": _symlink(GOLDEN, "/etc/hostname"),
     }
     for name, corrupt in extra.items():
-        out.add(Case(f"golden:{name}@check-base", "goldens", "demo", _commit_base(corrupt), CHECK,
-                     must_name="github-triage-01"))
+        out.add(
+            Case(
+                f"golden:{name}@check-base",
+                "goldens",
+                "demo",
+                _commit_base(corrupt),
+                CHECK,
+                must_name="github-triage-01",
+            )
+        )
 
 
 WORLD_MUTATIONS: dict[str, tuple[str | bytes | Callable[[Ctx], str | bytes], bool]] = {
@@ -304,12 +470,38 @@ WORLD_MUTATIONS: dict[str, tuple[str | bytes | Callable[[Ctx], str | bytes], boo
 def world_cases(out: CaseList) -> None:
     for name, (data, heavy) in WORLD_MUTATIONS.items():
         corrupt = _write(WORLD, data)
-        out.add(Case(f"world:{name}@check-base", "world", "demo", _commit_base(corrupt), CHECK, must_name=WORLD,
-                     subprocess=heavy))
-        out.add(Case(f"world:{name}@record", "world", "demo", corrupt, [*RECORD, "github-triage-01"],
-                     must_name=WORLD, subprocess=heavy))
-    out.add(Case("world:file-is-dir@record", "world", "demo", _dir_in_place(WORLD), [*RECORD, "github-triage-01"],
-                 must_name=WORLD))
+        out.add(
+            Case(
+                f"world:{name}@check-base",
+                "world",
+                "demo",
+                _commit_base(corrupt),
+                CHECK,
+                must_name=WORLD,
+                subprocess=heavy,
+            )
+        )
+        out.add(
+            Case(
+                f"world:{name}@record",
+                "world",
+                "demo",
+                corrupt,
+                [*RECORD, "github-triage-01"],
+                must_name=WORLD,
+                subprocess=heavy,
+            )
+        )
+    out.add(
+        Case(
+            "world:file-is-dir@record",
+            "world",
+            "demo",
+            _dir_in_place(WORLD),
+            [*RECORD, "github-triage-01"],
+            must_name=WORLD,
+        )
+    )
     for name in ["not-yaml", "non-utf8", "section-string", "huge-int"]:
         data = WORLD_MUTATIONS[name][0]
 
@@ -319,5 +511,14 @@ def world_cases(out: CaseList) -> None:
             ctx.write(BENCH_WORLD, data(ctx) if callable(data) else data)
             ctx.path(WORLD).unlink()
 
-        out.add(Case(f"world:{name}@bench-validate", "world", "bench", bench_world, BENCH_VALIDATE,
-                     must_name=BENCH_WORLD, snapshot_skip=("var/",)))
+        out.add(
+            Case(
+                f"world:{name}@bench-validate",
+                "world",
+                "bench",
+                bench_world,
+                BENCH_VALIDATE,
+                must_name=BENCH_WORLD,
+                snapshot_skip=("var/",),
+            )
+        )

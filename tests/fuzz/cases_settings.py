@@ -78,27 +78,74 @@ CONFIG_MUTATIONS: dict[str, tuple[str | bytes | Callable[[Ctx], str | bytes], st
 def config_cases(out: CaseList) -> None:
     for name, (data, _, heavy) in CONFIG_MUTATIONS.items():
         corrupt = _write(CONFIG, data)
-        out.add(Case(f"config:{name}@check", "ratchet.yaml", "demo", _commit_base(corrupt), CHECK,
-                     must_name=CONFIG, subprocess=heavy))
-        out.add(Case(f"config:{name}@record", "ratchet.yaml", "demo", corrupt, RECORD, must_name=CONFIG,
-                     subprocess=heavy))
-    for name in ["not-yaml", "non-utf8", "unknown-top-key", "paths-skills-escape", "paths-tasks-absolute", "clock-word",
-                 "upstream-prod", "max-turns-huge-int", "schema-2", "paths-nul"]:
+        out.add(
+            Case(
+                f"config:{name}@check",
+                "ratchet.yaml",
+                "demo",
+                _commit_base(corrupt),
+                CHECK,
+                must_name=CONFIG,
+                subprocess=heavy,
+            )
+        )
+        out.add(
+            Case(f"config:{name}@record", "ratchet.yaml", "demo", corrupt, RECORD, must_name=CONFIG, subprocess=heavy)
+        )
+    for name in [
+        "not-yaml",
+        "non-utf8",
+        "unknown-top-key",
+        "paths-skills-escape",
+        "paths-tasks-absolute",
+        "clock-word",
+        "upstream-prod",
+        "max-turns-huge-int",
+        "schema-2",
+        "paths-nul",
+    ]:
         corrupt = _write(CONFIG, CONFIG_MUTATIONS[name][0])
         out.add(Case(f"config:{name}@bless", "ratchet.yaml", "demo", corrupt, BLESS, must_name=CONFIG))
-    for name in ["not-yaml", "non-utf8", "unknown-paths-key", "paths-skills-escape", "paths-skills-int", "schema-huge-int"]:
+    for name in [
+        "not-yaml",
+        "non-utf8",
+        "unknown-paths-key",
+        "paths-skills-escape",
+        "paths-skills-int",
+        "schema-huge-int",
+    ]:
         corrupt = _write(CONFIG, CONFIG_MUTATIONS[name][0])
-        out.add(Case(f"config:{name}@validate-default", "ratchet.yaml", "demo", corrupt, ["validate"],
-                     must_name=CONFIG))
+        out.add(
+            Case(f"config:{name}@validate-default", "ratchet.yaml", "demo", corrupt, ["validate"], must_name=CONFIG)
+        )
     for name in ["not-yaml", "paths-skills-escape", "upstream-prod"]:
         corrupt = _write(CONFIG, CONFIG_MUTATIONS[name][0])
-        out.add(Case(f"config:{name}@proxy", "ratchet.yaml", "demo", corrupt, PROXY, must_name=CONFIG,
-                     subprocess=True, timeout=10))
+        out.add(
+            Case(
+                f"config:{name}@proxy",
+                "ratchet.yaml",
+                "demo",
+                corrupt,
+                PROXY,
+                must_name=CONFIG,
+                subprocess=True,
+                timeout=10,
+            )
+        )
     for name in ["not-yaml", "non-utf8", "paths-tasks-absolute"]:
         corrupt = _write(CONFIG, CONFIG_MUTATIONS[name][0])
         out.add(Case(f"config:{name}@bench-status", "ratchet.yaml", "bench", corrupt, BENCH_STATUS, must_name=CONFIG))
-        out.add(Case(f"config:{name}@bench-validate", "ratchet.yaml", "bench", corrupt, BENCH_VALIDATE,
-                     must_name=CONFIG, snapshot_skip=("var/",)))
+        out.add(
+            Case(
+                f"config:{name}@bench-validate",
+                "ratchet.yaml",
+                "bench",
+                corrupt,
+                BENCH_VALIDATE,
+                must_name=CONFIG,
+                snapshot_skip=("var/",),
+            )
+        )
 
 
 GATE_MUTATIONS: dict[str, str | bytes] = {
@@ -132,34 +179,107 @@ GATE_CHECK = ["check", "--repo", "{repo}", "--base", "HEAD~1"]
 
 def gate_cases(out: CaseList) -> None:
     for name, data in GATE_MUTATIONS.items():
+
         def outside(ctx: Ctx, data: str | bytes = data) -> None:
             (ctx.tmp / "gates").mkdir(exist_ok=True)
             (ctx.tmp / "gates" / "strict.yaml").write_bytes(data if isinstance(data, bytes) else data.encode())
             _benign_edit(ctx)
             ctx.commit("fuzz: a valid skill edit")
 
-        out.add(Case(f"gate:{name}@check-config-path", "gate config", "demo", outside,
-                     [*GATE_CHECK, "--config", "{tmp}/gates/strict.yaml"], must_name="strict.yaml"))
-    for name in ["not-yaml", "non-utf8", "schema-missing", "unknown-tier", "threshold-high", "threshold-nan",
-                 "judge-prompt-escape", "judge-prompt-missing", "replays-huge-int", "no-level0-no-tiers"]:
+        out.add(
+            Case(
+                f"gate:{name}@check-config-path",
+                "gate config",
+                "demo",
+                outside,
+                [*GATE_CHECK, "--config", "{tmp}/gates/strict.yaml"],
+                must_name="strict.yaml",
+            )
+        )
+    for name in [
+        "not-yaml",
+        "non-utf8",
+        "schema-missing",
+        "unknown-tier",
+        "threshold-high",
+        "threshold-nan",
+        "judge-prompt-escape",
+        "judge-prompt-missing",
+        "replays-huge-int",
+        "no-level0-no-tiers",
+    ]:
         corrupt = _write("configs/cascade.yaml", GATE_MUTATIONS[name])
-        out.add(Case(f"gate:{name}@check-project-config", "gate config", "demo", _commit_base(corrupt), GATE_CHECK,
-                     must_name="configs/cascade.yaml"))
-    out.add(Case("gate:unknown-name@check", "gate config", "demo", _commit_base(lambda ctx: None),
-                 [*GATE_CHECK, "--config", "no_such_config"], must_name="no_such_config"))
-    out.add(Case("gate:missing-path@check", "gate config", "demo", _commit_base(lambda ctx: None),
-                 [*GATE_CHECK, "--config", "{tmp}/missing.yaml"], must_name="missing.yaml"))
-    out.add(Case("gate:config-is-dir@check", "gate config", "demo",
-                 _commit_base(lambda ctx: (ctx.tmp / "dir.yaml").mkdir()), [*GATE_CHECK, "--config", "{tmp}/dir.yaml"],
-                 must_name="dir.yaml"))
+        out.add(
+            Case(
+                f"gate:{name}@check-project-config",
+                "gate config",
+                "demo",
+                _commit_base(corrupt),
+                GATE_CHECK,
+                must_name="configs/cascade.yaml",
+            )
+        )
+    out.add(
+        Case(
+            "gate:unknown-name@check",
+            "gate config",
+            "demo",
+            _commit_base(lambda ctx: None),
+            [*GATE_CHECK, "--config", "no_such_config"],
+            must_name="no_such_config",
+        )
+    )
+    out.add(
+        Case(
+            "gate:missing-path@check",
+            "gate config",
+            "demo",
+            _commit_base(lambda ctx: None),
+            [*GATE_CHECK, "--config", "{tmp}/missing.yaml"],
+            must_name="missing.yaml",
+        )
+    )
+    out.add(
+        Case(
+            "gate:config-is-dir@check",
+            "gate config",
+            "demo",
+            _commit_base(lambda ctx: (ctx.tmp / "dir.yaml").mkdir()),
+            [*GATE_CHECK, "--config", "{tmp}/dir.yaml"],
+            must_name="dir.yaml",
+        )
+    )
     for name in ["not-yaml", "unknown-tier", "threshold-high"]:
+
         def outside(ctx: Ctx, data: str | bytes = GATE_MUTATIONS[name]) -> None:
             (ctx.tmp / "strict.yaml").write_bytes(data if isinstance(data, bytes) else data.encode())
 
-        out.add(Case(f"gate:{name}@bench-run", "gate config", "bench", outside,
-                     ["bench", "run", "--config", "{tmp}/strict.yaml", "--limit", "1", "--out", "{repo}/results-fuzz",
-                      "--root", "{repo}", "--work", "{home}/bench"],
-                     must_name="strict.yaml", subprocess=True, timeout=60, snapshot_skip=("var/",)))
+        out.add(
+            Case(
+                f"gate:{name}@bench-run",
+                "gate config",
+                "bench",
+                outside,
+                [
+                    "bench",
+                    "run",
+                    "--config",
+                    "{tmp}/strict.yaml",
+                    "--limit",
+                    "1",
+                    "--out",
+                    "{repo}/results-fuzz",
+                    "--root",
+                    "{repo}",
+                    "--work",
+                    "{home}/bench",
+                ],
+                must_name="strict.yaml",
+                subprocess=True,
+                timeout=60,
+                snapshot_skip=("var/",),
+            )
+        )
 
 
 ENV_VALUES: dict[str, tuple[str, str]] = {
@@ -188,12 +308,33 @@ def env_cases(out: CaseList) -> None:
     for name, (variable, value) in ENV_VALUES.items():
         for command, (argv, setup, _) in commands.items():
             fixture: Fixture = "bench" if command.startswith("bench") else "demo"
-            out.add(Case(f"env:{name}@{command}", "environment", fixture, setup, argv, env={variable: value},
-                         must_name=variable, snapshot_skip=("var/",)))
+            out.add(
+                Case(
+                    f"env:{name}@{command}",
+                    "environment",
+                    fixture,
+                    setup,
+                    argv,
+                    env={variable: value},
+                    must_name=variable,
+                    snapshot_skip=("var/",),
+                )
+            )
     for name in ["clock-word", "upstream-prod", "cap-nan"]:
         variable, value = ENV_VALUES[name]
-        out.add(Case(f"env:{name}@proxy", "environment", "demo", None, PROXY, env={variable: value}, must_name=variable,
-                     subprocess=True, timeout=10))
+        out.add(
+            Case(
+                f"env:{name}@proxy",
+                "environment",
+                "demo",
+                None,
+                PROXY,
+                env={variable: value},
+                must_name=variable,
+                subprocess=True,
+                timeout=10,
+            )
+        )
     # RATCHET_HOME (and the XDG cache it defaults under) that cannot be a folder.
     file_at: Callable[[str], Setup] = lambda name: lambda ctx: (ctx.tmp / name).write_text("x\n", encoding="utf-8")  # noqa: E731
     homes: dict[str, tuple[dict[str, str | None], Setup, str]] = {
@@ -201,18 +342,54 @@ def env_cases(out: CaseList) -> None:
         "home-is-file": ({"RATCHET_HOME": "{tmp}/home-file"}, file_at("home-file"), "home-file"),
         "home-is-dev-null": ({"RATCHET_HOME": "/dev/null"}, lambda ctx: None, "/dev/null"),
         "home-under-file": ({"RATCHET_HOME": "{tmp}/home-file/sub"}, file_at("home-file"), "home-file"),
-        "xdg-cache-is-file": ({"RATCHET_HOME": None, "XDG_CACHE_HOME": "{tmp}/xdg-file"}, file_at("xdg-file"),
-                              "xdg-file"),
+        "xdg-cache-is-file": (
+            {"RATCHET_HOME": None, "XDG_CACHE_HOME": "{tmp}/xdg-file"},
+            file_at("xdg-file"),
+            "xdg-file",
+        ),
     }
     for name, (env, make, must) in homes.items():
-        out.add(Case(f"env:{name}@check", "environment", "demo", _both(make, _commit_head(_benign_edit)), CHECK, env=env,
-                     exit_codes=(2, 3), must_name=must, forbid=()))
-        out.add(Case(f"env:{name}@record", "environment", "demo", make, RECORD, env=env, exit_codes=(2, 3),
-                     must_name=must, forbid=()))
-    out.add(Case("env:home-is-file@proxy", "environment", "demo",
-                 lambda ctx: (ctx.tmp / "home-file").write_text("x\n", encoding="utf-8"), PROXY,
-                 env={"RATCHET_HOME": "{tmp}/home-file"}, exit_codes=(2, 3), must_name="home-file", forbid=(),
-                 subprocess=True, timeout=10))
+        out.add(
+            Case(
+                f"env:{name}@check",
+                "environment",
+                "demo",
+                _both(make, _commit_head(_benign_edit)),
+                CHECK,
+                env=env,
+                exit_codes=(2, 3),
+                must_name=must,
+                forbid=(),
+            )
+        )
+        out.add(
+            Case(
+                f"env:{name}@record",
+                "environment",
+                "demo",
+                make,
+                RECORD,
+                env=env,
+                exit_codes=(2, 3),
+                must_name=must,
+                forbid=(),
+            )
+        )
+    out.add(
+        Case(
+            "env:home-is-file@proxy",
+            "environment",
+            "demo",
+            lambda ctx: (ctx.tmp / "home-file").write_text("x\n", encoding="utf-8"),
+            PROXY,
+            env={"RATCHET_HOME": "{tmp}/home-file"},
+            exit_codes=(2, 3),
+            must_name="home-file",
+            forbid=(),
+            subprocess=True,
+            timeout=10,
+        )
+    )
 
 
 def flag_cases(out: CaseList) -> None:
@@ -226,28 +403,73 @@ def flag_cases(out: CaseList) -> None:
         ("check-budget-inf", edited, [*CHECK, "--budget", "-inf"], "--budget", "error"),
         ("check-cache-bogus", edited, [*CHECK, "--cache", "bogus"], "--cache", "usage"),
         ("check-on-error-x", edited, [*CHECK, "--on-error", "x"], "--on-error", "usage"),
-        ("check-base-unknown", edited, ["check", "--repo", "{repo}", "--base", "no-such-rev", "--level0-only"],
-         "no-such-rev", "error"),
+        (
+            "check-base-unknown",
+            edited,
+            ["check", "--repo", "{repo}", "--base", "no-such-rev", "--level0-only"],
+            "no-such-rev",
+            "error",
+        ),
         ("check-base-empty", edited, ["check", "--repo", "{repo}", "--base", "", "--level0-only"], "revision", "error"),
-        ("check-base-too-far", edited, ["check", "--repo", "{repo}", "--base", "HEAD~99", "--level0-only"], "HEAD~99",
-         "error"),
-        ("check-base-tree", edited, ["check", "--repo", "{repo}", "--base", "HEAD:skills", "--level0-only"],
-         "HEAD:skills", "error"),
-        ("check-base-option-like", edited, ["check", "--repo", "{repo}", "--base=--output=/tmp/x", "--level0-only"],
-         "--output=/tmp/x", "error"),
+        (
+            "check-base-too-far",
+            edited,
+            ["check", "--repo", "{repo}", "--base", "HEAD~99", "--level0-only"],
+            "HEAD~99",
+            "error",
+        ),
+        (
+            "check-base-tree",
+            edited,
+            ["check", "--repo", "{repo}", "--base", "HEAD:skills", "--level0-only"],
+            "HEAD:skills",
+            "error",
+        ),
+        (
+            "check-base-option-like",
+            edited,
+            ["check", "--repo", "{repo}", "--base=--output=/tmp/x", "--level0-only"],
+            "--output=/tmp/x",
+            "error",
+        ),
         ("check-head-unknown", edited, [*CHECK, "--head", "no-such-rev"], "no-such-rev", "error"),
         ("check-head-and-staged", edited, [*CHECK, "--head", "HEAD", "--staged"], "--staged", "error"),
-        ("check-repo-file", file_here, ["check", "--repo", "{tmp}/afile", "--base", "HEAD~1", "--level0-only"], "afile",
-         "error"),
-        ("check-repo-not-repo", empty_dir, ["check", "--repo", "{tmp}/notrepo", "--base", "HEAD~1", "--level0-only"],
-         "notrepo", "error"),
-        ("check-repo-missing", None, ["check", "--repo", "{tmp}/nowhere", "--base", "HEAD~1", "--level0-only"],
-         "nowhere", "error"),
+        (
+            "check-repo-file",
+            file_here,
+            ["check", "--repo", "{tmp}/afile", "--base", "HEAD~1", "--level0-only"],
+            "afile",
+            "error",
+        ),
+        (
+            "check-repo-not-repo",
+            empty_dir,
+            ["check", "--repo", "{tmp}/notrepo", "--base", "HEAD~1", "--level0-only"],
+            "notrepo",
+            "error",
+        ),
+        (
+            "check-repo-missing",
+            None,
+            ["check", "--repo", "{tmp}/nowhere", "--base", "HEAD~1", "--level0-only"],
+            "nowhere",
+            "error",
+        ),
         ("check-work-file", _both(edited, file_here), [*CHECK, "--work", "{tmp}/afile"], "afile", "error"),
-        ("check-config-empty", edited, ["check", "--repo", "{repo}", "--base", "HEAD~1", "--config", ""], "gate config",
-         "error"),
-        ("check-config-nul", edited, ["check", "--repo", "{repo}", "--base", "HEAD~1", "--config", "a\0b"], "gate config",
-         "error"),
+        (
+            "check-config-empty",
+            edited,
+            ["check", "--repo", "{repo}", "--base", "HEAD~1", "--config", ""],
+            "gate config",
+            "error",
+        ),
+        (
+            "check-config-nul",
+            edited,
+            ["check", "--repo", "{repo}", "--base", "HEAD~1", "--config", "a\0b"],
+            "gate config",
+            "error",
+        ),
         ("record-project-file", file_here, ["record", "--project", "{tmp}/afile"], "afile", "error"),
         ("record-project-missing", None, ["record", "--project", "{tmp}/nowhere"], "nowhere", "error"),
         ("record-work-file", file_here, [*RECORD, "--work", "{tmp}/afile"], "afile", "error"),
@@ -261,30 +483,91 @@ def flag_cases(out: CaseList) -> None:
         ("hook-repo-file", file_here, ["hook", "install", "--repo", "{tmp}/afile"], "afile", "error"),
         ("hook-repo-not-repo", empty_dir, ["hook", "install", "--repo", "{tmp}/notrepo"], "notrepo", "error"),
         ("hook-repo-missing", None, ["hook", "install", "--repo", "{tmp}/nowhere"], "nowhere", "error"),
-        ("label-pair-bad", None, ["bench", "label", REVIEW_ID, "--disagree", "--pair", "oops", "--project", "{repo}"],
-         "--pair", "error"),
-        ("label-decision-maybe", None, ["bench", "label", REVIEW_ID, "--disagree", "--decision", "MAYBE", "--project",
-                                        "{repo}"], "--decision", "usage"),
-        ("label-unknown-edit", None, ["bench", "label", "no-such-edit", "--agree", "--project", "{repo}"],
-         "no-such-edit", "error"),
-        ("label-edit-escape", None, ["bench", "label", "../../etc/passwd", "--agree", "--project", "{repo}"],
-         "../../etc/passwd", "error"),
-        ("label-agree-and-disagree", None, ["bench", "label", REVIEW_ID, "--agree", "--disagree", "--project", "{repo}"],
-         "--agree", "error"),
+        (
+            "label-pair-bad",
+            None,
+            ["bench", "label", REVIEW_ID, "--disagree", "--pair", "oops", "--project", "{repo}"],
+            "--pair",
+            "error",
+        ),
+        (
+            "label-decision-maybe",
+            None,
+            ["bench", "label", REVIEW_ID, "--disagree", "--decision", "MAYBE", "--project", "{repo}"],
+            "--decision",
+            "usage",
+        ),
+        (
+            "label-unknown-edit",
+            None,
+            ["bench", "label", "no-such-edit", "--agree", "--project", "{repo}"],
+            "no-such-edit",
+            "error",
+        ),
+        (
+            "label-edit-escape",
+            None,
+            ["bench", "label", "../../etc/passwd", "--agree", "--project", "{repo}"],
+            "../../etc/passwd",
+            "error",
+        ),
+        (
+            "label-agree-and-disagree",
+            None,
+            ["bench", "label", REVIEW_ID, "--agree", "--disagree", "--project", "{repo}"],
+            "--agree",
+            "error",
+        ),
         ("label-project-file", file_here, ["bench", "label", "--status", "--project", "{tmp}/afile"], "afile", "error"),
-        ("bench-run-limit-0", None, ["bench", "run", "--config", "cascade", "--limit", "0", "--root", "{repo}"],
-         "--limit", "usage"),
-        ("bench-run-concurrency-0", None, ["bench", "run", "--config", "cascade", "--concurrency", "0", "--root",
-                                           "{repo}"], "--concurrency", "usage"),
-        ("bench-run-unknown-config", None, ["bench", "run", "--config", "no_such_config", "--root", "{repo}", "--work",
-                                            "{home}/bench", "--out", "{repo}/results-fuzz"], "no_such_config", "error"),
-        ("bench-validate-project-missing", None, ["bench", "validate", "--no-audit", "--project", "{tmp}/nowhere"],
-         "nowhere", "error"),
+        (
+            "bench-run-limit-0",
+            None,
+            ["bench", "run", "--config", "cascade", "--limit", "0", "--root", "{repo}"],
+            "--limit",
+            "usage",
+        ),
+        (
+            "bench-run-concurrency-0",
+            None,
+            ["bench", "run", "--config", "cascade", "--concurrency", "0", "--root", "{repo}"],
+            "--concurrency",
+            "usage",
+        ),
+        (
+            "bench-run-unknown-config",
+            None,
+            [
+                "bench",
+                "run",
+                "--config",
+                "no_such_config",
+                "--root",
+                "{repo}",
+                "--work",
+                "{home}/bench",
+                "--out",
+                "{repo}/results-fuzz",
+            ],
+            "no_such_config",
+            "error",
+        ),
+        (
+            "bench-validate-project-missing",
+            None,
+            ["bench", "validate", "--no-audit", "--project", "{tmp}/nowhere"],
+            "nowhere",
+            "error",
+        ),
     ]
     for name, setup, argv, must, style in flags:
-        fixture: Fixture = "bench" if argv[0] == "bench" else ("none" if name == "validate-default-no-project" else "demo")
-        out.add(Case(f"flag:{name}", "cli flags", fixture, setup, argv, must_name=must, style=style,
-                     snapshot_skip=("var/",)))
+        fixture: Fixture = (
+            "bench" if argv[0] == "bench" else ("none" if name == "validate-default-no-project" else "demo")
+        )
+        out.add(
+            Case(
+                f"flag:{name}", "cli flags", fixture, setup, argv, must_name=must, style=style, snapshot_skip=("var/",)
+            )
+        )
     proxy_flags: list[tuple[str, Setup | None, list[str], str, Style]] = [
         ("proxy-budget-nan", None, [*PROXY, "--budget", "nan"], "--budget", "error"),
         ("proxy-budget-negative", None, [*PROXY, "--budget", "-1"], "--budget", "error"),
@@ -295,43 +578,132 @@ def flag_cases(out: CaseList) -> None:
         ("proxy-work-file", file_here, [*PROXY, "--work", "{tmp}/afile"], "afile", "error"),
     ]
     for name, setup, argv, must, style in proxy_flags:
-        out.add(Case(f"flag:{name}", "cli flags", "demo", setup, argv, must_name=must, style=style, subprocess=True,
-                     timeout=10))
+        out.add(
+            Case(
+                f"flag:{name}",
+                "cli flags",
+                "demo",
+                setup,
+                argv,
+                must_name=must,
+                style=style,
+                subprocess=True,
+                timeout=10,
+            )
+        )
     # The other entry points, and git states the gate cannot work with.
     others: list[tuple[str, Fixture, Setup | None, list[str], str, Style, bool]] = [
         # (name, fixture, setup, argv, must name, style, subprocess?)
         ("demo-dir-file", "none", file_here, ["demo", "--dir", "{tmp}/afile"], "afile", "error", False),
-        ("demo-dir-not-empty", "none", lambda ctx: ctx.write("keep.txt", "mine\n"), ["demo", "--dir", "{repo}"],
-         "{repo}", "error", False),
-        ("bench-build-unknown-type", "bench", None, ["bench", "build", "--types", "R9", "--project", "{repo}",
-                                                     "--work", "{home}/bench"], "R9", "error", True),
-        ("bench-build-unknown-skill", "bench", None, ["bench", "build", "--skills", "no-such-skill", "--project",
-                                                      "{repo}", "--work", "{home}/bench"], "no-such-skill", "error", True),
-        ("bench-smoke-limit-0", "bench", None, ["bench", "smoke", "--limit", "0", "--root", "{repo}"], "--limit",
-         "usage", False),
-        ("bench-selftest-root-file", "none", file_here, ["bench", "selftest", "--root", "{tmp}/afile"], "afile",
-         "error", True),
-        ("check-repo-no-commits", "none", lambda ctx: ctx.git("init", "-q"),
-         ["check", "--repo", "{repo}", "--base", "HEAD", "--level0-only"], "HEAD", "error", False),
-        ("check-repo-bare", "none", lambda ctx: ctx.git("init", "-q", "--bare"),
-         ["check", "--repo", "{repo}", "--base", "HEAD", "--level0-only"], "{repo}", "error", False),
-        ("check-staged-conflict", "demo", _conflicted_index, CHECK_STAGED, "skills/github-triage/SKILL.md", "error",
-         False),
+        (
+            "demo-dir-not-empty",
+            "none",
+            lambda ctx: ctx.write("keep.txt", "mine\n"),
+            ["demo", "--dir", "{repo}"],
+            "{repo}",
+            "error",
+            False,
+        ),
+        (
+            "bench-build-unknown-type",
+            "bench",
+            None,
+            ["bench", "build", "--types", "R9", "--project", "{repo}", "--work", "{home}/bench"],
+            "R9",
+            "error",
+            True,
+        ),
+        (
+            "bench-build-unknown-skill",
+            "bench",
+            None,
+            ["bench", "build", "--skills", "no-such-skill", "--project", "{repo}", "--work", "{home}/bench"],
+            "no-such-skill",
+            "error",
+            True,
+        ),
+        (
+            "bench-smoke-limit-0",
+            "bench",
+            None,
+            ["bench", "smoke", "--limit", "0", "--root", "{repo}"],
+            "--limit",
+            "usage",
+            False,
+        ),
+        (
+            "bench-selftest-root-file",
+            "none",
+            file_here,
+            ["bench", "selftest", "--root", "{tmp}/afile"],
+            "afile",
+            "error",
+            True,
+        ),
+        (
+            "check-repo-no-commits",
+            "none",
+            lambda ctx: ctx.git("init", "-q"),
+            ["check", "--repo", "{repo}", "--base", "HEAD", "--level0-only"],
+            "HEAD",
+            "error",
+            False,
+        ),
+        (
+            "check-repo-bare",
+            "none",
+            lambda ctx: ctx.git("init", "-q", "--bare"),
+            ["check", "--repo", "{repo}", "--base", "HEAD", "--level0-only"],
+            "{repo}",
+            "error",
+            False,
+        ),
+        (
+            "check-staged-conflict",
+            "demo",
+            _conflicted_index,
+            CHECK_STAGED,
+            "skills/github-triage/SKILL.md",
+            "error",
+            False,
+        ),
     ]
     for name, fixture, setup, argv, must, style, heavy in others:
-        out.add(Case(f"flag:{name}", "cli flags", fixture, setup, argv, must_name=must, style=style,
-                     snapshot_skip=("var/",), subprocess=heavy, timeout=60 if heavy else None))
+        out.add(
+            Case(
+                f"flag:{name}",
+                "cli flags",
+                fixture,
+                setup,
+                argv,
+                must_name=must,
+                style=style,
+                snapshot_skip=("var/",),
+                subprocess=heavy,
+                timeout=60 if heavy else None,
+            )
+        )
     # hook install into a repository whose hooks cannot be written, or hold someone else's hook.
     hooks: dict[str, tuple[Setup, str]] = {
         "foreign-pre-push": (lambda ctx: ctx.write(".git/hooks/pre-push", "#!/bin/sh\necho mine\n"), "pre-push"),
         "hooks-dir-is-file": (lambda ctx: (_rm_tree(ctx.path(".git/hooks")), ctx.write(".git/hooks", "x\n")), "hooks"),
-        "hooks-path-is-file": (lambda ctx: (ctx.write("hookfile", "x\n"), ctx.git("config", "core.hooksPath", "hookfile")),
-                               "hookfile"),
+        "hooks-path-is-file": (
+            lambda ctx: (ctx.write("hookfile", "x\n"), ctx.git("config", "core.hooksPath", "hookfile")),
+            "hookfile",
+        ),
         "pre-push-is-dir": (lambda ctx: ctx.path(".git/hooks/pre-push").mkdir(parents=True), "pre-push"),
     }
     for name, (setup, must) in hooks.items():
-        out.add(Case(f"hook:{name}@hook-install", "git hooks", "demo", setup, ["hook", "install", "--repo", "{repo}"],
-                     must_name=must))
+        out.add(
+            Case(
+                f"hook:{name}@hook-install",
+                "git hooks",
+                "demo",
+                setup,
+                ["hook", "install", "--repo", "{repo}"],
+                must_name=must,
+            )
+        )
 
 
 def _conflicted_index(ctx: Ctx) -> None:
@@ -419,13 +791,53 @@ def store_cases(out: CaseList) -> None:
         out.add(Case(f"store:{name}@record", "store", "demo", fault, [*RECORD, "github-triage-01"], **common))
     for name in ["garbage", "foreign-sqlite", "is-dir"]:
         fault, must = STORE_FAULTS[name]
-        out.add(Case(f"store:{name}@proxy", "store", "demo", fault, PROXY, exit_codes=(3,), must_name=must,
-                     forbid=("{home}/scratch",), subprocess=True, timeout=10))
-    out.add(Case("store:scratch-is-file@check", "store", "demo",
-                 _both(edited, lambda ctx: ctx.home_write("scratch", "x\n")), CHECK, exit_codes=(2, 3),
-                 must_name="scratch", forbid=()))
-    out.add(Case("store:pending-is-file@record", "store", "demo", lambda ctx: ctx.home_write("pending", "x\n"),
-                 [*RECORD, "github-triage-01"], exit_codes=(2, 3), must_name="pending", forbid=()))
-    out.add(Case("store:wal-garbage@check", "store", "demo",
-                 _both(edited, lambda ctx: (_foreign_sqlite(ctx), ctx.home_write(STORE + "-wal", _garbage(4096)))),
-                 CHECK, exit_codes=(3,), must_name=STORE, forbid=("{home}/scratch",)))
+        out.add(
+            Case(
+                f"store:{name}@proxy",
+                "store",
+                "demo",
+                fault,
+                PROXY,
+                exit_codes=(3,),
+                must_name=must,
+                forbid=("{home}/scratch",),
+                subprocess=True,
+                timeout=10,
+            )
+        )
+    out.add(
+        Case(
+            "store:scratch-is-file@check",
+            "store",
+            "demo",
+            _both(edited, lambda ctx: ctx.home_write("scratch", "x\n")),
+            CHECK,
+            exit_codes=(2, 3),
+            must_name="scratch",
+            forbid=(),
+        )
+    )
+    out.add(
+        Case(
+            "store:pending-is-file@record",
+            "store",
+            "demo",
+            lambda ctx: ctx.home_write("pending", "x\n"),
+            [*RECORD, "github-triage-01"],
+            exit_codes=(2, 3),
+            must_name="pending",
+            forbid=(),
+        )
+    )
+    out.add(
+        Case(
+            "store:wal-garbage@check",
+            "store",
+            "demo",
+            _both(edited, lambda ctx: (_foreign_sqlite(ctx), ctx.home_write(STORE + "-wal", _garbage(4096)))),
+            CHECK,
+            exit_codes=(3,),
+            must_name=STORE,
+            forbid=("{home}/scratch",),
+        )
+    )

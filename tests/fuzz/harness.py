@@ -46,12 +46,29 @@ GIT_IDENTITY = ["-c", "user.name=Ratchet Fuzz", "-c", "user.email=fuzz@example.c
 # Files that make up the bench dataset, exported from this repository's HEAD (not the live tree,
 # which other people may be editing while the probe runs).
 BENCH_FILES = [
-    "ratchet.yaml", "skills", "goldens", "labels", "bench/tasks.yaml", "bench/world", "bench/workspaces",
-    "bench/fixtures", "bench/edits", "bench/DIGESTS.json",
+    "ratchet.yaml",
+    "skills",
+    "goldens",
+    "labels",
+    "bench/tasks.yaml",
+    "bench/world",
+    "bench/workspaces",
+    "bench/fixtures",
+    "bench/edits",
+    "bench/DIGESTS.json",
 ]
 # Environment every case starts from; a case's env is applied on top (None removes a variable).
-_CLEARED = ("RATCHET_CLOCK", "RATCHET_DEBUG", "RATCHET_BENCH_USD_CAP", "CI", "XDG_CACHE_HOME",
-            "GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_COMMON_DIR")
+_CLEARED = (
+    "RATCHET_CLOCK",
+    "RATCHET_DEBUG",
+    "RATCHET_BENCH_USD_CAP",
+    "CI",
+    "XDG_CACHE_HOME",
+    "GIT_DIR",
+    "GIT_INDEX_FILE",
+    "GIT_WORK_TREE",
+    "GIT_COMMON_DIR",
+)
 
 _SUBPROCESS_MAIN = (
     "import faulthandler, os, signal, sys\n"
@@ -204,7 +221,9 @@ def _walk(root: Path, prefix: str, skip: tuple[str, ...]) -> dict[str, str]:
                 continue
             full = Path(dirpath) / name
             try:
-                digest = f"link:{os.readlink(full)}" if full.is_symlink() else hashlib.sha1(full.read_bytes()).hexdigest()
+                digest = (
+                    f"link:{os.readlink(full)}" if full.is_symlink() else hashlib.sha1(full.read_bytes()).hexdigest()
+                )
             except OSError as exc:
                 digest = f"unreadable:{exc.errno}"
             found[f"{prefix}{rel}"] = digest
@@ -293,11 +312,15 @@ class Outcome:
         parts = [f"case {self.case_id}: " + "; ".join(self.violations)]
         if self.traceback:
             parts.append(self.traceback[-3000:])
-        parts.append(f"exit={self.exit_code}\n--- stderr ---\n{self.stderr[-2000:]}\n--- stdout ---\n{self.stdout[-1500:]}")
+        parts.append(
+            f"exit={self.exit_code}\n--- stderr ---\n{self.stderr[-2000:]}\n--- stdout ---\n{self.stdout[-1500:]}"
+        )
         return "\n".join(parts)
 
 
-def _in_process(argv: list[str], env: dict[str, str | None], cwd: Path, timeout: float) -> tuple[int | None, str, str, str, bool]:
+def _in_process(
+    argv: list[str], env: dict[str, str | None], cwd: Path, timeout: float
+) -> tuple[int | None, str, str, str, bool]:
     from typer.testing import CliRunner
 
     from ratchet.cli import app
@@ -335,7 +358,9 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES, MEMORY_LIMIT_BYTES))
 
 
-def _in_subprocess(argv: list[str], env: dict[str, str | None], cwd: Path, timeout: float) -> tuple[int | None, str, str, str, bool]:
+def _in_subprocess(
+    argv: list[str], env: dict[str, str | None], cwd: Path, timeout: float
+) -> tuple[int | None, str, str, str, bool]:
     full_env = dict(os.environ)
     for name, value in env.items():
         if value is None:
@@ -344,8 +369,14 @@ def _in_subprocess(argv: list[str], env: dict[str, str | None], cwd: Path, timeo
             full_env[name] = value
     full_env["PYTHONPATH"] = str(SOURCE)
     proc = subprocess.Popen(
-        [sys.executable, "-c", _SUBPROCESS_MAIN, *argv], cwd=cwd, env=full_env, stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_limit_memory, start_new_session=True,
+        [sys.executable, "-c", _SUBPROCESS_MAIN, *argv],
+        cwd=cwd,
+        env=full_env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=_limit_memory,
+        start_new_session=True,
     )
     try:
         out, err = proc.communicate(timeout=timeout)
@@ -357,10 +388,14 @@ def _in_subprocess(argv: list[str], env: dict[str, str | None], cwd: Path, timeo
             os.killpg(proc.pid, signal.SIGKILL)
             out, err = proc.communicate()
         stderr = err.decode("utf-8", "replace")
-        stack = stderr[stderr.find("Current thread"):] if "Current thread" in stderr else ""
+        stack = stderr[stderr.find("Current thread") :] if "Current thread" in stderr else ""
         return None, out.decode("utf-8", "replace"), stderr, stack, True
     stdout, stderr = out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
-    tb = stderr[stderr.index("Traceback (most recent call last)"):] if "Traceback (most recent call last)" in stderr else ""
+    tb = (
+        stderr[stderr.index("Traceback (most recent call last)") :]
+        if "Traceback (most recent call last)" in stderr
+        else ""
+    )
     code = proc.returncode
     if code < 0 and not tb:
         tb = f"killed by signal {-code}"
@@ -441,7 +476,9 @@ def run_case(case: Case, workdir: Path, templates: Templates, *, timeout: float 
     before = snapshot(ctx, skip)
     started = time.monotonic()
     runner = _in_subprocess if case.subprocess else _in_process
-    code, out, err, tb, hang = runner(argv, env, repo if case.cwd is None else ctx.path(case.cwd), case.timeout or timeout)
+    code, out, err, tb, hang = runner(
+        argv, env, repo if case.cwd is None else ctx.path(case.cwd), case.timeout or timeout
+    )
     outcome.seconds = time.monotonic() - started
     outcome.exit_code, outcome.stdout, outcome.stderr, outcome.traceback, outcome.hang = code, out, err, tb, hang
     if hang:
@@ -464,4 +501,3 @@ def run_case(case: Case, workdir: Path, templates: Templates, *, timeout: float 
 
 def default_workdir() -> Path:
     return Path(tempfile.mkdtemp(prefix="ratchet-fuzz-"))
-

@@ -42,6 +42,7 @@ Setup = Callable[[Ctx], None]
 
 # -- content generators ----------------------------------------------------------------------
 
+
 def _rng(key: str) -> random.Random:
     """A generator of its own per use, so a case's bytes do not depend on which cases ran before."""
     return random.Random(f"{SEED}:{key}")

@@ -59,8 +59,17 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(workdir, ignore_errors=True)
     failing = [o for o in outcomes if o.violations]
     if args.json:
-        rows = [{"id": o.case_id, "exit_code": o.exit_code, "seconds": round(o.seconds, 2), "violations": o.violations,
-                 "first_line": o.first_line, "cause": _cause(o) if o.violations else None} for o in outcomes]
+        rows = [
+            {
+                "id": o.case_id,
+                "exit_code": o.exit_code,
+                "seconds": round(o.seconds, 2),
+                "violations": o.violations,
+                "first_line": o.first_line,
+                "cause": _cause(o) if o.violations else None,
+            }
+            for o in outcomes
+        ]
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(rows, handle, indent=2, ensure_ascii=False)
     count = lambda category: sum(category in o.categories for o in outcomes)  # noqa: E731

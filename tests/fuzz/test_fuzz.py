@@ -50,7 +50,8 @@ def test_the_probe_flags_a_scratch_path_a_second_line_and_a_missing_name(tmp_pat
         "message: names a path under RATCHET_HOME"
     ]
     assert _outcome_of(case, "error: one\nerror: two\n", home, tmp_path) == [
-        "message: expected one line on stderr, got 2", "message: does not name 'tasks.yaml'"
+        "message: expected one line on stderr, got 2",
+        "message: does not name 'tasks.yaml'",
     ]
 
 
@@ -63,6 +64,4 @@ def test_the_probe_sees_a_file_written_in_the_tree_or_the_pending_traces(tmp_pat
     ctx.write("goldens/a/x.json", "[]")
     ctx.home_write("pending/y.json", "{}")
     ctx.write(".x.json.tmp", "half")
-    assert changed(before, snapshot(ctx, ())) == [
-        "+$RATCHET_HOME/pending/y.json", "+.x.json.tmp", "~goldens/a/x.json"
-    ]
+    assert changed(before, snapshot(ctx, ())) == ["+$RATCHET_HOME/pending/y.json", "+.x.json.tmp", "~goldens/a/x.json"]

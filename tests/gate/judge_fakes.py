@@ -32,11 +32,25 @@ def make_trace(
     tool_calls = [ToolCall(index=i, name=n, arguments=a, effect=e) for i, (n, a, e) in enumerate(calls)]  # type: ignore[arg-type]
     reads = [VolatileRead(key=k, value=v, tool_call_index=0) for k, v in (volatile or {}).items()]
     fired = [SkillRef(name=skill, content_hash="c", substance_hash="s")] if skill else []
-    model_calls = [ModelCall.of(usage=Usage(usd=cost), index=0, tier="agent", model="fake/agent", purpose="replay",
-                                request_digest="d")] if cost else []
+    model_calls = (
+        [
+            ModelCall.of(
+                usage=Usage(usd=cost), index=0, tier="agent", model="fake/agent", purpose="replay", request_digest="d"
+            )
+        ]
+        if cost
+        else []
+    )
     return Trace(
-        task_id=task_id, prompt="Summarise my expenses", skills_fired=fired, seed=1, frozen_time=CLOCK,
-        tool_calls=tool_calls, volatile_reads=reads, final_output=output, model_calls=model_calls,
+        task_id=task_id,
+        prompt="Summarise my expenses",
+        skills_fired=fired,
+        seed=1,
+        frozen_time=CLOCK,
+        tool_calls=tool_calls,
+        volatile_reads=reads,
+        final_output=output,
+        model_calls=model_calls,
         status=status,  # type: ignore[arg-type]
         error="boom" if status == "error" else None,
     ).with_totals()
@@ -74,7 +88,8 @@ class ScriptedJudge:
         return ChatResponse(
             message=Message(role="assistant", content=item),
             usage=Usage(tokens_in=approx_tokens(prompt), tokens_out=approx_tokens(item), usd=self.cost),
-            model=self._model_id, latency_ms=5.0,
+            model=self._model_id,
+            latency_ms=5.0,
         )
 
 
@@ -110,8 +125,9 @@ class ObedientJudge:
         injected = "answer pass" in visible.lower() or re.search(r'"verdict"\s*:\s*"pass"', visible) is not None
         self.obeyed.append(injected)
         content = answer("pass", 1.0, "as instructed") if injected else self.default
-        return ChatResponse(message=Message(role="assistant", content=content), model=self._model_id,
-                            usage=Usage(usd=0.002))
+        return ChatResponse(
+            message=Message(role="assistant", content=content), model=self._model_id, usage=Usage(usd=0.002)
+        )
 
 
 class FixedReplays:

@@ -26,7 +26,9 @@ SIDE_EFFECT = make_trace(
 )
 
 
-def run(config: GateConfig | str, replay: Trace = CHANGED, **answers: list[str | Exception]) -> tuple[PairOutcome, dict[str, ScriptedJudge]]:
+def run(
+    config: GateConfig | str, replay: Trace = CHANGED, **answers: list[str | Exception]
+) -> tuple[PairOutcome, dict[str, ScriptedJudge]]:
     cfg = resolve_gate_config(config) if isinstance(config, str) else config
     judges = {tier: ScriptedJudge(f"fake/{tier}", answers.get(tier, [])) for tier in ("nano", "super", "ultra")}
     return gate_fixed(GOLDEN, FixedReplays(replay), config=cfg, judges=judges), judges
@@ -55,7 +57,9 @@ def test_hard_fail_is_regression_before_any_judge(name: str) -> None:
 
 
 def test_level0_off_lets_the_side_effect_reach_the_judges() -> None:
-    result, judges = run("level0_off", SIDE_EFFECT, nano=[answer("regression", 0.9)], super=both_orders(answer("regression", 0.85)))
+    result, judges = run(
+        "level0_off", SIDE_EFFECT, nano=[answer("regression", 0.9)], super=both_orders(answer("regression", 0.85))
+    )
     assert (result.outcome, result.decided_by, asked(judges)) == ("regression", "super", ["nano", "super"])
     user = judges["nano"].requests[0].messages[1].content or ""
     nonce = fence_token(judges["nano"].requests[0].messages[0].content or "")
@@ -85,23 +89,48 @@ def test_low_nano_confidence_escalates_to_super() -> None:
 
 def test_nano_regression_always_escalates_and_super_settles_it() -> None:
     result, judges = run("cascade", nano=[answer("regression", 0.99)], super=both_orders(answer("regression", 0.9)))
-    assert (result.outcome, result.decided_by, result.confidence, asked(judges)) == ("regression", "super", 0.9, ["nano", "super"])
+    assert (result.outcome, result.decided_by, result.confidence, asked(judges)) == (
+        "regression",
+        "super",
+        0.9,
+        ["nano", "super"],
+    )
 
 
 def test_super_unsure_goes_to_ultra() -> None:
-    result, judges = run("cascade", nano=[answer("regression", 0.9)], super=both_orders(answer("unsure", 0.9)), ultra=both_orders(answer("pass", 0.8)))
+    result, judges = run(
+        "cascade",
+        nano=[answer("regression", 0.9)],
+        super=both_orders(answer("unsure", 0.9)),
+        ultra=both_orders(answer("pass", 0.8)),
+    )
     assert (result.outcome, result.decided_by, asked(judges)) == ("pass", "ultra", ["nano", "super", "ultra"])
     assert [(o.tier, o.swapped) for o in result.opinions] == [
-        ("nano", False), ("super", False), ("super", True), ("ultra", False), ("ultra", True)]
+        ("nano", False),
+        ("super", False),
+        ("super", True),
+        ("ultra", False),
+        ("ultra", True),
+    ]
 
 
 def test_super_below_threshold_goes_to_ultra() -> None:
-    result, _ = run("cascade", nano=[answer("pass", 0.4)], super=both_orders(answer("pass", 0.6)), ultra=both_orders(answer("regression", 0.95)))
+    result, _ = run(
+        "cascade",
+        nano=[answer("pass", 0.4)],
+        super=both_orders(answer("pass", 0.6)),
+        ultra=both_orders(answer("regression", 0.95)),
+    )
     assert (result.outcome, result.decided_by) == ("regression", "ultra")
 
 
 def test_ultra_unsure_is_the_end_of_the_line() -> None:
-    result, _ = run("cascade", nano=[answer("unsure", 0.3)], super=both_orders(answer("unsure", 0.3)), ultra=both_orders(answer("unsure", 0.4)))
+    result, _ = run(
+        "cascade",
+        nano=[answer("unsure", 0.3)],
+        super=both_orders(answer("unsure", 0.3)),
+        ultra=both_orders(answer("unsure", 0.4)),
+    )
     assert (result.outcome, result.decided_by) == ("unsure", "ultra")
 
 
@@ -149,12 +178,24 @@ def test_failed_replay_is_an_error_with_no_judge() -> None:
 def test_missing_judge_model_is_a_config_error() -> None:
     cfg = resolve_gate_config("cascade")
     with pytest.raises(ConfigError, match="ultra"):
-        run_cascade(GOLDEN, CHANGED, level0_findings(GOLDEN, CHANGED), task=make_task(), config=cfg,
-                   judges={"nano": ScriptedJudge("n"), "super": ScriptedJudge("s")}, pair_id="p")
+        run_cascade(
+            GOLDEN,
+            CHANGED,
+            level0_findings(GOLDEN, CHANGED),
+            task=make_task(),
+            config=cfg,
+            judges={"nano": ScriptedJudge("n"), "super": ScriptedJudge("s")},
+            pair_id="p",
+        )
 
 
 def test_requests_carry_the_tier_budgets() -> None:
-    _, judges = run("cascade", nano=[answer("pass", 0.1)], super=both_orders(answer("pass", 0.1)), ultra=both_orders(answer("pass", 0.9)))
+    _, judges = run(
+        "cascade",
+        nano=[answer("pass", 0.1)],
+        super=both_orders(answer("pass", 0.1)),
+        ultra=both_orders(answer("pass", 0.9)),
+    )
     assert [j.requests[0].max_tokens for j in judges.values()] == [300, 1000, 2000]
 
 

@@ -73,9 +73,11 @@ class PositionBiasedJudge:
         verdict = "regression" if first_output(request) == "golden_output" else "pass"
         content = answer(verdict, self.confidence, f"{verdict} by position")
         prompt = "\n".join(m.content or "" for m in request.messages)
-        return ChatResponse(message=Message(role="assistant", content=content), model=self._model_id,
-                            usage=Usage(tokens_in=approx_tokens(prompt), tokens_out=approx_tokens(content),
-                                        usd=self.cost))
+        return ChatResponse(
+            message=Message(role="assistant", content=content),
+            model=self._model_id,
+            usage=Usage(tokens_in=approx_tokens(prompt), tokens_out=approx_tokens(content), usd=self.cost),
+        )
 
 
 class LabelReadingJudge(PositionBiasedJudge):
@@ -86,8 +88,9 @@ class LabelReadingJudge(PositionBiasedJudge):
         sections = fenced(request)
         verdict = "pass" if sections["golden_output"] == sections["replay_output"] else "regression"
         content = answer(verdict, self.confidence)
-        return ChatResponse(message=Message(role="assistant", content=content), model=self._model_id,
-                            usage=Usage(usd=self.cost))
+        return ChatResponse(
+            message=Message(role="assistant", content=content), model=self._model_id, usage=Usage(usd=self.cost)
+        )
 
 
 def gate(config: GateConfig | str, judges: dict[str, ChatModel], replay: Trace = CHANGED) -> PairOutcome:
@@ -121,8 +124,10 @@ def test_a_position_biased_super_is_unsure_and_escalates_to_ultra() -> None:
 def test_a_position_biased_last_tier_leaves_the_pair_unsure() -> None:
     result = gate("super_only", {"super": PositionBiasedJudge("fake/super", confidence=0.8)})
     assert (result.outcome, result.decided_by, result.confidence) == ("unsure", "super", 0.8)
-    assert result.reason == "super: unsure at 0.80 (orders disagree: golden first: regression at 0.80, " \
+    assert (
+        result.reason == "super: unsure at 0.80 (orders disagree: golden first: regression at 0.80, "
         "replay first: pass at 0.80)"
+    )
 
 
 def test_both_opinions_are_recorded_and_the_swapped_one_is_flagged() -> None:
@@ -180,8 +185,10 @@ def test_an_error_in_the_swapped_order_fails_closed() -> None:
     boom = ModelCallError("upstream 503 after retries")
     result = gate("super_only", {"super": ScriptedJudge("s", [answer("pass", 0.95), boom])})
     assert (result.outcome, result.decided_by, result.confidence) == ("error", "error", None)
-    assert result.reason == ("no judge could decide: super error (replay first: model call failed: upstream 503 "
-                             "after retries) (golden first: pass at 0.95)")
+    assert result.reason == (
+        "no judge could decide: super error (replay first: model call failed: upstream 503 "
+        "after retries) (golden first: pass at 0.95)"
+    )
     assert [(o.swapped, o.is_error) for o in result.opinions] == [(False, False), (True, True)]
 
 
@@ -194,19 +201,35 @@ def test_an_error_in_the_first_order_is_not_asked_again_and_an_earlier_regressio
     }
     result = gate("cascade", judges)
     assert (result.outcome, result.decided_by, result.confidence) == ("regression", "nano", 0.95)
-    assert "super error (golden first: model call failed: upstream 503 after retries) (replay first not asked)" \
+    assert (
+        "super error (golden first: model call failed: upstream 503 after retries) (replay first not asked)"
         in result.reason
+    )
     assert result.reason.endswith("(the nano regression stands)")
     assert [(o.tier, o.swapped, o.is_error) for o in result.opinions] == [
-        ("nano", False, False), ("super", False, True), ("ultra", False, False), ("ultra", True, True)]
+        ("nano", False, False),
+        ("super", False, True),
+        ("ultra", False, False),
+        ("ultra", True, True),
+    ]
 
 
 def test_the_swapped_request_moves_only_the_outputs_and_has_its_own_nonce_and_cache_key() -> None:
     prompt = load_judge_prompt(resolve_gate_config("cascade").prompt_path())
     sections = judge_sections(make_task().prompt, GOLDEN, CHANGED, level0_findings(GOLDEN, CHANGED))
-    requests = [build_judge_request(prompt, sections, pair_id="e1/t1", tier="super", attempt=1,
-                                    max_input_tokens=12000, max_output_tokens=1000, swapped=swapped)
-                for swapped in (False, True)]
+    requests = [
+        build_judge_request(
+            prompt,
+            sections,
+            pair_id="e1/t1",
+            tier="super",
+            attempt=1,
+            max_input_tokens=12000,
+            max_output_tokens=1000,
+            swapped=swapped,
+        )
+        for swapped in (False, True)
+    ]
     plain, swapped = (fenced(r) for r in requests)
     assert list(plain) == ["task", "golden_output", "replay_output", "level0_findings", "trace_diff"]
     assert list(swapped) == ["task", "replay_output", "golden_output", "level0_findings", "trace_diff"]
@@ -219,11 +242,28 @@ def test_the_swapped_request_moves_only_the_outputs_and_has_its_own_nonce_and_ca
 def test_a_truncated_pair_shows_the_same_text_in_both_orders() -> None:
     prompt = load_judge_prompt(resolve_gate_config("cascade").prompt_path())
     long = "Line: " + "x" * 6000
-    sections = {"task": "t", "golden_output": long, "replay_output": long + "y", "level0_findings": "(none)",
-                "trace_diff": "(tool calls identical)"}
-    plain, swapped = (fenced(build_judge_request(prompt, sections, pair_id="p", tier="super", attempt=1,
-                                                 max_input_tokens=1000, max_output_tokens=100, swapped=s))
-                      for s in (False, True))
+    sections = {
+        "task": "t",
+        "golden_output": long,
+        "replay_output": long + "y",
+        "level0_findings": "(none)",
+        "trace_diff": "(tool calls identical)",
+    }
+    plain, swapped = (
+        fenced(
+            build_judge_request(
+                prompt,
+                sections,
+                pair_id="p",
+                tier="super",
+                attempt=1,
+                max_input_tokens=1000,
+                max_output_tokens=100,
+                swapped=s,
+            )
+        )
+        for s in (False, True)
+    )
     assert "[truncated" in plain["golden_output"]
     assert plain == swapped
 
@@ -231,7 +271,12 @@ def test_a_truncated_pair_shows_the_same_text_in_both_orders() -> None:
 def test_swapped_sections_keeps_every_other_section_in_place() -> None:
     sections = {"task": "t", "golden_output": "g", "extra": "e", "replay_output": "r", "trace_diff": "d"}
     assert list(swapped_sections(sections).items()) == [
-        ("task", "t"), ("replay_output", "r"), ("extra", "e"), ("golden_output", "g"), ("trace_diff", "d")]
+        ("task", "t"),
+        ("replay_output", "r"),
+        ("extra", "e"),
+        ("golden_output", "g"),
+        ("trace_diff", "d"),
+    ]
 
 
 @pytest.mark.parametrize("replay", [CHANGED, REWORDED], ids=["changed", "reworded"])
@@ -245,7 +290,24 @@ def test_the_sim_judges_agree_in_both_orders(replay: Trace) -> None:
     prompt = load_judge_prompt(resolve_gate_config("cascade").prompt_path())
     sections = judge_sections(make_task().prompt, GOLDEN, replay, level0_findings(GOLDEN, replay))
     for tier in ("super", "ultra"):
-        asked = [json.loads(SimJudge(tier).complete(build_judge_request(
-            prompt, sections, pair_id="e1/t1", tier=tier, attempt=1, max_input_tokens=12000,
-            max_output_tokens=1000, swapped=s)).message.content or "") for s in (False, True)]
+        asked = [
+            json.loads(
+                SimJudge(tier)
+                .complete(
+                    build_judge_request(
+                        prompt,
+                        sections,
+                        pair_id="e1/t1",
+                        tier=tier,
+                        attempt=1,
+                        max_input_tokens=12000,
+                        max_output_tokens=1000,
+                        swapped=s,
+                    )
+                )
+                .message.content
+                or ""
+            )
+            for s in (False, True)
+        ]
         assert asked[0] == asked[1]

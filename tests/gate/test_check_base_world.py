@@ -44,21 +44,24 @@ def test_the_base_export_leaves_out_world_and_workspaces_and_the_verdict_is_the_
 ) -> None:
     seen = _base_folders(monkeypatch)
     blessed = git(demo_repo, "rev-parse", "HEAD")
-    skipped = check_edit(demo_repo, base=blessed, head=_edit_skill(demo_repo, "a blank line"), config="cascade",
-                         clock=frozen_clock)
+    skipped = check_edit(
+        demo_repo, base=blessed, head=_edit_skill(demo_repo, "a blank line"), config="cascade", clock=frozen_clock
+    )
     # The project's own configs/cascade.yaml (the packaged one's copy) has the whole base exported, as before.
     git(demo_repo, "checkout", "-q", "-b", "own-config", blessed)
     commit(demo_repo, {"configs/cascade.yaml": packaged_config("cascade").read_text(encoding="utf-8")}, "own config")
     base = git(demo_repo, "rev-parse", "HEAD")
-    whole = check_edit(demo_repo, base=base, head=_edit_skill(demo_repo, "a blank line"), config="cascade",
-                       clock=frozen_clock)
+    whole = check_edit(
+        demo_repo, base=base, head=_edit_skill(demo_repo, "a blank line"), config="cascade", clock=frozen_clock
+    )
     (skipped_base, skipped_head), (whole_base, whole_head) = seen[:2], seen[2:]
     assert "world" not in skipped_base and "workspaces" not in skipped_base and "skills" in skipped_base
     assert {"world", "workspaces"} <= set(whole_base) & set(skipped_head) & set(whole_head)
     assert (skipped.decision, skipped.summary) == (whole.decision, whole.summary)
     # The second check's replays are the first's, from the cache: the same pairs, at no cost.
-    assert [p.model_dump(exclude={"cost_usd"}) for p in skipped.pairs] == \
-        [p.model_dump(exclude={"cost_usd"}) for p in whole.pairs]
+    assert [p.model_dump(exclude={"cost_usd"}) for p in skipped.pairs] == [
+        p.model_dump(exclude={"cost_usd"}) for p in whole.pairs
+    ]
 
 
 def _moved_rates(repo: Path) -> dict[str, float]:
@@ -77,8 +80,11 @@ def test_drift_fixtures_kept_inside_the_world_folder_are_still_read(demo_repo: P
     for key, value in moved.items():
         _, _, date, currency = key.split(".")
         rates.setdefault(date, {})[currency] = value
-    head = _edit_skill(demo_repo, "a blank line while the rates moved",
-                       {"world/zz-moved.yaml": yaml.safe_dump({"fx": {"rates": rates}})})
+    head = _edit_skill(
+        demo_repo,
+        "a blank line while the rates moved",
+        {"world/zz-moved.yaml": yaml.safe_dump({"fx": {"rates": rates}})},
+    )
     cascade = resolve_gate_config("cascade")
     config = cascade.model_copy(update={"drift": cascade.drift.model_copy(update={"fixtures": "world/fixtures"})})
     verdict = check_edit(demo_repo, base=base, head=head, config=config)
@@ -89,10 +95,20 @@ def test_drift_fixtures_kept_inside_the_world_folder_are_still_read(demo_repo: P
 def test_a_project_config_whose_judge_prompt_is_in_the_world_folder_still_finds_it(demo_repo: Path) -> None:
     mine = packaged_config("cascade").read_text(encoding="utf-8").replace("name: cascade", "name: mine")
     judge = packaged_prompt("judge.md").read_text(encoding="utf-8")
-    beside = commit(demo_repo, {"configs/mine.yaml": mine + "judge_prompt: ../prompts/judge.md\n",
-                                "prompts/judge.md": judge}, "own judge beside the configs")
-    inside = commit(demo_repo, {"configs/mine.yaml": mine + "judge_prompt: ../world/prompts/judge.md\n",
-                                "world/prompts/judge.md": judge, "prompts/judge.md": None}, "own judge in the world")
+    beside = commit(
+        demo_repo,
+        {"configs/mine.yaml": mine + "judge_prompt: ../prompts/judge.md\n", "prompts/judge.md": judge},
+        "own judge beside the configs",
+    )
+    inside = commit(
+        demo_repo,
+        {
+            "configs/mine.yaml": mine + "judge_prompt: ../world/prompts/judge.md\n",
+            "world/prompts/judge.md": judge,
+            "prompts/judge.md": None,
+        },
+        "own judge in the world",
+    )
     git(demo_repo, "checkout", "-q", "-b", "edit-beside-head", beside)
     head_beside = _edit_skill(demo_repo, "a blank line")
     git(demo_repo, "checkout", "-q", "main")
@@ -100,17 +116,22 @@ def test_a_project_config_whose_judge_prompt_is_in_the_world_folder_still_finds_
     first = check_edit(demo_repo, base=beside, head=head_beside, config="mine")
     second = check_edit(demo_repo, base=inside, head=head_inside, config="mine")
     assert second.decision == first.decision
-    assert [(p.task_id, p.outcome, p.reason) for p in second.pairs] == [(p.task_id, p.outcome, p.reason) for p in first.pairs]
+    assert [(p.task_id, p.outcome, p.reason) for p in second.pairs] == [
+        (p.task_id, p.outcome, p.reason) for p in first.pairs
+    ]
 
 
-@pytest.mark.parametrize(("paths", "unread"), [
-    (Paths(), ("world", "workspaces")),
-    (Paths(world="./world/", workspaces="world"), ("world",)),
-    (Paths(world="."), ("workspaces",)),
-    (Paths(world="data", skills="data/skills"), ("workspaces",)),  # the world holds the skills
-    (Paths(workspaces="skills/ws"), ("world",)),  # the workspaces sit inside the skills
-    (Paths(world="configs/world"), ("workspaces",)),  # inside configs/, which the gate is read from
-    (Paths(world="w", tasks="w/tasks.yaml", goldens="w2"), ("workspaces",)),
-])
+@pytest.mark.parametrize(
+    ("paths", "unread"),
+    [
+        (Paths(), ("world", "workspaces")),
+        (Paths(world="./world/", workspaces="world"), ("world",)),
+        (Paths(world="."), ("workspaces",)),
+        (Paths(world="data", skills="data/skills"), ("workspaces",)),  # the world holds the skills
+        (Paths(workspaces="skills/ws"), ("world",)),  # the workspaces sit inside the skills
+        (Paths(world="configs/world"), ("workspaces",)),  # inside configs/, which the gate is read from
+        (Paths(world="w", tasks="w/tasks.yaml", goldens="w2"), ("workspaces",)),
+    ],
+)
 def test_only_folders_no_base_reader_opens_are_left_out(paths: Paths, unread: tuple[str, ...]) -> None:
     assert _unread_at_base(paths) == unread

@@ -83,8 +83,10 @@ def test_a_moved_fx_rate_is_drift_with_the_cascade_and_not_with_drift_off(demo_r
     head = commit(
         demo_repo,
         # A sentence the simulator does not read (a blank line alone is cosmetic: nothing would be replayed).
-        {"world/zz-moved.yaml": _overlay(moved),
-         "skills/fx-expense-converter/SKILL.md": skill.read_text(encoding="utf-8") + "\nKeep the report tidy.\n"},
+        {
+            "world/zz-moved.yaml": _overlay(moved),
+            "skills/fx-expense-converter/SKILL.md": skill.read_text(encoding="utf-8") + "\nKeep the report tidy.\n",
+        },
         "D1: a sentence of prose in the skill while the rates moved",
     )
     with_drift = check_edit(demo_repo, base=base, head=head, config=resolve_gate_config("cascade"))

@@ -29,15 +29,18 @@ def test_pairs_side_by_side_give_the_sequential_verdict(demo_repo: Path, tmp_pat
     apply_edit(demo_repo, edit)  # type: ignore[arg-type]
     branch = edit.branch  # type: ignore[attr-defined]
     one = check_edit(demo_repo, base="main", head=branch, config=CASCADE, home=tmp_path / "one", clock=frozen_clock)
-    four = check_edit(demo_repo, base="main", head=branch, config=CASCADE, home=tmp_path / "four", clock=frozen_clock,
-                      concurrency=4)
+    four = check_edit(
+        demo_repo, base="main", head=branch, config=CASCADE, home=tmp_path / "four", clock=frozen_clock, concurrency=4
+    )
     assert four.to_json() == one.to_json()
     assert one.decision == edit.expected  # type: ignore[attr-defined]
 
 
 def test_the_flag_reaches_the_check_and_refuses_zero(demo_repo: Path) -> None:
     apply_edit(demo_repo, next(edit for edit in EDITS if edit.branch == "edit/new-side-effect"))
-    code, out, _ = run_check(demo_repo, "--base", "main", "--head", "edit/new-side-effect", "--concurrency", "3", "--json")
+    code, out, _ = run_check(
+        demo_repo, "--base", "main", "--head", "edit/new-side-effect", "--concurrency", "3", "--json"
+    )
     assert code == 1 and '"decision": "BLOCK"' in out
     code, _, err = run_check(demo_repo, "--base", "main", "--head", "edit/new-side-effect", "--concurrency", "0")
     assert code == 2 and "--concurrency" in err

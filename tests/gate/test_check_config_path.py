@@ -52,8 +52,11 @@ def softening_pr(demo_repo: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path
 
     Returns (repo, base sha, head sha), with the repository as the current folder (as in CI)."""
     base = commit(demo_repo, {GATE: cascade_text()}, "the team's gate config")
-    head = commit(demo_repo, {GATE: softened(cascade_text()), **edited(demo_repo, "edit/new-side-effect")},
-                  "soften the gate and email finance")
+    head = commit(
+        demo_repo,
+        {GATE: softened(cascade_text()), **edited(demo_repo, "edit/new-side-effect")},
+        "soften the gate and email finance",
+    )
     monkeypatch.chdir(demo_repo)
     return demo_repo, base, head
 
@@ -71,8 +74,9 @@ def test_a_pull_request_cannot_soften_a_config_given_by_path(softening_pr: tuple
     assert {p.decided_by for p in verdict.pairs if p.outcome == "regression"} == {"level0"}
 
 
-def test_the_cli_blocks_it_and_names_the_config_first(softening_pr: tuple[Path, str, str],
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_cli_blocks_it_and_names_the_config_first(
+    softening_pr: tuple[Path, str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("COLUMNS", "200")
     _, base, head = softening_pr
     result = runner.invoke(app, ["check", "--base", base, "--config", GATE])
@@ -163,10 +167,22 @@ def test_the_judge_prompt_a_config_path_points_at_is_read_from_the_base_and_name
 ) -> None:
     judge = packaged_prompt("judge.md").read_text(encoding="utf-8")
     assert "version: judge-v3" in judge
-    base = commit(demo_repo, {GATE: cascade_text() + "judge_prompt: judge.md\n",
-                              ".github/judge.md": judge.replace("version: judge-v3", "version: team-v1")}, "own judge")
-    commit(demo_repo, {".github/judge.md": judge.replace("version: judge-v3", "version: friendly-v9"),
-                       **edited(demo_repo, "edit/changed-argument")}, "a friendlier judge")
+    base = commit(
+        demo_repo,
+        {
+            GATE: cascade_text() + "judge_prompt: judge.md\n",
+            ".github/judge.md": judge.replace("version: judge-v3", "version: team-v1"),
+        },
+        "own judge",
+    )
+    commit(
+        demo_repo,
+        {
+            ".github/judge.md": judge.replace("version: judge-v3", "version: friendly-v9"),
+            **edited(demo_repo, "edit/changed-argument"),
+        },
+        "a friendlier judge",
+    )
     monkeypatch.chdir(demo_repo)
     verdict = check_edit(demo_repo, base=base, config=GATE, on_error="block")
     assert verdict.settings_changed == [".github/judge.md"]

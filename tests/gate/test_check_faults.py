@@ -53,12 +53,38 @@ def test_provider_faults_fail_closed_and_keep_the_key_secret(
         # ratchet.yaml is read from the base (docs/adr/0011): the live tiers must be committed there
         base = commit(demo_repo, {"ratchet.yaml": (demo_repo / "ratchet.yaml").read_text(encoding="utf-8")}, "live")
         apply_edit(demo_repo, EDIT["edit/changed-argument"])
-        warn = CliRunner().invoke(app, ["check", "--repo", str(demo_repo), "--base", base, "--head",
-                                        "edit/changed-argument", "--json", "--on-error", "warn"])
-        block = CliRunner().invoke(app, ["check", "--repo", str(demo_repo), "--base", base, "--head",
-                                         "edit/changed-argument", "--on-error", "block"])
-        default = CliRunner().invoke(app, ["check", "--repo", str(demo_repo), "--base", base, "--head",
-                                           "edit/changed-argument"])
+        warn = CliRunner().invoke(
+            app,
+            [
+                "check",
+                "--repo",
+                str(demo_repo),
+                "--base",
+                base,
+                "--head",
+                "edit/changed-argument",
+                "--json",
+                "--on-error",
+                "warn",
+            ],
+        )
+        block = CliRunner().invoke(
+            app,
+            [
+                "check",
+                "--repo",
+                str(demo_repo),
+                "--base",
+                base,
+                "--head",
+                "edit/changed-argument",
+                "--on-error",
+                "block",
+            ],
+        )
+        default = CliRunner().invoke(
+            app, ["check", "--repo", str(demo_repo), "--base", base, "--head", "edit/changed-argument"]
+        )
     assert warn.exit_code == 0, warn.stdout[:3000]
     assert server.requests and all(SENTINEL in r["authorization"] for r in server.requests)
     verdict = json.loads(warn.stdout)

@@ -17,6 +17,7 @@ from tests.helpers.gitrepo import commit
 # A sentence the simulator does not read: a blank line alone is cosmetic, and replays nothing (ratchet.gate.static).
 TIDY = "\nKeep the report tidy.\n"
 
+
 def _moved_rates(repo: Path) -> dict[str, float]:
     moved: dict[str, float] = {}
     for path in sorted((repo / "goldens" / "fx-expense-converter").glob("*.json")):
@@ -38,9 +39,14 @@ def test_drift_fixtures_kept_inside_the_goldens_folder_are_still_read(demo_repo:
     fixtures = yaml.safe_dump({"schema_version": 1, "facts": moved})
     base = commit(demo_repo, {"goldens/fixtures/fx.yaml": fixtures}, "search fixtures inside the goldens folder")
     skill = demo_repo / "skills" / "fx-expense-converter" / "SKILL.md"
-    head = commit(demo_repo, {"world/zz-moved.yaml": _overlay(moved),
-                              "skills/fx-expense-converter/SKILL.md": skill.read_text(encoding="utf-8") + TIDY},
-                  "a sentence in the skill while the rates moved")
+    head = commit(
+        demo_repo,
+        {
+            "world/zz-moved.yaml": _overlay(moved),
+            "skills/fx-expense-converter/SKILL.md": skill.read_text(encoding="utf-8") + TIDY,
+        },
+        "a sentence in the skill while the rates moved",
+    )
     cascade = resolve_gate_config("cascade")
     config = cascade.model_copy(update={"drift": cascade.drift.model_copy(update={"fixtures": "goldens/fixtures"})})
     verdict = check_edit(demo_repo, base=base, head=head, config=config)
@@ -52,8 +58,11 @@ def test_drift_fixtures_kept_inside_the_goldens_folder_are_still_read(demo_repo:
 def test_a_bad_golden_read_from_git_is_named_by_its_repo_path_at_the_base(demo_repo: Path) -> None:
     golden = next(iter(sorted((demo_repo / "goldens" / "fx-expense-converter").glob("*.json"))))
     rel = golden.relative_to(demo_repo).as_posix()
-    base = commit(demo_repo, {rel: golden.read_text(encoding="utf-8").replace('"schema_version": 1', '"schema_version": 9')},
-                  "a golden from the future")
+    base = commit(
+        demo_repo,
+        {rel: golden.read_text(encoding="utf-8").replace('"schema_version": 1', '"schema_version": 9')},
+        "a golden from the future",
+    )
     skill = demo_repo / "skills" / "fx-expense-converter" / "SKILL.md"
     head = commit(demo_repo, {"skills/fx-expense-converter/SKILL.md": skill.read_text(encoding="utf-8") + TIDY}, "edit")
     with pytest.raises(GoldenError) as info:

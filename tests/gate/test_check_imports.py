@@ -20,8 +20,17 @@ from ratchet.demo import EDITS, apply_edit
 from ratchet.gate.check import check_edit
 from ratchet.gate.gate_config import resolve_gate_config
 
-NOT_IMPORTED = ("litellm", "openai", "fastapi", "uvicorn", "httpx", "ratchet.harness.runner", "ratchet.pool",
-                "ratchet.world.tools.declared", "ratchet.llm.budget")
+NOT_IMPORTED = (
+    "litellm",
+    "openai",
+    "fastapi",
+    "uvicorn",
+    "httpx",
+    "ratchet.harness.runner",
+    "ratchet.pool",
+    "ratchet.world.tools.declared",
+    "ratchet.llm.budget",
+)
 BRANCH = "edit/changed-argument"
 
 _CHECK = """
@@ -38,8 +47,14 @@ def test_a_repeated_check_imports_no_model_client_endpoint_pool_or_declared_tool
     apply_edit(demo_repo, next(edit for edit in EDITS if edit.branch == BRANCH))
     first = check_edit(demo_repo, base="main", head=BRANCH, config=resolve_gate_config("cascade"))
     assert not (demo_repo / "world" / "tools").exists()
-    done = subprocess.run([sys.executable, "-c", _CHECK, str(demo_repo), BRANCH], capture_output=True, text=True,
-                          env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}, check=False, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", _CHECK, str(demo_repo), BRANCH],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
+        check=False,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     again = json.loads(done.stdout)
     assert (again["decision"], again["pairs"]) == (first.decision, [[p.task_id, p.outcome] for p in first.pairs])
@@ -60,9 +75,14 @@ def test_a_repeated_check_runs_four_git_processes(demo_repo: Path, tmp_path: Pat
     bin_dir.mkdir()
     (bin_dir / "git").write_text(f'#!/bin/sh\necho "$1" >> "{log}"\nexec "{real}" "$@"\n', encoding="utf-8")
     (bin_dir / "git").chmod(0o755)
-    done = subprocess.run([sys.executable, "-c", _CHECK, str(demo_repo), BRANCH], capture_output=True, text=True,
-                          env={**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}, check=False,
-                          timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", _CHECK, str(demo_repo), BRANCH],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"},
+        check=False,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     commands = [c for c in log.read_text(encoding="utf-8").split() if c != "version"]  # GitPython's own, at import
     assert commands == ["rev-parse", "ls-tree", "ls-tree", "cat-file"]

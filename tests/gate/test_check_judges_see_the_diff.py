@@ -26,15 +26,23 @@ EDIT = {edit.branch: edit for edit in EDITS}["edit/changed-argument"]
 def go_live(repo: Path, server: FakeOpenAI) -> str:
     """Every tier on the local server, committed as the base (a check reads ratchet.yaml from the base)."""
     tier = f'{{model: openai/fake-model, api_base: "{server.base_url}", api_key_env: {KEY_ENV}, max_tokens: 64}}'
-    return commit(repo, {"ratchet.yaml": (
-        "schema_version: 1\nupstream: live\nretry: {max_attempts: 1, base_delay_s: 0.01, max_delay_s: 0.02}\n"
-        "paths: {skills: skills, tasks: tasks.yaml, goldens: goldens, world: world, workspaces: workspaces}\n"
-        f"tiers:\n  agent: {tier}\n  nano: {tier}\n  super: {tier}\n  ultra: {tier}\n"
-        "prices:\n  openai/fake-model: {input: 0.000001, output: 0.000002}\n")}, "live")
+    return commit(
+        repo,
+        {
+            "ratchet.yaml": (
+                "schema_version: 1\nupstream: live\nretry: {max_attempts: 1, base_delay_s: 0.01, max_delay_s: 0.02}\n"
+                "paths: {skills: skills, tasks: tasks.yaml, goldens: goldens, world: world, workspaces: workspaces}\n"
+                f"tiers:\n  agent: {tier}\n  nano: {tier}\n  super: {tier}\n  ultra: {tier}\n"
+                "prices:\n  openai/fake-model: {input: 0.000001, output: 0.000002}\n"
+            )
+        },
+        "live",
+    )
 
 
-def test_a_live_checks_judges_get_the_edits_skill_diff(demo_repo: Path, tmp_path: Path,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_live_checks_judges_get_the_edits_skill_diff(
+    demo_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv(KEY_ENV, "sk-test")
     monkeypatch.setenv("RATCHET_UPSTREAM", "live")
     monkeypatch.setenv("RATCHET_HOME", str(tmp_path / "live-home"))

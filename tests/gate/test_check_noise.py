@@ -80,8 +80,13 @@ def test_the_cosmetic_edit_is_invisible_to_a_quiet_simulator(demo_repo: Path) ->
     """So every difference the noisy tests below see is the simulator's noise, not the edit."""
     base = git(demo_repo, "rev-parse", "main")
     apply_edit(demo_repo, FX_COSMETIC)
-    verdict = check_edit(demo_repo, base=base, head=FX_COSMETIC.branch, config=resolve_gate_config("level0_only"),
-                         home=demo_repo / ".ratchet")
+    verdict = check_edit(
+        demo_repo,
+        base=base,
+        head=FX_COSMETIC.branch,
+        config=resolve_gate_config("level0_only"),
+        home=demo_repo / ".ratchet",
+    )
     assert [pair.task_id for pair in verdict.pairs] == list(FX_TASKS)
     assert {pair.outcome for pair in verdict.pairs} == {"same"}
 
@@ -128,8 +133,9 @@ def test_check_cli_warns_with_the_numbers_and_exits_0(demo_repo: Path) -> None:
     set_sim_noise(demo_repo, 0.5)
     base = commit_records(demo_repo, FX_TASKS, repeats=REPEATS)
     apply_edit(demo_repo, FX_COSMETIC)
-    result = runner.invoke(app, ["check", "--repo", str(demo_repo), "--base", base, "--head", FX_COSMETIC.branch,
-                                 "--json"])
+    result = runner.invoke(
+        app, ["check", "--repo", str(demo_repo), "--base", base, "--head", FX_COSMETIC.branch, "--json"]
+    )
     assert result.exit_code == 0, result.stdout
     verdict = json.loads(result.stdout)
     assert verdict["decision"] == "WARN"
@@ -152,8 +158,11 @@ def test_records_committed_only_at_the_head_are_not_used(demo_repo: Path) -> Non
     git(demo_repo, "checkout", "-q", "-b", branch, "main")
     commit_records(demo_repo, FX_TASKS, repeats=REPEATS)
     skill = demo_repo / "skills" / FX_COSMETIC.skill / "SKILL.md"
-    commit(demo_repo, {"skills/fx-expense-converter/SKILL.md": FX_COSMETIC.apply(skill.read_text(encoding="utf-8"))},
-           "fx cosmetic, with records that call the noise known")
+    commit(
+        demo_repo,
+        {"skills/fx-expense-converter/SKILL.md": FX_COSMETIC.apply(skill.read_text(encoding="utf-8"))},
+        "fx cosmetic, with records that call the noise known",
+    )
     git(demo_repo, "checkout", "-q", "main")
     verdict = _check(demo_repo, base, branch)
     assert all(pair.repeats is None for pair in verdict.pairs)
@@ -175,12 +184,17 @@ def test_a_record_of_a_golden_changed_since_it_was_measured_is_ignored(demo_repo
     golden = read_trace(path)
     write_trace(path, golden.model_copy(update={"cost_usd": golden.cost_usd + 0.001}))
     base = commit(demo_repo, {}, "re-bless fx-expense-converter-05, keeping its old noise record")
-    assert git(demo_repo, "show", "--stat", "--format=", base).startswith(f"goldens/fx-expense-converter/{stale}.json |")
+    assert git(demo_repo, "show", "--stat", "--format=", base).startswith(
+        f"goldens/fx-expense-converter/{stale}.json |"
+    )
     apply_edit(demo_repo, FX_COSMETIC)
     pairs = _by_task(_check(demo_repo, base, FX_COSMETIC.branch))
     assert pairs[stale].repeats is None
     assert (pairs[stale].outcome, pairs[stale].decided_by, pairs[stale].reason) == (
-        reference[stale].outcome, reference[stale].decided_by, reference[stale].reason)
+        reference[stale].outcome,
+        reference[stale].decided_by,
+        reference[stale].reason,
+    )
     assert pairs[fresh].repeats is not None and pairs[fresh].decided_by == "repeats"  # its record is current
 
 
@@ -203,10 +217,21 @@ def test_a_substance_regression_still_blocks_on_its_first_replay(demo_repo: Path
 
 def _claims_everything_varies(record: NoiseRecord, golden_output: str) -> NoiseRecord:
     """A record (still pinned to its golden) saying every line, an added line and an email_send vary, always."""
-    parts = sorted({"call added: email_send", "line added", *record.varying,
-                    *(f"line: {' '.join(line.split())}" for line in golden_output.splitlines() if line.strip())})
-    return record.model_copy(update={"differed": record.repeats, "varying": dict.fromkeys(parts, record.repeats),
-                                     "runs": [parts] * record.repeats})
+    parts = sorted(
+        {
+            "call added: email_send",
+            "line added",
+            *record.varying,
+            *(f"line: {' '.join(line.split())}" for line in golden_output.splitlines() if line.strip()),
+        }
+    )
+    return record.model_copy(
+        update={
+            "differed": record.repeats,
+            "varying": dict.fromkeys(parts, record.repeats),
+            "runs": [parts] * record.repeats,
+        }
+    )
 
 
 def test_a_new_side_effect_blocks_on_the_first_replay_whatever_the_records_say(demo_repo: Path) -> None:
@@ -215,8 +240,9 @@ def test_a_new_side_effect_blocks_on_the_first_replay_whatever_the_records_say(d
     goldens = golden_paths(demo_repo)
     for task_id in FX_TASKS:
         path = goldens[task_id]
-        write_noise_record(noise_path(path), _claims_everything_varies(read_record(noise_path(path)),
-                                                                       read_trace(path).final_output))
+        write_noise_record(
+            noise_path(path), _claims_everything_varies(read_record(noise_path(path)), read_trace(path).final_output)
+        )
     traces = {path: read_trace(path) for path in goldens.values()}
     current = load_noise_records(traces)
     assert all(current[t].covers(["call added: email_send"]) for t in FX_TASKS)  # pinned, so the check reads them

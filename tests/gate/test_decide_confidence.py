@@ -5,8 +5,15 @@ from ratchet.gate.models import Outcome, PairOutcome
 
 
 def pair(task_id: str, outcome: Outcome, confidence: float | None = None, by: str = "super") -> PairOutcome:
-    return PairOutcome(task_id=task_id, golden_skill="s", selected_because="routed", outcome=outcome,
-                       decided_by=by, reason=f"{outcome} reason", confidence=confidence)
+    return PairOutcome(
+        task_id=task_id,
+        golden_skill="s",
+        selected_because="routed",
+        outcome=outcome,
+        decided_by=by,
+        reason=f"{outcome} reason",
+        confidence=confidence,
+    )
 
 
 def test_judged_regression_blocks_at_or_above_block_confidence() -> None:

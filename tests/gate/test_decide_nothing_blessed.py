@@ -20,14 +20,21 @@ def _strict(unseen: list[Unseen]) -> Verdict:
 
 
 def _unrouted(skill: str) -> Unseen:
-    return Unseen(kind="unrouted", skill=skill, level="warn", detail=(
-        f"no golden exercises skill {skill}: record and bless a task for it (ratchet record, ratchet bless)"))
+    return Unseen(
+        kind="unrouted",
+        skill=skill,
+        level="warn",
+        detail=(f"no golden exercises skill {skill}: record and bless a task for it (ratchet record, ratchet bless)"),
+    )
 
 
 def test_adopting_ratchet_with_nothing_blessed_at_the_base_warns_and_says_so_first() -> None:
     unfollowed = Unseen(kind="unfollowed", skill="y", level="warn", detail="the simulator could not follow skill y")
-    verdict = with_unchecked(_strict([_unrouted("x"), unfollowed, _unrouted("y")]),
-                             settings_changed=["ratchet.yaml"], nothing_blessed_at="4b825dc642")
+    verdict = with_unchecked(
+        _strict([_unrouted("x"), unfollowed, _unrouted("y")]),
+        settings_changed=["ratchet.yaml"],
+        nothing_blessed_at="4b825dc642",
+    )
     assert (verdict.decision, verdict.summary) == ("WARN", f"{NOTHING}; {SETTINGS}")
     assert verdict.settings_changed == ["ratchet.yaml"]
     assert verdict.unseen == [unfollowed]  # "no golden exercises ..." was the base's lack, said once above

@@ -19,7 +19,9 @@ def test_nothing_unchecked_leaves_the_verdict_alone() -> None:
 def test_a_settings_change_warns_and_blocks_under_on_error_block() -> None:
     warn = with_unchecked(_pass(), settings_changed=["ratchet.yaml", "configs/x.yaml"])
     assert (warn.decision, warn.summary, warn.settings_changed) == (
-        "WARN", f"{SETTINGS}; no skill changed", ["ratchet.yaml", "configs/x.yaml"]
+        "WARN",
+        f"{SETTINGS}; no skill changed",
+        ["ratchet.yaml", "configs/x.yaml"],
     )
     assert with_unchecked(_pass("block"), settings_changed=["ratchet.yaml"]).decision == "BLOCK"
 
@@ -28,7 +30,8 @@ def test_a_block_stays_a_block_and_notes_come_first() -> None:
     blocked = _pass().model_copy(update={"decision": "BLOCK", "summary": "1 regression(s)"})
     verdict = with_unchecked(blocked, submodules_changed=["skills/a/vendor"])
     assert (verdict.decision, verdict.summary, verdict.submodules_changed) == (
-        "BLOCK", "skills/a/vendor is a submodule whose commit changed: Ratchet cannot see inside it; 1 regression(s)",
+        "BLOCK",
+        "skills/a/vendor is a submodule whose commit changed: Ratchet cannot see inside it; 1 regression(s)",
         ["skills/a/vendor"],
     )
 

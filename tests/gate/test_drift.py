@@ -49,12 +49,14 @@ class Source:
         return self.base()
 
 
-def gate(config: str, replay: Trace, base: BaseReplay, *, search: FixtureSearch = FIXTURES,
-         **answers: list[str | Exception]) -> tuple[PairOutcome, dict[str, ScriptedJudge]]:
+def gate(
+    config: str, replay: Trace, base: BaseReplay, *, search: FixtureSearch = FIXTURES, **answers: list[str | Exception]
+) -> tuple[PairOutcome, dict[str, ScriptedJudge]]:
     judges = {tier: ScriptedJudge(f"fake/{tier}", answers.get(tier, [])) for tier in ("nano", "super", "ultra")}
     item = Selected(task=make_task(), golden=GOLDEN, because="routed")
-    result = gate_pair(item, Source(replay, base), config=resolve_gate_config(config), judges=judges,
-                       pair_id="d1/t1", search=search)
+    result = gate_pair(
+        item, Source(replay, base), config=resolve_gate_config(config), judges=judges, pair_id="d1/t1", search=search
+    )
     return result, judges
 
 
@@ -69,7 +71,11 @@ def test_a_moved_fx_rate_is_drift_with_the_cascade() -> None:
     result, judges = gate("cascade", MOVED, base)
     assert (result.outcome, result.decided_by) == ("drift", "drift")
     assert result.hint is not None and "re-bless" in result.hint
-    assert result.drift is not None and result.drift.moved[0].confirmed and result.drift.moved[0].source.startswith("fixture")
+    assert (
+        result.drift is not None
+        and result.drift.moved[0].confirmed
+        and result.drift.moved[0].source.startswith("fixture")
+    )
     assert base.calls == 1 and not any(j.requests for j in judges.values())
     assert result.cost_usd == pytest.approx(0.003)
 
@@ -91,8 +97,13 @@ def test_an_unconfirmed_move_is_not_drift(tmp_path: Path) -> None:
 def test_a_difference_the_move_does_not_explain_is_judged_against_the_base_replay() -> None:
     base_trace = MOVED
     edited = make_trace("Converted: 109.12 USD", CALLS, volatile={KEY: 1.0912})  # dropped the rate line
-    result, judges = gate("cascade", edited, BaseReplay(base_trace), nano=[answer("regression", 0.9)],
-                          super=[answer("regression", 0.92)] * 2)  # super judges in both orders
+    result, judges = gate(
+        "cascade",
+        edited,
+        BaseReplay(base_trace),
+        nano=[answer("regression", 0.9)],
+        super=[answer("regression", 0.92)] * 2,
+    )  # super judges in both orders
     assert (result.outcome, result.decided_by) == ("regression", "super")
     assert result.reason.startswith("judged against the unchanged skill on the current world")
     request = judges["nano"].requests[0]
@@ -103,7 +114,9 @@ def test_a_difference_the_move_does_not_explain_is_judged_against_the_base_repla
 
 
 def test_a_new_side_effect_the_edit_added_is_a_hard_fail_even_when_a_fact_moved() -> None:
-    edited = make_trace(MOVED.final_output, [*CALLS, ("send_email", {"to": "a@example.com"}, "send")], volatile={KEY: 1.0912})
+    edited = make_trace(
+        MOVED.final_output, [*CALLS, ("send_email", {"to": "a@example.com"}, "send")], volatile={KEY: 1.0912}
+    )
     base = BaseReplay(MOVED)  # the unchanged skill on the moved world sends nothing
     result, _ = gate("cascade", edited, base)
     assert (result.outcome, result.decided_by, base.calls) == ("regression", "level0", 1)
@@ -111,7 +124,9 @@ def test_a_new_side_effect_the_edit_added_is_a_hard_fail_even_when_a_fact_moved(
 
 
 def test_a_new_side_effect_the_moved_world_causes_is_drift_not_a_block() -> None:
-    edited = make_trace(MOVED.final_output, [*CALLS, ("send_email", {"to": "a@example.com"}, "send")], volatile={KEY: 1.0912})
+    edited = make_trace(
+        MOVED.final_output, [*CALLS, ("send_email", {"to": "a@example.com"}, "send")], volatile={KEY: 1.0912}
+    )
     base = BaseReplay(edited)  # the unchanged skill makes the same new call on the moved world
     result, _ = gate("cascade", edited, base)
     assert (result.outcome, result.decided_by, base.calls) == ("drift", "drift", 1)

@@ -46,7 +46,9 @@ def _check(base: str) -> str:
 
 def test_a_bad_frontmatter_key_at_head_names_skill_md_at_the_head(blessed: Path) -> None:
     base = commit(blessed, {}, "base")
-    head = commit(blessed, {"skills/what-day/SKILL.md": SKILL.replace("description:", "colour: blue\ndescription:")}, "edit")
+    head = commit(
+        blessed, {"skills/what-day/SKILL.md": SKILL.replace("description:", "colour: blue\ndescription:")}, "edit"
+    )
     assert _check(base) == (
         f"error: skills/what-day/SKILL.md@{head[:10]}:3: unknown frontmatter key 'colour': "
         "allowed keys are name, description, license, compatibility, metadata, allowed-tools\n"
@@ -67,5 +69,10 @@ def test_a_broken_golden_at_the_base_names_the_golden_at_the_base(blessed: Path)
 
 def test_a_broken_world_file_at_head_names_it_at_the_head(blessed: Path) -> None:
     base = commit(blessed, {}, "base")
-    head = commit(blessed, {**EDITED_SKILL, "world/people.yaml": "people:\n  - name: Dana\n    email: [unclosed\n"}, "edit")
-    assert _check(base) == f"error: world/people.yaml@{head[:10]}:4: not valid YAML: expected ',' or ']', but got '<stream end>'\n"
+    head = commit(
+        blessed, {**EDITED_SKILL, "world/people.yaml": "people:\n  - name: Dana\n    email: [unclosed\n"}, "edit"
+    )
+    assert (
+        _check(base)
+        == f"error: world/people.yaml@{head[:10]}:4: not valid YAML: expected ',' or ']', but got '<stream end>'\n"
+    )

@@ -34,14 +34,28 @@ def _gate_demo_edits(root: Path, pool: WorkPool | None) -> list[Evaluation]:
     out = []
     for edit in EDITS:
         text = (root / paths.skills / edit.skill / "SKILL.md").read_text(encoding="utf-8")
-        head = {**skills, edit.skill: parse_skill_text(edit.apply(text), folder=root / paths.skills / edit.skill,
-                                                       source=edit.branch)}
-        out.append(evaluate_edit(
-            project=project, changed=[edit.skill], base_skills=skills, head_skills=head, tasks=tasks,
-            goldens=goldens, tree=root, agent=sim_model_for("agent"), config=config, judges=judges,
-            search=make_search(config.drift.search, root / config.drift.fixtures), keep_base_replays=True,
-            clock=frozen_clock, pool=pool,
-        ))
+        head = {
+            **skills,
+            edit.skill: parse_skill_text(edit.apply(text), folder=root / paths.skills / edit.skill, source=edit.branch),
+        }
+        out.append(
+            evaluate_edit(
+                project=project,
+                changed=[edit.skill],
+                base_skills=skills,
+                head_skills=head,
+                tasks=tasks,
+                goldens=goldens,
+                tree=root,
+                agent=sim_model_for("agent"),
+                config=config,
+                judges=judges,
+                search=make_search(config.drift.search, root / config.drift.fixtures),
+                keep_base_replays=True,
+                clock=frozen_clock,
+                pool=pool,
+            )
+        )
     return out
 
 

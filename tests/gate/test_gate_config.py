@@ -51,8 +51,9 @@ def test_level0_only_has_no_judges() -> None:
 def test_project_config_overrides_the_packaged_one(tmp_path: Path) -> None:
     (tmp_path / "configs").mkdir()
     own = tmp_path / "configs" / "cascade.yaml"
-    own.write_text("schema_version: 1\nname: cascade\ndescription: ours\ntiers: [{tier: nano, threshold: 0.5}]\n",
-                   encoding="utf-8")
+    own.write_text(
+        "schema_version: 1\nname: cascade\ndescription: ours\ntiers: [{tier: nano, threshold: 0.5}]\n", encoding="utf-8"
+    )
     assert gate_config_path("cascade", project_root=tmp_path) == own
     assert resolve_gate_config("cascade", project_root=tmp_path).description == "ours"
     assert gate_config_path("nano_only", project_root=tmp_path) == packaged_config("nano_only")
@@ -62,8 +63,9 @@ def test_project_config_overrides_the_packaged_one(tmp_path: Path) -> None:
 def test_judge_prompt_is_relative_to_its_config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "gate").mkdir()
     path = tmp_path / "gate" / "strict.yaml"
-    path.write_text("schema_version: 1\njudge_prompt: prompts/strict.md\ntiers: [{tier: nano, threshold: 0.5}]\n",
-                    encoding="utf-8")
+    path.write_text(
+        "schema_version: 1\njudge_prompt: prompts/strict.md\ntiers: [{tier: nano, threshold: 0.5}]\n", encoding="utf-8"
+    )
     (tmp_path / "gate" / "prompts").mkdir()
     (tmp_path / "gate" / "prompts" / "strict.md").write_text("Judge strictly.\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
@@ -105,17 +107,27 @@ def test_missing_config_file(tmp_path: Path) -> None:
         load_gate_config(tmp_path / "nope.yaml")
 
 
-@pytest.mark.parametrize(("prompt", "message"), [
-    ("../../../../etc/hostname", "judge_prompt '../../../../etc/hostname' points outside this config file's folder: "
-     "put the prompt inside this config file's folder and name it relative to the config file"),
-    ("missing.md", "judge_prompt 'missing.md' not found (relative to the config file's folder): fix the path, "
-     "or drop judge_prompt to use the packaged judge"),
-])
+@pytest.mark.parametrize(
+    ("prompt", "message"),
+    [
+        (
+            "../../../../etc/hostname",
+            "judge_prompt '../../../../etc/hostname' points outside this config file's folder: "
+            "put the prompt inside this config file's folder and name it relative to the config file",
+        ),
+        (
+            "missing.md",
+            "judge_prompt 'missing.md' not found (relative to the config file's folder): fix the path, "
+            "or drop judge_prompt to use the packaged judge",
+        ),
+    ],
+)
 def test_a_judge_prompt_outside_or_missing_names_the_config(tmp_path: Path, prompt: str, message: str) -> None:
     path = tmp_path / "gates" / "strict.yaml"
     path.parent.mkdir()
-    path.write_text(f"schema_version: 1\ntiers: [{{tier: nano, threshold: 0.5}}]\njudge_prompt: {prompt}\n",
-                    encoding="utf-8")
+    path.write_text(
+        f"schema_version: 1\ntiers: [{{tier: nano, threshold: 0.5}}]\njudge_prompt: {prompt}\n", encoding="utf-8"
+    )
     with pytest.raises(ConfigError) as info:
         load_gate_config(path)
     assert info.value.one_line() == f"{path}: {message}"
@@ -126,7 +138,9 @@ def test_a_project_config_may_use_a_prompt_anywhere_in_the_project(tmp_path: Pat
     (tmp_path / "prompts").mkdir()
     (tmp_path / "prompts" / "judge.md").write_text("Judge.\n", encoding="utf-8")
     (tmp_path / "configs" / "mine.yaml").write_text(
-        "schema_version: 1\ntiers: [{tier: nano, threshold: 0.5}]\njudge_prompt: ../prompts/judge.md\n", encoding="utf-8")
+        "schema_version: 1\ntiers: [{tier: nano, threshold: 0.5}]\njudge_prompt: ../prompts/judge.md\n",
+        encoding="utf-8",
+    )
     config = resolve_gate_config("mine", project_root=tmp_path)
     assert config.prompt_path().resolve() == (tmp_path / "prompts" / "judge.md").resolve()
     with pytest.raises(ConfigError, match="points outside this config file's folder"):

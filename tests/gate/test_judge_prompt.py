@@ -57,7 +57,9 @@ def test_same_inputs_same_request_and_attempt_changes_nonce() -> None:
     first, retry = request(sections()), request(sections(), attempt=2)
     assert fence_token(first.messages[0].content or "") != fence_token(retry.messages[0].content or "")
     assert "could not be parsed" in (retry.messages[1].content or "")
-    assert fence_token(request(sections(), tier="super").messages[0].content or "") != fence_token(first.messages[0].content or "")
+    assert fence_token(request(sections(), tier="super").messages[0].content or "") != fence_token(
+        first.messages[0].content or ""
+    )
 
 
 def test_nonce_depends_on_content_so_content_cannot_contain_it() -> None:

@@ -27,11 +27,18 @@ def _mine(tier: str) -> str:
     return f"schema_version: 1\nname: mine\ntiers:\n  - tier: {tier}\n    threshold: 0.0\n"
 
 
-@pytest.mark.parametrize(("tier", "message"), [
-    ("agent", f"tier 'agent' runs the tasks and is never a judge: name a judge tier ({KNOWN})"),
-    ("mega", f"unknown judge tier 'mega' (ratchet.yaml configures: {KNOWN}): add it under tiers: in ratchet.yaml "
-             "or name a configured tier"),
-], ids=["agent", "unknown"])
+@pytest.mark.parametrize(
+    ("tier", "message"),
+    [
+        ("agent", f"tier 'agent' runs the tasks and is never a judge: name a judge tier ({KNOWN})"),
+        (
+            "mega",
+            f"unknown judge tier 'mega' (ratchet.yaml configures: {KNOWN}): add it under tiers: in ratchet.yaml "
+            "or name a configured tier",
+        ),
+    ],
+    ids=["agent", "unknown"],
+)
 def test_check_refuses_a_config_whose_judge_tier_cannot_judge_before_any_replay(
     demo_repo: Path, monkeypatch: pytest.MonkeyPatch, tier: str, message: str
 ) -> None:
@@ -55,4 +62,5 @@ def test_a_config_built_in_code_is_named_by_its_name() -> None:
     with pytest.raises(ConfigError) as info:
         check_judge_tiers(config, RatchetConfig().tiers, source=None)
     assert info.value.one_line() == (
-        f"gate config 'strict': tier 'agent' runs the tasks and is never a judge: name a judge tier ({KNOWN})")
+        f"gate config 'strict': tier 'agent' runs the tasks and is never a judge: name a judge tier ({KNOWN})"
+    )

@@ -13,8 +13,16 @@ def call(index: int, name: str, effect: str = "read", **arguments: Any) -> ToolC
 
 def trace(calls: list[ToolCall], output: str = "done", skill: str | None = "github-triage", **kw: Any) -> Trace:
     fired = [SkillRef(name=skill, content_hash="c", substance_hash="s")] if skill else []
-    return Trace(task_id="t1", prompt="p", seed=1, frozen_time="2026-10-14T16:00:00Z",
-                 skills_fired=fired, tool_calls=calls, final_output=output, **kw)
+    return Trace(
+        task_id="t1",
+        prompt="p",
+        seed=1,
+        frozen_time="2026-10-14T16:00:00Z",
+        skills_fired=fired,
+        tool_calls=calls,
+        final_output=output,
+        **kw,
+    )
 
 
 BASE = [
@@ -60,7 +68,12 @@ def test_new_read_call_and_removed_call_are_diffs() -> None:
 
 
 def test_routing_change_is_reported() -> None:
-    assert kinds(trace(BASE), trace([], output="plain answer", skill=None)) == ["routing_changed", "call_removed", "call_removed", "output_changed"]
+    assert kinds(trace(BASE), trace([], output="plain answer", skill=None)) == [
+        "routing_changed",
+        "call_removed",
+        "call_removed",
+        "output_changed",
+    ]
 
 
 def test_moved_volatile_fact_is_info() -> None:
@@ -82,9 +95,16 @@ def test_what_level0_settles_before_any_judge() -> None:
     same = settled_by_level0([info], hard_fails_decide=True)
     assert same is not None and (same.outcome, same.reason) == ("same", "identical to the golden")
     regression = settled_by_level0([hard, diff], hard_fails_decide=True)
-    assert regression is not None and (regression.outcome, regression.reason) == ("regression", "hard fail: new send call x()")
+    assert regression is not None and (regression.outcome, regression.reason) == (
+        "regression",
+        "hard fail: new send call x()",
+    )
     assert settled_by_level0([hard, diff], hard_fails_decide=False) is None
     assert settled_by_level0([diff, info], hard_fails_decide=True) is None
     error = settled_by_level0([Finding(kind="replay_error", severity="info", detail="boom")], hard_fails_decide=True)
-    assert error is not None and (error.outcome, error.decided_by, error.reason) == ("error", "error", "replay failed: boom")
+    assert error is not None and (error.outcome, error.decided_by, error.reason) == (
+        "error",
+        "error",
+        "replay failed: boom",
+    )
     assert needs_judging([diff, info]) == "needs judging: 1 difference(s), first: final output differs"

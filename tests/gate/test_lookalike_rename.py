@@ -33,8 +33,9 @@ def _rename_to_lookalike(repo: Path) -> str:
     git(repo, "checkout", "-q", "-b", "edit/lookalike", "main")
     git(repo, "mv", f"skills/{SKILL}", f"skills/{LOOKALIKE}")
     path = repo / "skills" / LOOKALIKE / "SKILL.md"
-    path.write_text(path.read_text(encoding="utf-8").replace(f"name: {SKILL}", f"name: {LOOKALIKE}", 1),
-                    encoding="utf-8")
+    path.write_text(
+        path.read_text(encoding="utf-8").replace(f"name: {SKILL}", f"name: {LOOKALIKE}", 1), encoding="utf-8"
+    )
     git(repo, "commit", "-q", "-a", "--no-verify", "-m", "rename fx-expense-converter to a look-alike")
     return git(repo, "rev-parse", "HEAD")
 
@@ -44,7 +45,6 @@ def _add_side_effect(repo: Path) -> str:
     path.write_text(SIDE_EFFECT.apply(path.read_text(encoding="utf-8")), encoding="utf-8")
     git(repo, "commit", "-q", "-a", "--no-verify", "-m", SIDE_EFFECT.message)
     return git(repo, "rev-parse", "HEAD")
-
 
 
 REFUSED = (
@@ -103,8 +103,9 @@ def test_a_golden_recorded_under_another_spelling_routes_to_the_same_skill(demo_
 
 def _fired(golden: Trace, name: str) -> Trace:
     ref = golden.skills_fired[0]
-    return golden.model_copy(update={"skills_fired": [SkillRef(name=name, content_hash=ref.content_hash,
-                                                               substance_hash=ref.substance_hash)]})
+    return golden.model_copy(
+        update={"skills_fired": [SkillRef(name=name, content_hash=ref.content_hash, substance_hash=ref.substance_hash)]}
+    )
 
 
 def test_routing_to_another_spelling_of_the_same_skill_is_not_a_routing_change(demo_repo: Path) -> None:

@@ -23,7 +23,16 @@ def test_first_valid_object_wins() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    [None, "", "   ", "no json here", '{"verdict": "pass"}', '{"verdict": "pass", "confidence": 1.5}', "[1, 2]", "{broken"],
+    [
+        None,
+        "",
+        "   ",
+        "no json here",
+        '{"verdict": "pass"}',
+        '{"verdict": "pass", "confidence": 1.5}',
+        "[1, 2]",
+        "{broken",
+    ],
 )
 def test_unparseable(text: str | None) -> None:
     with pytest.raises(ValueError):

@@ -21,13 +21,22 @@ from tests.gate.judge_fakes import answer, make_task, make_trace
 GOLDEN = make_trace("total: 42 EUR\nitems: 3", [("read_expenses", {"month": "10"}, "read")])
 ASIDE = GOLDEN.model_copy(update={"final_output": GOLDEN.final_output + "\nTell me if you want any part redone."})
 WRONG = GOLDEN.model_copy(update={"final_output": "total: 41 EUR\nitems: 3"})
-SENDS = make_trace(GOLDEN.final_output, [("read_expenses", {"month": "10"}, "read"),
-                                         ("send_email", {"to": "boss@example.com"}, "send")])
+SENDS = make_trace(
+    GOLDEN.final_output,
+    [("read_expenses", {"month": "10"}, "read"), ("send_email", {"to": "boss@example.com"}, "send")],
+)
 
 
 def record(varying: dict[str, int], differed: int = 6, repeats: int = 30) -> NoiseRecord:
-    return NoiseRecord(task_id="t1", golden_hash=golden_hash(GOLDEN), agent="fake/agent", simulated=True,
-                       repeats=repeats, differed=differed, varying=varying)
+    return NoiseRecord(
+        task_id="t1",
+        golden_hash=golden_hash(GOLDEN),
+        agent="fake/agent",
+        simulated=True,
+        repeats=repeats,
+        differed=differed,
+        varying=varying,
+    )
 
 
 class Replays:
@@ -60,20 +69,26 @@ class DiffJudge:
         self.calls += 1
         text = request.messages[-1].content or ""
         verdict = "regression" if "Tell me" in text or "41 EUR" in text else "same"
-        return ChatResponse(message=Message(role="assistant", content=answer(verdict, self.confidence)),
-                            usage=Usage(usd=0.001), model="fake/judge")
+        return ChatResponse(
+            message=Message(role="assistant", content=answer(verdict, self.confidence)),
+            usage=Usage(usd=0.001),
+            model="fake/judge",
+        )
 
 
 def config(max_replays: int = 5) -> GateConfig:
-    return GateConfig(name="t", tiers=[TierStep(tier="ultra", threshold=0.0)], max_replays=max_replays,
-                      drift={"enabled": False})  # type: ignore[arg-type]
+    return GateConfig(
+        name="t", tiers=[TierStep(tier="ultra", threshold=0.0)], max_replays=max_replays, drift={"enabled": False}
+    )  # type: ignore[arg-type]
 
 
-def gate(replays: Replays, noise: NoiseRecord | None, judge: DiffJudge | None = None,
-         cfg: GateConfig | None = None) -> PairOutcome:
+def gate(
+    replays: Replays, noise: NoiseRecord | None, judge: DiffJudge | None = None, cfg: GateConfig | None = None
+) -> PairOutcome:
     item = Selected(task=make_task(), golden=GOLDEN, because="routed")
-    return gate_repeated(item, replays, record=noise, config=cfg or config(), judges={"ultra": judge or DiffJudge()},
-                         search=None)
+    return gate_repeated(
+        item, replays, record=noise, config=cfg or config(), judges={"ultra": judge or DiffJudge()}, search=None
+    )
 
 
 def test_the_parts_of_an_added_line_and_a_changed_value() -> None:
@@ -186,14 +201,32 @@ def test_the_judges_are_told_where_the_golden_varies() -> None:
 
 def test_level0_marks_the_findings_the_record_saw_vary_and_never_a_hard_fail() -> None:
     item = Selected(task=make_task(), golden=GOLDEN, because="routed")
-    aside = gate_repeated(item, Replays(lambda run, seed: ASIDE if run == 0 else GOLDEN), record=record({LINE_ADDED: 6}),
-                          config=config(), judges={"ultra": DiffJudge()}, search=None)
+    aside = gate_repeated(
+        item,
+        Replays(lambda run, seed: ASIDE if run == 0 else GOLDEN),
+        record=record({LINE_ADDED: 6}),
+        config=config(),
+        judges={"ultra": DiffJudge()},
+        search=None,
+    )
     assert [(f.kind, f.known_to_vary) for f in aside.findings] == [("output_changed", True)]
-    sends = gate_repeated(item, Replays(lambda run, seed: SENDS), record=record({"call added: send_email": 9}),
-                          config=config(), judges={"ultra": DiffJudge()}, search=None)
+    sends = gate_repeated(
+        item,
+        Replays(lambda run, seed: SENDS),
+        record=record({"call added: send_email": 9}),
+        config=config(),
+        judges={"ultra": DiffJudge()},
+        search=None,
+    )
     assert [(f.kind, f.known_to_vary) for f in sends.findings] == [("new_side_effect", False)]
-    wrong = gate_repeated(item, Replays(lambda run, seed: WRONG), record=record({LINE_ADDED: 6}),
-                          config=config(), judges={"ultra": DiffJudge()}, search=None)
+    wrong = gate_repeated(
+        item,
+        Replays(lambda run, seed: WRONG),
+        record=record({LINE_ADDED: 6}),
+        config=config(),
+        judges={"ultra": DiffJudge()},
+        search=None,
+    )
     assert [f.known_to_vary for f in wrong.findings] == [False]
 
 

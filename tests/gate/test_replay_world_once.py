@@ -28,8 +28,15 @@ def _items(repo: Path) -> list[Selected]:
 
 def _alone(repo: Path, item: Selected) -> Trace:
     project = load_project(repo)
-    return replay_task(item.task, item.golden, load_skills(project.path("skills")), sim_model_for("agent"),
-                       project=project, tree=repo, clock=frozen_clock)
+    return replay_task(
+        item.task,
+        item.golden,
+        load_skills(project.path("skills")),
+        sim_model_for("agent"),
+        project=project,
+        tree=repo,
+        clock=frozen_clock,
+    )
 
 
 def test_a_replayer_s_replays_are_replay_task_s(demo_repo: Path) -> None:
@@ -37,8 +44,14 @@ def test_a_replayer_s_replays_are_replay_task_s(demo_repo: Path) -> None:
     assert any(item.task.workspace for item in items) and any(not item.task.workspace for item in items)
     project = load_project(demo_repo)
     skills = load_skills(project.path("skills"))
-    replayer = Replayer(project, tree=demo_repo, head_skills=skills, base_skills=skills,
-                        agent=sim_model_for("agent"), clock=frozen_clock)
+    replayer = Replayer(
+        project,
+        tree=demo_repo,
+        head_skills=skills,
+        base_skills=skills,
+        agent=sim_model_for("agent"),
+        clock=frozen_clock,
+    )
     for item in items:
         assert replayer.replay(item) == _alone(demo_repo, item)
         assert replayer.replay_base(item) == _alone(demo_repo, item)
@@ -49,8 +62,14 @@ def test_a_replayer_reads_the_world_files_once(demo_repo: Path) -> None:
     expected = [_alone(demo_repo, item) for item in items]
     project = load_project(demo_repo)
     skills = load_skills(project.path("skills"))
-    replayer = Replayer(project, tree=demo_repo, head_skills=skills, base_skills=skills,
-                        agent=sim_model_for("agent"), clock=frozen_clock)
+    replayer = Replayer(
+        project,
+        tree=demo_repo,
+        head_skills=skills,
+        base_skills=skills,
+        agent=sim_model_for("agent"),
+        clock=frozen_clock,
+    )
     first = next(i for i, item in enumerate(items) if item.task.workspace)
     assert replayer.replay(items[first]) == expected[first]
     for path in (demo_repo / project.config.paths.world).glob("*.yaml"):

@@ -47,7 +47,9 @@ def old_lexical(changed_skills: Sequence[str], head: Mapping[str, Skill]) -> lis
     return out
 
 
-def old_model(changed_skills: Sequence[str], head: Mapping[str, Skill], base: Mapping[str, Skill], k: int) -> list[tuple[str, str]]:
+def old_model(
+    changed_skills: Sequence[str], head: Mapping[str, Skill], base: Mapping[str, Skill], k: int
+) -> list[tuple[str, str]]:
     changed = {skill_key(name) for name in changed_skills}
     near = catalog_neighbours(changed_skills, head, base, k)  # its own oracle: test_routing_index_catalog.py
     out = []
@@ -67,7 +69,9 @@ def old_model(changed_skills: Sequence[str], head: Mapping[str, Skill], base: Ma
     return out
 
 
-def _picked(tasks: Sequence[Task], head: Mapping[str, Skill], changed: list[str], **kwargs: object) -> list[tuple[str, str]]:
+def _picked(
+    tasks: Sequence[Task], head: Mapping[str, Skill], changed: list[str], **kwargs: object
+) -> list[tuple[str, str]]:
     return [(s.task.id, s.because) for s in affected_goldens(tasks, GOLDENS, changed, head, **kwargs)]  # type: ignore[arg-type]
 
 
@@ -80,12 +84,16 @@ def test_every_bench_edit_selects_as_before(edit) -> None:  # type: ignore[no-un
     head = {**BASE, edit.skill: parse_skill_text(edit.skill_md, folder=REPO / "skills" / edit.skill, source=edit.id)}
     assert _picked(TASKS, head, [edit.skill]) == old_lexical([edit.skill], head)
     assert _picked(TASKS, head, [edit.skill], routing="model", base_skills=BASE, neighbours=2) == old_model(
-        [edit.skill], head, BASE, 2)
+        [edit.skill], head, BASE, 2
+    )
 
 
 def test_the_edits_move_routing_so_the_comparison_has_teeth() -> None:
     moved = 0
     for edit in EDITS:
-        head = {**BASE, edit.skill: parse_skill_text(edit.skill_md, folder=REPO / "skills" / edit.skill, source=edit.id)}
+        head = {
+            **BASE,
+            edit.skill: parse_skill_text(edit.skill_md, folder=REPO / "skills" / edit.skill, source=edit.id),
+        }
         moved += sum(because == "trigger-neighbourhood" for _, because in _picked(TASKS, head, [edit.skill]))
     assert moved > 20

@@ -46,10 +46,15 @@ def test_lexical_selection_of_every_benchmark_edit_is_unchanged() -> None:
     goldens = load_goldens(REPO / "goldens")
     rows, explicit = [], []
     for edit_id, edit in sorted(read_edits(REPO / "bench/edits").items()):
-        head = {**skills, edit.skill: parse_skill_text(edit.skill_md, folder=REPO / "skills" / edit.skill, source=edit_id)}
+        head = {
+            **skills,
+            edit.skill: parse_skill_text(edit.skill_md, folder=REPO / "skills" / edit.skill, source=edit_id),
+        }
         selected = affected_goldens(tasks, goldens, [edit.skill], head)
         rows.append([edit_id, [[s.task.id, s.because] for s in selected]])
-        spelled = affected_goldens(tasks, goldens, [edit.skill], head, routing="lexical", base_skills=skills, neighbours=3)
+        spelled = affected_goldens(
+            tasks, goldens, [edit.skill], head, routing="lexical", base_skills=skills, neighbours=3
+        )
         explicit.append([edit_id, [[s.task.id, s.because] for s in spelled]])
     assert explicit == rows
     assert sum(len(r[1]) for r in rows) == 1527
@@ -74,13 +79,20 @@ def test_nearest_skills_rank_by_tfidf_cosine_with_ties_broken_by_name() -> None:
     edited = [skill("invoice-sender", "Send an invoice to a customer.")]
     assert nearest_skills(edited, candidates, 2) == ["customer-crm", "expense-logger"]
     # Nothing shares a word with the other two: they tie at zero and go by name, so k is always k.
-    assert nearest_skills(edited, candidates, 4) == ["customer-crm", "expense-logger", "issue-labeler", "meeting-booker"]
+    assert nearest_skills(edited, candidates, 4) == [
+        "customer-crm",
+        "expense-logger",
+        "issue-labeler",
+        "meeting-booker",
+    ]
     assert nearest_skills(edited, candidates, 0) == []
 
 
 def test_a_skill_is_near_by_its_base_or_its_head_description() -> None:
-    candidates = {"expense-logger": skill("expense-logger", "Log an expense for a trip."),
-                  "meeting-booker": skill("meeting-booker", "Book a meeting room on the calendar.")}
+    candidates = {
+        "expense-logger": skill("expense-logger", "Log an expense for a trip."),
+        "meeting-booker": skill("meeting-booker", "Book a meeting room on the calendar."),
+    }
     base, head = skill("helper", "Log an expense."), skill("helper", "Book a room.")
     assert nearest_skills([base], candidates, 1) == ["expense-logger"]
     assert nearest_skills([head], candidates, 1) == ["meeting-booker"]
@@ -102,8 +114,11 @@ BROADENED = (
 )
 TASKS = [
     {"id": "invoice-01", "prompt": "Send invoice INV-7 to Globex.", "skill": "invoice-sender"},
-    {"id": "expense-01", "prompt": "Log the taxi expense from the Berlin trip with the customer.",
-     "skill": "expense-logger"},
+    {
+        "id": "expense-01",
+        "prompt": "Log the taxi expense from the Berlin trip with the customer.",
+        "skill": "expense-logger",
+    },
     {"id": "issue-01", "prompt": "Label issue 42 by severity.", "skill": "issue-labeler"},
     {"id": "meeting-01", "prompt": "Book a meeting room for Tuesday.", "skill": "meeting-booker"},
     {"id": "canary-01", "prompt": "What is the capital of France?"},
@@ -124,7 +139,9 @@ def catalog_rule(request: ChatRequest) -> ChatResponse:
     loaded = [m.content or "" for m in request.messages if m.role == "tool" and m.name == LOAD_SKILL]
     if loaded:
         name = re.search(r'<skill name="([^"]+)">', loaded[0])
-        return ChatResponse(message=Message(role="assistant", content=f"Handled with {name.group(1) if name else '?'}."))
+        return ChatResponse(
+            message=Message(role="assistant", content=f"Handled with {name.group(1) if name else '?'}.")
+        )
     fitting = [(len(d), n) for n, d in _ENTRY.findall(system) if _words(d) & _words(prompt)]
     if not fitting:
         return ChatResponse(message=Message(role="assistant", content="No skill fits; answered directly."))
@@ -149,17 +166,31 @@ def model_routed_project(root: Path, monkeypatch: pytest.MonkeyPatch) -> Project
     """A project with routing: model and k = 1, its goldens recorded with the fake model and blessed."""
     monkeypatch.setenv("RATCHET_UPSTREAM", "sim")
     (root / "ratchet.yaml").write_text("schema_version: 1\nrouting: model\nrouting_neighbours: 1\n", encoding="utf-8")
-    (root / "tasks.yaml").write_text(yaml.safe_dump({"schema_version": 1, "tasks": TASKS}, sort_keys=False),
-                                     encoding="utf-8")
+    (root / "tasks.yaml").write_text(
+        yaml.safe_dump({"schema_version": 1, "tasks": TASKS}, sort_keys=False), encoding="utf-8"
+    )
     for name, description in SKILLS.items():
         write_skill(root, name, description)
     project = load_project(root, home=root / ".ratchet")
     model, skills = fake_model(), load_skills(project.path("skills"))
     for task in load_tasks(project.path("tasks")):
-        world = load_world(project.path("world"), workspaces_dir=project.path("workspaces"), workspace=None,
-                           frozen_time=project.config.clock)
-        trace = run_task(task, skills, world, model, seed=task_seed(task.id), frozen_time=project.config.clock,
-                         models={"agent": model.model_id}, routing=project.config.routing, purpose="bless")
+        world = load_world(
+            project.path("world"),
+            workspaces_dir=project.path("workspaces"),
+            workspace=None,
+            frozen_time=project.config.clock,
+        )
+        trace = run_task(
+            task,
+            skills,
+            world,
+            model,
+            seed=task_seed(task.id),
+            frozen_time=project.config.clock,
+            models={"agent": model.model_id},
+            routing=project.config.routing,
+            purpose="bless",
+        )
         write_trace(project.pending_dir / f"{task.id}.json", trace)
     bless(project)
     return project
@@ -171,8 +202,11 @@ def test_a_broadened_description_that_pulls_a_neighbours_task_is_replayed_and_ca
     project = model_routed_project(tmp_path, monkeypatch)
     goldens = load_goldens(project.path("goldens"))
     assert {t: g.fired_skill for t, g in goldens.items()} == {
-        "invoice-01": "invoice-sender", "expense-01": "expense-logger", "issue-01": "issue-labeler",
-        "meeting-01": "meeting-booker", "canary-01": None,
+        "invoice-01": "invoice-sender",
+        "expense-01": "expense-logger",
+        "issue-01": "issue-labeler",
+        "meeting-01": "meeting-booker",
+        "canary-01": None,
     }
     base_skills = load_skills(project.path("skills"))
     write_skill(tmp_path, "invoice-sender", BROADENED)
@@ -184,8 +218,15 @@ def test_a_broadened_description_that_pulls_a_neighbours_task_is_replayed_and_ca
     assert [(s.task.id, s.because) for s in lexical] == [("invoice-01", "routed")]
 
     evaluation = evaluate_edit(
-        project=project, changed=["invoice-sender"], base_skills=base_skills, head_skills=head_skills,
-        tasks=tasks, goldens=goldens, tree=tmp_path, agent=fake_model(), config=resolve_gate_config("level0_only"),
+        project=project,
+        changed=["invoice-sender"],
+        base_skills=base_skills,
+        head_skills=head_skills,
+        tasks=tasks,
+        goldens=goldens,
+        tree=tmp_path,
+        agent=fake_model(),
+        config=resolve_gate_config("level0_only"),
     )
     verdict = evaluation.verdict
     assert [(p.task_id, p.selected_because, p.outcome) for p in verdict.pairs] == [
@@ -206,8 +247,17 @@ def record_and_bless(project: Project) -> None:
     model, skills = fake_model(), load_skills(project.path("skills"))
     for task in load_tasks(project.path("tasks")):
         world = load_world(project.path("world"), workspaces_dir=None, workspace=None, frozen_time=project.config.clock)
-        trace = run_task(task, skills, world, model, seed=task_seed(task.id), frozen_time=project.config.clock,
-                         models={"agent": model.model_id}, routing="model", purpose="bless")
+        trace = run_task(
+            task,
+            skills,
+            world,
+            model,
+            seed=task_seed(task.id),
+            frozen_time=project.config.clock,
+            models={"agent": model.model_id},
+            routing="model",
+            purpose="bless",
+        )
         write_trace(project.pending_dir / f"{task.id}.json", trace)
     bless(project)
 
@@ -221,9 +271,19 @@ def test_a_task_tasks_yaml_gives_the_edited_skill_is_replayed_even_when_its_gold
     goldens = load_goldens(project.path("goldens"))
     assert goldens["expense-01"].fired_skill == "invoice-sender"
     skills = load_skills(project.path("skills"))
-    selected = affected_goldens(load_tasks(project.path("tasks")), goldens, ["expense-logger"], skills,
-                                routing="model", base_skills=skills, neighbours=0)
-    assert [(s.task.id, s.because) for s in selected] == [("expense-01", "routed"), ("canary-01", "trigger-neighbourhood")]
+    selected = affected_goldens(
+        load_tasks(project.path("tasks")),
+        goldens,
+        ["expense-logger"],
+        skills,
+        routing="model",
+        base_skills=skills,
+        neighbours=0,
+    )
+    assert [(s.task.id, s.because) for s in selected] == [
+        ("expense-01", "routed"),
+        ("canary-01", "trigger-neighbourhood"),
+    ]
 
 
 def test_a_task_whose_lexical_routing_moves_is_replayed_under_model_routing_too(
@@ -233,8 +293,17 @@ def test_a_task_whose_lexical_routing_moves_is_replayed_under_model_routing_too(
     base_skills = load_skills(project.path("skills"))
     write_skill(tmp_path, "issue-labeler", "Label a github issue by its severity, or book a meeting room for Tuesday.")
     head_skills = load_skills(project.path("skills"))
-    selected = affected_goldens(load_tasks(project.path("tasks")), load_goldens(project.path("goldens")),
-                                ["issue-labeler"], head_skills, routing="model", base_skills=base_skills, neighbours=0)
+    selected = affected_goldens(
+        load_tasks(project.path("tasks")),
+        load_goldens(project.path("goldens")),
+        ["issue-labeler"],
+        head_skills,
+        routing="model",
+        base_skills=base_skills,
+        neighbours=0,
+    )
     assert [(s.task.id, s.because) for s in selected] == [
-        ("issue-01", "routed"), ("meeting-01", "trigger-neighbourhood"), ("canary-01", "trigger-neighbourhood"),
+        ("issue-01", "routed"),
+        ("meeting-01", "trigger-neighbourhood"),
+        ("canary-01", "trigger-neighbourhood"),
     ]

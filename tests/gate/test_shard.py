@@ -58,8 +58,9 @@ def shard_files(repo: Path, head: str, tmp: Path, count: int) -> list[Path]:
     files = []
     for index in range(1, count + 1):
         job = ShardJob(Shard(index=index, count=count))
-        check_edit(repo, base="main", head=head, config=CASCADE, home=tmp / f"home-{index}", clock=frozen_clock,
-                   shard=job)
+        check_edit(
+            repo, base="main", head=head, config=CASCADE, home=tmp / f"home-{index}", clock=frozen_clock, shard=job
+        )
         assert job.result is not None
         path = tmp / f"shard-{index}.json"
         path.write_text(job.result.to_json(), encoding="utf-8")
@@ -70,13 +71,16 @@ def shard_files(repo: Path, head: str, tmp: Path, count: int) -> list[Path]:
 def every_rendering(verdict: Verdict) -> dict[str, str]:
     from ratchet.cli.gate import table_text
 
-    return {"table": table_text(verdict), **{f.value: render_text(verdict, f) for f in
-                                             (OutputFormat.JSON, OutputFormat.MARKDOWN, OutputFormat.JUNIT)}}
+    return {
+        "table": table_text(verdict),
+        **{f.value: render_text(verdict, f) for f in (OutputFormat.JSON, OutputFormat.MARKDOWN, OutputFormat.JUNIT)},
+    }
 
 
 @pytest.mark.parametrize("edit", ["edit/changed-argument", "edit/cosmetic", "multi", "prose-email"])
-def test_three_shards_merged_are_the_unsharded_verdict_byte_for_byte(demo_repo: Path, tmp_path: Path,
-                                                                      edit: str) -> None:
+def test_three_shards_merged_are_the_unsharded_verdict_byte_for_byte(
+    demo_repo: Path, tmp_path: Path, edit: str
+) -> None:
     if edit == "multi":
         head = multi_skill_edit(demo_repo)
     elif edit == "prose-email":  # a floor finding no replay exercised (ratchet.gate.static)
@@ -96,8 +100,10 @@ def test_three_shards_merged_are_the_unsharded_verdict_byte_for_byte(demo_repo: 
         assert len(whole.pairs) >= 3, "every shard had pairs to replay"
     if edit == "prose-email":
         assert whole.decision == "WARN"
-        assert whole.summary.startswith("the edit adds an instruction to email lead@example.com (send) in skill "
-                                        "github-triage that no replay exercised (static: warn); ")
+        assert whole.summary.startswith(
+            "the edit adds an instruction to email lead@example.com (send) in skill "
+            "github-triage that no replay exercised (static: warn); "
+        )
     if edit == "multi":
         assert whole.skills_changed == ["fx-expense-converter", "github-triage"]
         assert whole.decision == "BLOCK"
@@ -109,21 +115,28 @@ def test_each_shard_replays_only_its_share_and_says_it_is_partial(demo_repo: Pat
     results = [ShardResult.model_validate_json(f.read_text(encoding="utf-8")) for f in files]
     selected = results[0].run.selected
     assert [[p.task_id for p in r.pairs] for r in results] == [
-        shard_task_ids(selected, Shard(index=k, count=3)) for k in (1, 2, 3)]
+        shard_task_ids(selected, Shard(index=k, count=3)) for k in (1, 2, 3)
+    ]
     assert sorted(p.task_id for r in results for p in r.pairs) == sorted(selected) and selected
     job = ShardJob(Shard(index=2, count=3))
-    partial = check_edit(demo_repo, base="main", head=head, config=CASCADE, home=tmp_path / "again",
-                         clock=frozen_clock, shard=job)
+    partial = check_edit(
+        demo_repo, base="main", head=head, config=CASCADE, home=tmp_path / "again", clock=frozen_clock, shard=job
+    )
     # The prose edit passes as a whole; a shard of it alone is never PASS.
     assert partial.decision == "WARN"
-    assert partial.summary.startswith(f"PARTIAL: shard 2/3, {len(results[1].pairs)} of {len(selected)} affected "
-                                      "golden(s), not the check's verdict: run ratchet merge on all 3 shard files; ")
+    assert partial.summary.startswith(
+        f"PARTIAL: shard 2/3, {len(results[1].pairs)} of {len(selected)} affected "
+        "golden(s), not the check's verdict: run ratchet merge on all 3 shard files; "
+    )
 
 
 def test_partition_is_round_robin_over_the_selection() -> None:
     ids = [f"t{i}" for i in range(7)]
     assert [shard_task_ids(ids, Shard(index=k, count=3)) for k in (1, 2, 3)] == [
-        ["t0", "t3", "t6"], ["t1", "t4"], ["t2", "t5"]]
+        ["t0", "t3", "t6"],
+        ["t1", "t4"],
+        ["t2", "t5"],
+    ]
     assert shard_task_ids(ids[:1], Shard(index=2, count=2)) == []
 
 
@@ -144,8 +157,11 @@ def test_merge_refuses_a_missing_a_duplicate_and_a_foreign_shard(demo_repo: Path
     other = tmp_path / "other"
     other.mkdir()
     foreign = shard_files(demo_repo, "edit/reworded-status", other, 3)[1]
-    with pytest.raises(InputError, match=r"shard 2/3 is of another run than .*shard-1.json \(head '[0-9a-f]{40}' "
-                                         r"vs '[0-9a-f]{40}'\): merge the shards of one check"):
+    with pytest.raises(
+        InputError,
+        match=r"shard 2/3 is of another run than .*shard-1.json \(head '[0-9a-f]{40}' "
+        r"vs '[0-9a-f]{40}'\): merge the shards of one check",
+    ):
         merge_shards([one, foreign, three])
     verdict = tmp_path / "verdict.json"
     verdict.write_text('{"decision": "PASS"}', encoding="utf-8")

@@ -20,8 +20,15 @@ GOLDEN = make_trace("## Expense report\nTotal: 1,234.50 EUR\nVAT: 205.75 EUR\nAp
 def request_for(replay: Trace, tier: str = "nano", golden: Trace = GOLDEN) -> ChatRequest:
     sections = judge_sections(make_task().prompt, golden, replay, level0_findings(golden, replay))
     step = next(s for s in resolve_gate_config("cascade").tiers if s.tier == tier)
-    return build_judge_request(PROMPT, sections, pair_id="e/t", tier=tier, attempt=1,
-                               max_input_tokens=step.max_input_tokens, max_output_tokens=step.max_output_tokens)
+    return build_judge_request(
+        PROMPT,
+        sections,
+        pair_id="e/t",
+        tier=tier,
+        attempt=1,
+        max_input_tokens=step.max_input_tokens,
+        max_output_tokens=step.max_output_tokens,
+    )
 
 
 def sections_for(replay: Trace) -> dict[str, str]:
@@ -31,11 +38,15 @@ def sections_for(replay: Trace) -> dict[str, str]:
 def test_structural_truth() -> None:
     reworded = make_trace("## Expense Report\nTotal: 1,234.50 EUR\nVAT:   205.75 EUR\nApprover: ana@example.com", CALLS)
     assert compare(sections_for(reworded)).verdict == "same"
-    rephrased = make_trace("## Your expense report\nTotal: 1,234.50 EUR\nVAT: 205.75 EUR\nApprover: ana@example.com", CALLS)
+    rephrased = make_trace(
+        "## Your expense report\nTotal: 1,234.50 EUR\nVAT: 205.75 EUR\nApprover: ana@example.com", CALLS
+    )
     assert compare(sections_for(rephrased)).verdict == "pass"
     dropped = make_trace("## Expense report\nTotal: 1,234.50 EUR\nApprover: ana@example.com", CALLS)
     assert "missing field: vat" in compare(sections_for(dropped)).changed
-    wrong_total = make_trace("## Expense report\nTotal: 1,243.50 EUR\nVAT: 205.75 EUR\nApprover: ana@example.com", CALLS)
+    wrong_total = make_trace(
+        "## Expense report\nTotal: 1,243.50 EUR\nVAT: 205.75 EUR\nApprover: ana@example.com", CALLS
+    )
     assert compare(sections_for(wrong_total)).verdict == "regression"
     args = make_trace(GOLDEN.final_output, [("read_csv", {"path": "old.csv"}, "read")])
     assert compare(sections_for(args)).verdict == "regression"
@@ -68,7 +79,9 @@ def test_error_rates_follow_the_tiers() -> None:
     wrong = {tier: 0 for tier in PROFILES}
     n = 300
     for i in range(n):
-        replay = make_trace(f"## Expense report\nTotal: {1000 + i}.50 EUR\nVAT: 205.75 EUR\nApprover: ana@example.com", CALLS)
+        replay = make_trace(
+            f"## Expense report\nTotal: {1000 + i}.50 EUR\nVAT: 205.75 EUR\nApprover: ana@example.com", CALLS
+        )
         for tier in PROFILES:
             body = json.loads(SimJudge(tier).complete(request_for(replay, tier)).message.content or "")
             wrong[tier] += body["verdict"] != "regression"
@@ -80,9 +93,12 @@ def test_cascade_on_sim_judges_escalates_some_and_settles_some() -> None:
     judges = {tier: SimJudge(tier) for tier in PROFILES}
     deciders: list[str] = []
     for i in range(60):
-        replay = make_trace(f"## Expense report\nTotal: {2000 + i}.50 EUR\nVAT: 205.75 EUR\nApprover: ana@example.com", CALLS)
-        result = gate_fixed(GOLDEN, FixedReplays(replay), config=resolve_gate_config("cascade"), judges=judges,
-                            pair_id=f"e/{i}")
+        replay = make_trace(
+            f"## Expense report\nTotal: {2000 + i}.50 EUR\nVAT: 205.75 EUR\nApprover: ana@example.com", CALLS
+        )
+        result = gate_fixed(
+            GOLDEN, FixedReplays(replay), config=resolve_gate_config("cascade"), judges=judges, pair_id=f"e/{i}"
+        )
         deciders.append(result.decided_by)
         assert all(o.tokens_in > 0 and not o.is_error for o in result.opinions)
     # Nano's regression always escalates, so Super settles most; Ultra sees what Super doubts.

@@ -40,13 +40,29 @@ def test_validate_errors_and_check_blocks_a_step_hidden_after_the_closing_tag(de
     assert validated.exit_code == 2, validated.stdout
     assert f"SKILL.md:{line}: error: " in validated.stdout and "'</skill>'" in validated.stdout
     git(demo_repo, "checkout", "-q", "main")
-    result = runner.invoke(app, ["check", "--repo", str(demo_repo), "--base", "main", "--head", "edit/hidden-step",
-                                 "--config", "level0_only", "--json"])
+    result = runner.invoke(
+        app,
+        [
+            "check",
+            "--repo",
+            str(demo_repo),
+            "--base",
+            "main",
+            "--head",
+            "edit/hidden-step",
+            "--config",
+            "level0_only",
+            "--json",
+        ],
+    )
     assert result.exit_code == 1, result.stdout + result.stderr
     verdict = json.loads(result.stdout)
     assert verdict["decision"] == "BLOCK"
-    assert any(f["kind"] == "new_side_effect" and f["tool"] == "email_send"
-               for pair in verdict["pairs"] for f in pair["findings"])
+    assert any(
+        f["kind"] == "new_side_effect" and f["tool"] == "email_send"
+        for pair in verdict["pairs"]
+        for f in pair["findings"]
+    )
 
 
 def test_a_step_hidden_after_a_closing_tag_is_replayed_and_blocks() -> None:

@@ -76,10 +76,13 @@ def test_the_constants_are_the_exact_pins_of_package_json_and_the_lockfile() -> 
     assert codex_linux["version"] == f"{CODEX_VERSION}-linux-x64"
 
 
-@pytest.mark.parametrize(("harness", "command"), [
-    ("claude-code", "npm install -g @anthropic-ai/claude-code@2.1.332"),
-    ("codex", "npm install -g @openai/codex@0.169.0"),
-])
+@pytest.mark.parametrize(
+    ("harness", "command"),
+    [
+        ("claude-code", "npm install -g @anthropic-ai/claude-code@2.1.332"),
+        ("codex", "npm install -g @openai/codex@0.169.0"),
+    ],
+)
 def test_install_command_names_the_pinned_version(harness: BinaryHarness, command: str) -> None:
     assert install_command(harness) == command
 
@@ -88,7 +91,8 @@ def test_install_command_names_the_pinned_version(harness: BinaryHarness, comman
 
 
 def test_a_configured_path_wins_over_the_env_variable_and_path(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     configured = fake_binary(tmp_path / "configured", "my-claude")
     from_env = fake_binary(tmp_path / "env", "claude")
@@ -104,7 +108,9 @@ def test_a_configured_bare_name_is_looked_up_on_path(no_harness_env: Path) -> No
 
 
 def test_the_env_variable_is_used_when_nothing_is_configured(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_harness_env: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    no_harness_env: Path,
 ) -> None:
     from_env = fake_binary(tmp_path / "env", "codex")
     fake_binary(no_harness_env, "codex")
@@ -121,7 +127,8 @@ def test_path_is_searched_last(harness: BinaryHarness, command: str, no_harness_
 
 @pytest.mark.parametrize("harness", BOTH)
 def test_an_absent_binary_is_an_infra_error_naming_the_npm_command(
-    harness: BinaryHarness, no_harness_env: Path,
+    harness: BinaryHarness,
+    no_harness_env: Path,
 ) -> None:
     with pytest.raises(InfraError) as info:
         find_binary(harness, None)
@@ -134,7 +141,8 @@ def test_an_absent_binary_is_an_infra_error_naming_the_npm_command(
 
 
 def test_a_configured_path_that_is_not_executable_fails_rather_than_falling_back(
-    tmp_path: Path, no_harness_env: Path,
+    tmp_path: Path,
+    no_harness_env: Path,
 ) -> None:
     fake_binary(no_harness_env, "claude")  # would be found on PATH: it must not be used
     not_executable = tmp_path / "claude.txt"
@@ -147,7 +155,9 @@ def test_a_configured_path_that_is_not_executable_fails_rather_than_falling_back
 
 
 def test_an_env_variable_naming_a_missing_file_fails_rather_than_falling_back(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_harness_env: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    no_harness_env: Path,
 ) -> None:
     fake_binary(no_harness_env, "codex")
     missing = tmp_path / "nowhere" / "codex"
@@ -167,18 +177,22 @@ def test_a_directory_is_not_a_binary(tmp_path: Path, no_harness_env: Path) -> No
 # --- binary_version --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("printed", "version"), [
-    ("2.1.332 (Claude Code)", "2.1.332"),
-    ("codex-cli 0.169.0", "0.169.0"),
-    ("tool v1.2.3-beta.4", "1.2.3-beta.4"),
-])
+@pytest.mark.parametrize(
+    ("printed", "version"),
+    [
+        ("2.1.332 (Claude Code)", "2.1.332"),
+        ("codex-cli 0.169.0", "0.169.0"),
+        ("tool v1.2.3-beta.4", "1.2.3-beta.4"),
+    ],
+)
 def test_binary_version_reads_the_version_it_prints(tmp_path: Path, printed: str, version: str) -> None:
     binary = fake_binary(tmp_path, "tool", f'[ "$1" = "--version" ] || exit 9\necho "{printed}"')
     assert binary_version(binary) == version
 
 
 def test_binary_version_runs_in_a_clean_environment(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     sentinel = "sk-sentinel-never-leaves-0123456789"
     monkeypatch.setenv("ANTHROPIC_API_KEY", sentinel)
@@ -274,10 +288,14 @@ def path_without_node(tmp_path: Path) -> Path:
 
 
 def test_the_install_script_fails_clearly_without_npm(tmp_path: Path) -> None:
-    env = {"PATH": str(path_without_node(tmp_path)), "HOME": str(tmp_path),
-           "RATCHET_HARNESS_DIR": str(tmp_path / "harness")}
-    result = subprocess.run(["/bin/bash", str(INSTALL)], env=env, capture_output=True, text=True,
-                            check=False, timeout=60)
+    env = {
+        "PATH": str(path_without_node(tmp_path)),
+        "HOME": str(tmp_path),
+        "RATCHET_HARNESS_DIR": str(tmp_path / "harness"),
+    }
+    result = subprocess.run(
+        ["/bin/bash", str(INSTALL)], env=env, capture_output=True, text=True, check=False, timeout=60
+    )
     assert result.returncode == 1
     assert result.stdout == ""
     assert result.stderr.splitlines() == [
@@ -290,11 +308,14 @@ def test_the_install_script_fails_clearly_without_npm(tmp_path: Path) -> None:
 @pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
 def test_the_install_script_fails_clearly_when_the_registry_fails(tmp_path: Path) -> None:
     target = tmp_path / "harness"
-    env = {**os.environ, "RATCHET_HARNESS_DIR": str(target),
-           "npm_config_registry": "http://127.0.0.1:1/", "npm_config_cache": str(tmp_path / "npm-cache"),
-           "npm_config_fetch_retries": "0"}
-    result = subprocess.run([str(INSTALL)], env=env, capture_output=True, text=True, check=False,
-                            timeout=120)
+    env = {
+        **os.environ,
+        "RATCHET_HARNESS_DIR": str(target),
+        "npm_config_registry": "http://127.0.0.1:1/",
+        "npm_config_cache": str(tmp_path / "npm-cache"),
+        "npm_config_fetch_retries": "0",
+    }
+    result = subprocess.run([str(INSTALL)], env=env, capture_output=True, text=True, check=False, timeout=120)
     assert result.returncode == 1
     assert result.stderr.splitlines()[-2:] == [
         "install_harnesses.sh: `npm ci` failed in " + str(target) + " (registry http://127.0.0.1:1/);",

@@ -30,18 +30,29 @@ from ratchet.trace import read_trace
 from tests.helpers.harness_demo import build_recorded_demo, commit_all
 
 AGENT = Path(__file__).resolve().parents[1] / "data" / "harness_agent" / "agent.py"
-KEEP = ("github-triage-01", "github-triage-02", "github-triage-04", "fx-expense-converter-01",
-        "fx-expense-converter-02", "canary-01")
+KEEP = (
+    "github-triage-01",
+    "github-triage-02",
+    "github-triage-04",
+    "fx-expense-converter-01",
+    "fx-expense-converter-02",
+    "canary-01",
+)
 EDIT = {edit.branch: edit for edit in EDITS}
 # `--token={token}`, one word: a token may start with "-" (token_urlsafe), which argparse takes for a flag
 # when it is a word of its own; `--` before the prompt for the same reason.
-COMMAND = (f"{shlex.quote(sys.executable)} {shlex.quote(str(AGENT))} --workspace {{workspace}} --mcp {{mcp_config}} "
-           "--base-url {proxy_url} --token={token} --output {output}")
+COMMAND = (
+    f"{shlex.quote(sys.executable)} {shlex.quote(str(AGENT))} --workspace {{workspace}} --mcp {{mcp_config}} "
+    "--base-url {proxy_url} --token={token} --output {output}"
+)
 
 
 def _harness(extra: str = "", timeout_s: float | None = None) -> dict[str, Any]:
-    harness: dict[str, Any] = {"name": "command", "command": f"{COMMAND}{extra} -- {{prompt}}",
-                               "skills_dir": ".agents/skills"}
+    harness: dict[str, Any] = {
+        "name": "command",
+        "command": f"{COMMAND}{extra} -- {{prompt}}",
+        "skills_dir": ".agents/skills",
+    }
     if timeout_s is not None:
         harness["timeout_s"] = timeout_s
     return harness
@@ -75,8 +86,9 @@ def command_demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Pat
 
 def _check(demo: tuple[Path, str], head: str, base: str | None = None) -> Verdict:
     root, blessed = demo
-    return check_edit(root, base=base or blessed, head=head, home=root / ".ratchet",
-                      config=resolve_gate_config("cascade"))
+    return check_edit(
+        root, base=base or blessed, head=head, home=root / ".ratchet", config=resolve_gate_config("cascade")
+    )
 
 
 def _cmdline(pid: int) -> str:
@@ -153,15 +165,18 @@ def _bad_pair(demo: tuple[Path, str], name: str, harness: dict[str, Any]) -> tup
     return base, head
 
 
-@pytest.mark.parametrize(("name", "extra", "timeout_s"), [("crash", " --fail crash", None),
-                                                          ("hang", " --fail hang", 2.0)])
+@pytest.mark.parametrize(
+    ("name", "extra", "timeout_s"), [("crash", " --fail crash", None), ("hang", " --fail hang", 2.0)]
+)
 def test_an_agent_that_crashes_or_hangs_makes_every_pair_an_error(
-        command_demo: tuple[Path, str], name: str, extra: str, timeout_s: float | None) -> None:
+    command_demo: tuple[Path, str], name: str, extra: str, timeout_s: float | None
+) -> None:
     base, head = _bad_pair(command_demo, name, _harness(extra, timeout_s))
     verdict = _check(command_demo, head, base=base)
     assert verdict.decision != "PASS", verdict.summary
-    assert verdict.pairs and all(pair.outcome == "error" for pair in verdict.pairs), \
-        [(p.task_id, p.outcome, p.reason) for p in verdict.pairs]
+    assert verdict.pairs and all(pair.outcome == "error" for pair in verdict.pairs), [
+        (p.task_id, p.outcome, p.reason) for p in verdict.pairs
+    ]
     expected = "exited with code 1" if name == "crash" else "did not finish within 2 s"
     assert all(expected in pair.reason for pair in verdict.pairs), [p.reason for p in verdict.pairs]
     _assert_nothing_left(command_demo[0])
@@ -178,8 +193,9 @@ def test_an_agent_that_never_loads_a_skill_is_a_routing_change(command_demo: tup
     _assert_nothing_left(command_demo[0])
 
 
-
-def test_goldens_recorded_through_the_agent_replay_the_same_on_the_minimal_runner(command_demo: tuple[Path, str]) -> None:
+def test_goldens_recorded_through_the_agent_replay_the_same_on_the_minimal_runner(
+    command_demo: tuple[Path, str],
+) -> None:
     root, base = command_demo
     # A sentence the simulator does not read: the cosmetic edit's HTML comment is no change at all to the
     # minimal runner, which then replays nothing (ratchet.gate.static).
@@ -191,7 +207,8 @@ def test_goldens_recorded_through_the_agent_replay_the_same_on_the_minimal_runne
         head = commit_all(repo, "github-triage: a sentence of prose")
     finally:
         repo.git.checkout("-q", "main")
-    verdict = check_edit(root, base=base, head=head, home=root / ".ratchet",
-                         config=resolve_gate_config("cascade"), harness="minimal")
+    verdict = check_edit(
+        root, base=base, head=head, home=root / ".ratchet", config=resolve_gate_config("cascade"), harness="minimal"
+    )
     assert verdict.decision == "PASS", verdict.summary
     assert verdict.pairs and all(pair.outcome == "same" for pair in verdict.pairs)

@@ -24,32 +24,38 @@ def test_harness_is_a_name_or_a_mapping() -> None:
     assert parse_config("", source="r.yaml").harness.is_minimal
 
 
-@pytest.mark.parametrize("text, needle", [
-    ("harness: claudecode\n", "harness"),
-    ("harness:\n  name: command\n", "command"),
-    ("harness:\n  name: command\n  command: my-agent --go\n", "{prompt}"),
-    ("harness:\n  name: codex\n  command: x {prompt}\n", "only for"),
-    ("harness:\n  name: codex\n  colour: red\n", "colour"),
-])
+@pytest.mark.parametrize(
+    "text, needle",
+    [
+        ("harness: claudecode\n", "harness"),
+        ("harness:\n  name: command\n", "command"),
+        ("harness:\n  name: command\n  command: my-agent --go\n", "{prompt}"),
+        ("harness:\n  name: codex\n  command: x {prompt}\n", "only for"),
+        ("harness:\n  name: codex\n  colour: red\n", "colour"),
+    ],
+)
 def test_bad_harness_settings_are_one_line_config_errors(text: str, needle: str) -> None:
     with pytest.raises(ConfigError) as info:
         parse_config(text, source="r.yaml")
     assert needle in info.value.one_line() and "\n" not in info.value.one_line()
 
 
-@pytest.mark.parametrize("command, effect", [
-    ("cat /ratchet-scratch/ws/.agents/skills/a/SKILL.md", "read"),
-    ("ls -la && wc -l x.csv", "read"),
-    ("grep -n total x.csv | sort | uniq", "read"),
-    ("cat a > b", "write"),
-    ("rm -rf /", "write"),
-    ("echo $(rm x)", "write"),
-    ("find . -delete", "write"),
-    ("sed -i s/a/b/ f", "write"),
-    ("python3 -c 'print(1)'", "write"),
-    ("cat 'unterminated", "write"),
-    ("", "read"),
-])
+@pytest.mark.parametrize(
+    "command, effect",
+    [
+        ("cat /ratchet-scratch/ws/.agents/skills/a/SKILL.md", "read"),
+        ("ls -la && wc -l x.csv", "read"),
+        ("grep -n total x.csv | sort | uniq", "read"),
+        ("cat a > b", "write"),
+        ("rm -rf /", "write"),
+        ("echo $(rm x)", "write"),
+        ("find . -delete", "write"),
+        ("sed -i s/a/b/ f", "write"),
+        ("python3 -c 'print(1)'", "write"),
+        ("cat 'unterminated", "write"),
+        ("", "read"),
+    ],
+)
 def test_a_shell_command_is_a_write_unless_every_part_only_reads(command: str, effect: str) -> None:
     assert shell_effect(command, READS) == effect
 
@@ -64,8 +70,9 @@ def test_the_environment_is_built_from_nothing(tmp_path: Path, monkeypatch: pyte
     with replay_dirs(tmp_path) as dirs:
         env = base_env(dirs, {"EXTRA": "1"})
         assert "OPENAI_API_KEY" not in env and env["EXTRA"] == "1" and env["HOME"] == str(dirs.home)
-        out = run_process([sys.executable, "-c", "import os; print(sorted(os.environ))"], cwd=dirs.workspace,
-                          env=env, timeout_s=30)
+        out = run_process(
+            [sys.executable, "-c", "import os; print(sorted(os.environ))"], cwd=dirs.workspace, env=env, timeout_s=30
+        )
     assert "OPENAI_API_KEY" not in out.stdout and out.exit_code == 0
 
 
@@ -81,8 +88,10 @@ def test_a_hang_is_killed_at_the_timeout_with_its_children_and_the_folder_goes(t
 
 
 def test_a_child_that_leaves_the_group_is_still_killed(tmp_path: Path) -> None:
-    escape = ("import subprocess, sys; subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'], "
-              "start_new_session=True)")
+    escape = (
+        "import subprocess, sys; subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'], "
+        "start_new_session=True)"
+    )
     with replay_dirs(tmp_path) as dirs:
         out = run_process([sys.executable, "-c", escape], cwd=dirs.workspace, env=base_env(dirs, {}), timeout_s=30)
         assert out.exit_code == 0

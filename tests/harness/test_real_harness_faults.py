@@ -59,10 +59,22 @@ def _replay(tmp_path: Path, settings: HarnessSettings, model: Recording, task_id
         project = load_project(Path(source), home=tmp_path / "home")
         skills = load_skills(project.path("skills"))
         task = next(t for t in load_tasks(project.path("tasks")) if t.id == task_id)
-        world = WorldSource(world_dir=project.path("world"), workspaces_dir=project.path("workspaces"),
-                            workspace=task.workspace, frozen_time=project.config.clock)
-        return run_through_harness(task, skills, world, model, settings=settings, home=project.home,
-                                   seed=task_seed(task.id), models={"agent": model.model_id})
+        world = WorldSource(
+            world_dir=project.path("world"),
+            workspaces_dir=project.path("workspaces"),
+            workspace=task.workspace,
+            frozen_time=project.config.clock,
+        )
+        return run_through_harness(
+            task,
+            skills,
+            world,
+            model,
+            settings=settings,
+            home=project.home,
+            seed=task_seed(task.id),
+            models={"agent": model.model_id},
+        )
 
 
 def _gone(tmp_path: Path) -> None:
@@ -72,8 +84,9 @@ def _gone(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("harness", HARNESSES)
-def test_a_provider_key_in_our_environment_reaches_no_request(harness: HarnessName, tmp_path: Path,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_provider_key_in_our_environment_reaches_no_request(
+    harness: HarnessName, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _binary(harness)
     for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CODEX_API_KEY"):
         monkeypatch.setenv(name, SENTINEL)
@@ -102,8 +115,11 @@ def test_a_harness_that_hangs_is_killed_at_its_timeout(harness: HarnessName, tmp
 def test_a_harness_that_crashes_is_an_error(harness: HarnessName, tmp_path: Path) -> None:
     version = {"claude-code": "2.1.332 (Claude Code)", "codex": "codex-cli 0.169.0"}[harness]
     crash = tmp_path / "crashing-cli"
-    crash.write_text(f'#!/bin/sh\nif [ "$1" = --version ]; then echo "{version}"; exit 0; fi\n'
-                     'echo "segmentation fault (simulated)" >&2\nexit 139\n', encoding="utf-8")
+    crash.write_text(
+        f'#!/bin/sh\nif [ "$1" = --version ]; then echo "{version}"; exit 0; fi\n'
+        'echo "segmentation fault (simulated)" >&2\nexit 139\n',
+        encoding="utf-8",
+    )
     crash.chmod(0o755)
     trace = _replay(tmp_path, HarnessSettings(name=harness, bin=str(crash)), Recording())
     assert trace.status == "error"

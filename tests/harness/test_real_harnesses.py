@@ -22,8 +22,14 @@ from ratchet.harness.settings import HarnessName
 from ratchet.trace import read_trace
 from tests.helpers.harness_demo import build_recorded_demo
 
-KEEP = ("github-triage-01", "github-triage-02", "github-triage-04", "fx-expense-converter-01",
-        "fx-expense-converter-02", "canary-01")
+KEEP = (
+    "github-triage-01",
+    "github-triage-02",
+    "github-triage-04",
+    "fx-expense-converter-01",
+    "fx-expense-converter-02",
+    "canary-01",
+)
 SENTINEL = "sk-ratchet-sentinel-4f1d9a"
 ENV_OF = {"claude-code": "RATCHET_CLAUDE_BIN", "codex": "RATCHET_CODEX_BIN"}
 EDIT = {edit.branch: edit for edit in EDITS}
@@ -83,7 +89,9 @@ class _Watcher:
 
 
 @pytest.fixture(scope="module", params=["claude-code", "codex"])
-def harness_demo(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[HarnessName, Path, str]]:
+def harness_demo(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[HarnessName, Path, str]]:
     harness: HarnessName = request.param
     _binary_or_skip(harness)
     root = tmp_path_factory.mktemp(f"demo-{harness}") / "repo"
@@ -107,8 +115,9 @@ def harness_demo(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
 
 def _check(demo: tuple[HarnessName, Path, str], branch: str) -> Verdict:
     harness, root, base = demo
-    return check_edit(root, base=base, head=branch, home=root / ".ratchet", config=resolve_gate_config("cascade"),
-                      harness=harness)
+    return check_edit(
+        root, base=base, head=branch, home=root / ".ratchet", config=resolve_gate_config("cascade"), harness=harness
+    )
 
 
 def test_goldens_record_which_harness_loaded_which_skill(harness_demo: tuple[HarnessName, Path, str]) -> None:

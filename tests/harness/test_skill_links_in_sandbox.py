@@ -70,16 +70,20 @@ def test_the_installer_refuses_a_link_out_of_the_skill(tmp_path: Path, link: str
 
 
 def test_record_through_the_command_harness_refuses_and_leaks_nothing(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     host = _host(tmp_path)
     root = demo_project(tmp_path, monkeypatch)
     agent = tmp_path / "nosy_agent.py"
     agent.write_text(NOSY_AGENT, encoding="utf-8")
     config_path = root / "ratchet.yaml"
     config = yaml.safe_load(config_path.read_text(encoding="utf-8"))
-    config["harness"] = {"name": "command", "skills_dir": ".agents/skills",
-                         "command": f"{shlex.quote(sys.executable)} {shlex.quote(str(agent))} {{workspace}} "
-                                    f"{shlex.quote(str(tmp_path / 'agent-saw.txt'))} -- {{prompt}}"}
+    config["harness"] = {
+        "name": "command",
+        "skills_dir": ".agents/skills",
+        "command": f"{shlex.quote(sys.executable)} {shlex.quote(str(agent))} {{workspace}} "
+        f"{shlex.quote(str(tmp_path / 'agent-saw.txt'))} -- {{prompt}}",
+    }
     config_path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     link = root / "skills" / "github-triage" / "id_rsa"
     link.symlink_to(host / "id_rsa")

@@ -50,8 +50,16 @@ def _read_pairs(path: Path) -> dict[str, str]:
     return pairs
 
 
-def run_action(action: Path, workspace: Path, *, with_: dict[str, str], github: dict[str, str],
-               runner: dict[str, str], env: dict[str, str], skip: set[str]) -> Job:
+def run_action(
+    action: Path,
+    workspace: Path,
+    *,
+    with_: dict[str, str],
+    github: dict[str, str],
+    runner: dict[str, str],
+    env: dict[str, str],
+    skip: set[str],
+) -> Job:
     spec: dict[str, Any] = yaml.safe_load(action.read_text(encoding="utf-8"))
     job = Job()
     job_env: dict[str, str] = {}
@@ -94,12 +102,24 @@ def run_action(action: Path, workspace: Path, *, with_: dict[str, str], github: 
         output_file, env_file = temp / f"output-{index}", temp / f"env-{index}"
         output_file.write_text("", encoding="utf-8")
         env_file.write_text("", encoding="utf-8")
-        step_env = {**env, **job_env, **{k: resolve(str(v)) for k, v in step.get("env", {}).items()},
-                    "GITHUB_OUTPUT": str(output_file), "GITHUB_ENV": str(env_file)}
+        step_env = {
+            **env,
+            **job_env,
+            **{k: resolve(str(v)) for k, v in step.get("env", {}).items()},
+            "GITHUB_OUTPUT": str(output_file),
+            "GITHUB_ENV": str(env_file),
+        }
         shell = step.get("shell")
         assert shell == "bash", f"{name}: composite run steps need shell: bash"
-        done = subprocess.run(["bash", "-e", "-c", resolve(step["run"])], cwd=workspace, env=step_env,
-                              capture_output=True, text=True, check=False, timeout=600)
+        done = subprocess.run(
+            ["bash", "-e", "-c", resolve(step["run"])],
+            cwd=workspace,
+            env=step_env,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=600,
+        )
         job.log += f"## {name}\n{done.stdout}{done.stderr}"
         job.steps.append((name, done.returncode))
         if "id" in step:

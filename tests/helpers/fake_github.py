@@ -144,5 +144,7 @@ class FakeGitHub:
 
 
 def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"message": message, "documentation_url": "https://docs.github.com/rest",
-                         "status": str(status)}, status_code=status)
+    return JSONResponse(
+        {"message": message, "documentation_url": "https://docs.github.com/rest", "status": str(status)},
+        status_code=status,
+    )

@@ -35,8 +35,16 @@ class ThreadedServer:
     """Any ASGI app served by uvicorn on 127.0.0.1 (a free port) in a daemon thread."""
 
     def __init__(self, app: Any) -> None:
-        config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="error", lifespan="off",
-                                ws="none", access_log=False, timeout_graceful_shutdown=1)
+        config = uvicorn.Config(
+            app,
+            host="127.0.0.1",
+            port=0,
+            log_level="error",
+            lifespan="off",
+            ws="none",
+            access_log=False,
+            timeout_graceful_shutdown=1,
+        )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, name="test-http-server", daemon=True)
         self.port = 0
@@ -116,8 +124,13 @@ class FakeOpenAI:
             if isinstance(behaviour, int):
                 return JSONResponse(
                     status_code=behaviour,
-                    content={"error": {"message": f"scripted {behaviour}; you sent {auth}", "type": "fake",
-                                       "code": behaviour}},
+                    content={
+                        "error": {
+                            "message": f"scripted {behaviour}; you sent {auth}",
+                            "type": "fake",
+                            "code": behaviour,
+                        }
+                    },
                 )
             if isinstance(behaviour, tuple) and behaviour[0] == "sleep":
                 await asyncio.sleep(float(behaviour[1]))
@@ -133,16 +146,29 @@ class FakeOpenAI:
         message: dict[str, Any] = {"role": "assistant", "content": f"echo: {last}"}
         finish = "stop"
         if isinstance(behaviour, tuple) and behaviour[0] == "tool":
-            message = {"role": "assistant", "content": None, "tool_calls": [
-                {"id": "call_1", "type": "function",
-                 "function": {"name": behaviour[1], "arguments": json.dumps(behaviour[2])}}]}
+            message = {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "call_1",
+                        "type": "function",
+                        "function": {"name": behaviour[1], "arguments": json.dumps(behaviour[2])},
+                    }
+                ],
+            }
             finish = "tool_calls"
         data = {
-            "id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion", "created": 0,
+            "id": f"chatcmpl-{len(self.requests)}",
+            "object": "chat.completion",
+            "created": 0,
             "model": body.get("model", self.model),
             "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                      "total_tokens": prompt_tokens + completion_tokens},
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
         }
         with self._lock:
             self.responses.append(data)
@@ -166,5 +192,7 @@ class FakeOpenAI:
     def usage_seen(self) -> tuple[int, int]:
         """Prompt and completion tokens of every answered request."""
         with self._lock:
-            return (sum(r["usage"]["prompt_tokens"] for r in self.responses),
-                    sum(r["usage"]["completion_tokens"] for r in self.responses))
+            return (
+                sum(r["usage"]["prompt_tokens"] for r in self.responses),
+                sum(r["usage"]["completion_tokens"] for r in self.responses),
+            )

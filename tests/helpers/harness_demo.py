@@ -23,8 +23,13 @@ def commit_all(repo: git.Repo, message: str) -> str:
     return repo.index.commit(message, author=AUTHOR, committer=AUTHOR).hexsha
 
 
-def build_recorded_demo(root: Path, keep: Collection[str], *, harness: HarnessName | None = None,
-                        prepare: Callable[[Path], None] | None = None) -> str:
+def build_recorded_demo(
+    root: Path,
+    keep: Collection[str],
+    *,
+    harness: HarnessName | None = None,
+    prepare: Callable[[Path], None] | None = None,
+) -> str:
     """The demo with only the `keep` tasks at root (`prepare` edits it before the first commit),
     recorded twice (asserted byte-identical) and blessed through `harness`; the bless commit's sha."""
     with demo_files() as source:
@@ -44,7 +49,8 @@ def build_recorded_demo(root: Path, keep: Collection[str], *, harness: HarnessNa
     first = {path.name: path.read_bytes() for path in project.pending_dir.glob("*.json")}
     again = record_tasks(project, strict=True)
     assert again.errors == []
-    assert {path.name: path.read_bytes() for path in project.pending_dir.glob("*.json")} == first, \
+    assert {path.name: path.read_bytes() for path in project.pending_dir.glob("*.json")} == first, (
         "two recordings through the same harness differ"
+    )
     bless(project)
     return commit_all(repo, "bless")

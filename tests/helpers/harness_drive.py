@@ -72,8 +72,10 @@ def claude_first(prompt: str, skills: Mapping[str, Skill], world: World, *, bund
     env = body["messages"][1]["content"][0]
     env["text"] = _claude_listing(env["text"], skills, bundled)
     skill_tool = next(t for t in body["tools"] if t["name"] == "Skill")
-    body["tools"] = [skill_tool] + [{"name": f"mcp__ratchet__{s.name}", "description": s.description,
-                                     "input_schema": s.parameters} for s in tool_specs(world)]
+    body["tools"] = [skill_tool] + [
+        {"name": f"mcp__ratchet__{s.name}", "description": s.description, "input_schema": s.parameters}
+        for s in tool_specs(world)
+    ]
     return body
 
 
@@ -84,12 +86,23 @@ def codex_first(prompt: str, skills: Mapping[str, Skill], world: World, *, bundl
     head, rest = part["text"].split(_CODEX_AVAILABLE, 1)
     lines, tail = rest.split("\n</skills_instructions>", 1)
     theirs = [line for line in lines.split("\n") if bundled and "(file: r0/" in line]
-    ours = [f"- {s.name}: {s.description} (file: r1/{s.name}/SKILL.md)" for s in sorted(skills.values(), key=lambda s: s.name)]
+    ours = [
+        f"- {s.name}: {s.description} (file: r1/{s.name}/SKILL.md)"
+        for s in sorted(skills.values(), key=lambda s: s.name)
+    ]
     part["text"] = head + _CODEX_AVAILABLE + "\n".join(theirs + ours) + "\n</skills_instructions>" + tail
     for tool in body["tools"]:
         if tool.get("name") == "mcp__ratchet":
-            tool["tools"] = [{"type": "function", "name": s.name, "description": s.description, "strict": False,
-                              "parameters": s.parameters} for s in tool_specs(world)]
+            tool["tools"] = [
+                {
+                    "type": "function",
+                    "name": s.name,
+                    "description": s.description,
+                    "strict": False,
+                    "parameters": s.parameters,
+                }
+                for s in tool_specs(world)
+            ]
     return body
 
 
@@ -100,11 +113,23 @@ def _mcp_answer(world: World, name: str, arguments: dict[str, Any], index: int) 
     return record, text, bool(result.is_error)
 
 
-def drive(shape: Shape, model: ChatModel, prompt: str, skills: Mapping[str, Skill], world: World,
-          *, bundled: bool = True, max_turns: int = 30) -> Drive:
+def drive(
+    shape: Shape,
+    model: ChatModel,
+    prompt: str,
+    skills: Mapping[str, Skill],
+    world: World,
+    *,
+    bundled: bool = True,
+    max_turns: int = 30,
+) -> Drive:
     """Run one task behind the harness shape until the model answers without a tool call."""
     claude = shape != "codex"
-    body = claude_first(prompt, skills, world, bundled=bundled) if claude else codex_first(prompt, skills, world, bundled=bundled)
+    body = (
+        claude_first(prompt, skills, world, bundled=bundled)
+        if claude
+        else codex_first(prompt, skills, world, bundled=bundled)
+    )
     dialect = anthropic_api if claude else responses_api
     done = Drive()
     for _ in range(max_turns):
@@ -121,14 +146,23 @@ def drive(shape: Shape, model: ChatModel, prompt: str, skills: Mapping[str, Skil
         else:
             calls = [i for i in shown["output"] if i["type"] == "function_call"]
             if not calls:
-                done.final_output = "".join(p["text"] for i in shown["output"] if i["type"] == "message" for p in i["content"])
+                done.final_output = "".join(
+                    p["text"] for i in shown["output"] if i["type"] == "message" for p in i["content"]
+                )
                 return done
             _codex_turn(body, calls, done, skills, world)
     raise AssertionError(f"no final answer within {max_turns} turns")
 
 
-def _claude_turn(body: dict[str, Any], calls: list[dict[str, Any]], done: Drive, skills: Mapping[str, Skill],
-                 world: World, *, merged: bool) -> None:
+def _claude_turn(
+    body: dict[str, Any],
+    calls: list[dict[str, Any]],
+    done: Drive,
+    skills: Mapping[str, Skill],
+    world: World,
+    *,
+    merged: bool,
+) -> None:
     results: list[dict[str, Any]] = []
     texts: list[dict[str, Any]] = []
     for call in calls:
@@ -136,24 +170,42 @@ def _claude_turn(body: dict[str, Any], calls: list[dict[str, Any]], done: Drive,
             name = call["input"]["skill"]
             done.loads.append(name)
             results.append({"type": "tool_result", "tool_use_id": call["id"], "content": f"Launching skill: {name}"})
-            texts.append({"type": "text", "text": f"Base directory for this skill: {SCRATCH}/ws/.claude/skills/{name}\n\n"
-                                                  f"{skills[name].body}"})
+            texts.append(
+                {
+                    "type": "text",
+                    "text": f"Base directory for this skill: {SCRATCH}/ws/.claude/skills/{name}\n\n{skills[name].body}",
+                }
+            )
             continue
-        record, text, failed = _mcp_answer(world, call["name"].removeprefix("mcp__ratchet__"), call["input"], len(done.tool_calls))
+        record, text, failed = _mcp_answer(
+            world, call["name"].removeprefix("mcp__ratchet__"), call["input"], len(done.tool_calls)
+        )
         done.tool_calls.append(record)
-        results.append({"type": "tool_result", "tool_use_id": call["id"], "content": text, **({"is_error": True} if failed else {})})
+        results.append(
+            {
+                "type": "tool_result",
+                "tool_use_id": call["id"],
+                "content": text,
+                **({"is_error": True} if failed else {}),
+            }
+        )
     messages = body["messages"]
     if merged and messages[-1]["role"] == "user" and messages[-2]["role"] == "assistant":
         messages[-2]["content"] += calls
         old = messages[-1]["content"]
-        messages[-1]["content"] = ([b for b in old if b["type"] == "tool_result"] + results
-                                   + [b for b in old if b["type"] != "tool_result"] + texts)
+        messages[-1]["content"] = (
+            [b for b in old if b["type"] == "tool_result"]
+            + results
+            + [b for b in old if b["type"] != "tool_result"]
+            + texts
+        )
     else:
         messages += [{"role": "assistant", "content": calls}, {"role": "user", "content": results + texts}]
 
 
-def _codex_turn(body: dict[str, Any], calls: list[dict[str, Any]], done: Drive, skills: Mapping[str, Skill],
-                world: World) -> None:
+def _codex_turn(
+    body: dict[str, Any], calls: list[dict[str, Any]], done: Drive, skills: Mapping[str, Skill], world: World
+) -> None:
     items: list[dict[str, Any]] = []
     outputs: list[dict[str, Any]] = []
     for call in calls:
@@ -164,13 +216,21 @@ def _codex_turn(body: dict[str, Any], calls: list[dict[str, Any]], done: Drive, 
             name = path.removeprefix(f"{SCRATCH}/ws/.agents/skills/").split("/")[0]
             done.loads.append(name)
             text = Path(skills[name].folder, "SKILL.md").read_text(encoding="utf-8")
-            output: Any = (f"Chunk ID: 0\nWall time: 0 seconds\nProcess exited with code 0\n"
-                           f"Original token count: {len(text) // 4}\nOutput:\n{text}")
+            output: Any = (
+                f"Chunk ID: 0\nWall time: 0 seconds\nProcess exited with code 0\n"
+                f"Original token count: {len(text) // 4}\nOutput:\n{text}"
+            )
         else:
             assert call.get("namespace") == "mcp__ratchet", call
             record, answer, failed = _mcp_answer(world, call["name"], arguments, len(done.tool_calls))
             done.tool_calls.append(record)
-            output = ([{"type": "input_text", "text": "Wall time: 0 seconds\nOutput:"}, {"type": "input_text", "text": answer}]
-                      if failed else f"Wall time: 0 seconds\nOutput:\n{answer}")
+            output = (
+                [
+                    {"type": "input_text", "text": "Wall time: 0 seconds\nOutput:"},
+                    {"type": "input_text", "text": answer},
+                ]
+                if failed
+                else f"Wall time: 0 seconds\nOutput:\n{answer}"
+            )
         outputs.append({"type": "function_call_output", "id": "fco_0", "call_id": call["call_id"], "output": output})
     body["input"] += items + outputs

@@ -1,9 +1,9 @@
 """Demo repositories whose simulator varies, and noise records measured in them through the CLI.
 
-    base = set_sim_noise(demo_repo, 0.5)               # ratchet.yaml gains `sim_noise: 0.5`, committed
-    code, out, err = noise_cli(demo_repo, "--repeats", "12")   # `ratchet noise` through typer's CliRunner
-    base = commit_records(demo_repo, FX_TASKS, repeats=20)     # measured, then committed with the goldens
-    apply_edit(demo_repo, FX_COSMETIC)                 # an edit the simulator cannot see, on its own branch
+base = set_sim_noise(demo_repo, 0.5)               # ratchet.yaml gains `sim_noise: 0.5`, committed
+code, out, err = noise_cli(demo_repo, "--repeats", "12")   # `ratchet noise` through typer's CliRunner
+base = commit_records(demo_repo, FX_TASKS, repeats=20)     # measured, then committed with the goldens
+apply_edit(demo_repo, FX_COSMETIC)                 # an edit the simulator cannot see, on its own branch
 """
 
 from __future__ import annotations
@@ -57,14 +57,17 @@ def noise_cli(repo: Path, *args: str) -> tuple[int, str, str]:
 
 def noise_files(repo: Path) -> dict[str, bytes]:
     """Every noise record under goldens/, by repo path, as bytes."""
-    return {path.relative_to(repo).as_posix(): path.read_bytes()
-            for path in sorted((repo / "goldens").glob(f"*/*{NOISE_SUFFIX}"))}
+    return {
+        path.relative_to(repo).as_posix(): path.read_bytes()
+        for path in sorted((repo / "goldens").glob(f"*/*{NOISE_SUFFIX}"))
+    }
 
 
 def golden_paths(repo: Path) -> dict[str, Path]:
     """Task id -> its golden file (noise records left out)."""
-    return {path.stem: path for path in sorted((repo / "goldens").glob("*/*.json"))
-            if not path.name.endswith(NOISE_SUFFIX)}
+    return {
+        path.stem: path for path in sorted((repo / "goldens").glob("*/*.json")) if not path.name.endswith(NOISE_SUFFIX)
+    }
 
 
 def read_record(path: Path) -> NoiseRecord:

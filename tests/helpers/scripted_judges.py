@@ -32,8 +32,13 @@ class TierScript:
         script = self.on_regression if label_regression else self.on_clean
         verdict = script[index % len(script)]
         right = (verdict == "regression") == label_regression
-        return Opinion(tier=self.tier, model=f"scripted/{self.tier}", prompt_version="t", verdict=verdict,
-                       confidence=0.9 if right else 0.55)
+        return Opinion(
+            tier=self.tier,
+            model=f"scripted/{self.tier}",
+            prompt_version="t",
+            verdict=verdict,
+            confidence=0.9 if right else 0.55,
+        )
 
 
 REG: list[JudgeVerdict] = ["regression"]
@@ -62,15 +67,26 @@ def labels_for(positives: int = 20, negatives: int = 20) -> dict[str, Label]:
     for i in range(positives + negatives):
         regression = i < positives
         labels[edit_id(i)] = Label(
-            edit_id=edit_id(i), type="R1" if regression else "N0", skill="skill",
-            affected_goldens=[task_id(i)] if regression else [], expected_decision="BLOCK" if regression else "PASS",
-            expected_pairs={task_id(i): "regression" if regression else "same"}, edit_hash=f"hash-{edit_id(i)}",
+            edit_id=edit_id(i),
+            type="R1" if regression else "N0",
+            skill="skill",
+            affected_goldens=[task_id(i)] if regression else [],
+            expected_decision="BLOCK" if regression else "PASS",
+            expected_pairs={task_id(i): "regression" if regression else "same"},
+            edit_hash=f"hash-{edit_id(i)}",
         )
     return labels
 
 
-def scripted_run(config: str, scripts: Sequence[TierScript], *, positives: int = 20, negatives: int = 20,
-                 models: Mapping[str, str] = SIM_MODELS, simulated: bool = True) -> BenchConfigRun:
+def scripted_run(
+    config: str,
+    scripts: Sequence[TierScript],
+    *,
+    positives: int = 20,
+    negatives: int = 20,
+    models: Mapping[str, str] = SIM_MODELS,
+    simulated: bool = True,
+) -> BenchConfigRun:
     """One configuration's run: every pair judged by every script, in the order given."""
     edits: dict[str, ScoredEdit] = {}
     for label in labels_for(positives, negatives).values():
@@ -79,37 +95,70 @@ def scripted_run(config: str, scripts: Sequence[TierScript], *, positives: int =
         index = i if regression else i - positives
         opinions = [s.opinion(regression, index) for s in scripts]
         outcome = (opinions[-1].verdict or "error") if opinions else "same"  # no script: Level 0 decided
-        pair = PairOutcome(task_id=task_id(i), golden_skill="skill", selected_because="routed", outcome=outcome,
-                           decided_by=scripts[-1].tier if scripts else "level0", reason="scripted",
-                           opinions=opinions)
-        verdict = Verdict(base="b", head="h", skills_changed=["skill"], decision=label.expected_decision,
-                          summary="", pairs=[pair], simulated=simulated)
-        edits[label.edit_id] = ScoredEdit(edit_id=label.edit_id, type=label.type, verdict=verdict,
-                                          expected_decision=label.expected_decision, skill="skill",
-                                          affected_goldens=label.affected_goldens,
-                                          expected_pairs=label.expected_pairs)
-    return BenchConfigRun(config=config, command=f"cmd {config}", simulated=simulated, models=dict(models),
-                          edits=edits)
+        pair = PairOutcome(
+            task_id=task_id(i),
+            golden_skill="skill",
+            selected_because="routed",
+            outcome=outcome,
+            decided_by=scripts[-1].tier if scripts else "level0",
+            reason="scripted",
+            opinions=opinions,
+        )
+        verdict = Verdict(
+            base="b",
+            head="h",
+            skills_changed=["skill"],
+            decision=label.expected_decision,
+            summary="",
+            pairs=[pair],
+            simulated=simulated,
+        )
+        edits[label.edit_id] = ScoredEdit(
+            edit_id=label.edit_id,
+            type=label.type,
+            verdict=verdict,
+            expected_decision=label.expected_decision,
+            skill="skill",
+            affected_goldens=label.affected_goldens,
+            expected_pairs=label.expected_pairs,
+        )
+    return BenchConfigRun(config=config, command=f"cmd {config}", simulated=simulated, models=dict(models), edits=edits)
 
 
-def noise_run(scripts: Sequence[TierScript], *, goldens: int = 2, replays: int = 3,
-              models: Mapping[str, str] = SIM_MODELS, simulated: bool = True) -> BenchConfigRun:
+def noise_run(
+    scripts: Sequence[TierScript],
+    *,
+    goldens: int = 2,
+    replays: int = 3,
+    models: Mapping[str, str] = SIM_MODELS,
+    simulated: bool = True,
+) -> BenchConfigRun:
     """The E6 run: `goldens` x `replays` unchanged-skill replays, each judged by every script as a clean pair."""
     noise: dict[str, NoiseGolden] = {}
     for g in range(goldens):
         outcomes = []
         for r in range(replays):
             opinions = [s.opinion(False, g * replays + r) for s in scripts]
-            outcomes.append(PairOutcome(task_id=task_id(g), golden_skill="skill", selected_because="routed",
-                                        outcome="pass", decided_by=scripts[-1].tier, reason="scripted",
-                                        opinions=opinions))
+            outcomes.append(
+                PairOutcome(
+                    task_id=task_id(g),
+                    golden_skill="skill",
+                    selected_because="routed",
+                    outcome="pass",
+                    decided_by=scripts[-1].tier,
+                    reason="scripted",
+                    opinions=opinions,
+                )
+            )
         noise[task_id(g)] = NoiseGolden(task_id=task_id(g), skill="skill", outcomes=outcomes)
-    return BenchConfigRun(config="noise", command="cmd noise", simulated=simulated, models=dict(models),
-                          mode="noise", noise=noise)
+    return BenchConfigRun(
+        config="noise", command="cmd noise", simulated=simulated, models=dict(models), mode="noise", noise=noise
+    )
 
 
-def scripted_results(*, models: Mapping[str, str] = SIM_MODELS, simulated: bool = True,
-                     with_noise: bool = False) -> BenchResults:
+def scripted_results(
+    *, models: Mapping[str, str] = SIM_MODELS, simulated: bool = True, with_noise: bool = False
+) -> BenchResults:
     """nano_only (NANO), super_only (SUPER), and a cascade whose nano and super are perfect and whose ultra is ULTRA.
 
     No ultra_only run: ultra's rates must come from the cascade.
@@ -117,8 +166,9 @@ def scripted_results(*, models: Mapping[str, str] = SIM_MODELS, simulated: bool 
     runs = {
         "nano_only": scripted_run("nano_only", [NANO], models=models, simulated=simulated),
         "super_only": scripted_run("super_only", [SUPER], models=models, simulated=simulated),
-        "cascade": scripted_run("cascade", [ORACLE["nano"], ORACLE["super"], ULTRA], models=models,
-                                simulated=simulated),
+        "cascade": scripted_run(
+            "cascade", [ORACLE["nano"], ORACLE["super"], ULTRA], models=models, simulated=simulated
+        ),
     }
     if with_noise:
         runs["noise"] = noise_run([NANO, SUPER], models=models, simulated=simulated)

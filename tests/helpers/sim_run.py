@@ -34,7 +34,11 @@ def run(
     clock: Clock = wall_clock,
 ) -> Trace:
     world = load_world(
-        REPO / "bench/world", workspaces_dir=REPO / "bench/workspaces", workspace=task.workspace, frozen_time=CLOCK, overlays=overlays
+        REPO / "bench/world",
+        workspaces_dir=REPO / "bench/workspaces",
+        workspace=task.workspace,
+        frozen_time=CLOCK,
+        overlays=overlays,
     )
     return run_task(
         task,

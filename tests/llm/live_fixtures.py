@@ -12,10 +12,18 @@ SENTINEL = "sk-SENTINEL-7f3a9c2e41b84d6a-do-not-print"
 MODEL = "openai/fake-model"
 
 
-def live_project(tmp_path: Path, server: FakeOpenAI, *, price: Price | None = None,
-                 priced: bool = True, key_env: str | None = KEY_ENV) -> Project:
+def live_project(
+    tmp_path: Path,
+    server: FakeOpenAI,
+    *,
+    price: Price | None = None,
+    priced: bool = True,
+    key_env: str | None = KEY_ENV,
+) -> Project:
     prices = {MODEL: price or Price(input=1e-6, output=2e-6)} if priced else {}
-    tiers = {name: TierConfig(model=MODEL, api_base=server.base_url, api_key_env=key_env)
-             for name in ("agent", "nano", "super", "ultra")}
+    tiers = {
+        name: TierConfig(model=MODEL, api_base=server.base_url, api_key_env=key_env)
+        for name in ("agent", "nano", "super", "ultra")
+    }
     config = RatchetConfig(upstream="live", tiers=tiers, prices=prices)
     return Project(root=tmp_path, config=config, home=tmp_path / "home")

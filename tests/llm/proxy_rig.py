@@ -72,8 +72,15 @@ def running_proxy(project: Project, *, run_id: str = "h6-run", **options: Any) -
     refusals: list[str] = []
     # These tests read cache hits back as ledger rows, so they ask for them (`--ledger-hits`).
     options["gateway_options"] = {"ledger_hits": True, **options.get("gateway_options", {})}
-    proxy = CaptureProxy(project, store, run_id=run_id, token=TOKEN, model_aliases=options.pop("aliases", ALIASES),
-                         log=refusals.append, **options)
+    proxy = CaptureProxy(
+        project,
+        store,
+        run_id=run_id,
+        token=TOKEN,
+        model_aliases=options.pop("aliases", ALIASES),
+        log=refusals.append,
+        **options,
+    )
     try:
         with ThreadedServer(proxy.app) as server:
             rig = Rig(proxy, store, server.port, refusals)

@@ -34,8 +34,7 @@ def test_cap_holds_under_50_threads(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         store = open_store(project.home)
         gw = Gateway(project, store, run_id="cap")
         model = gw.model("nano", "judge-nano")
-        requests = [ChatRequest(messages=[{"role": "user", "content": f"q{i:02d}"}], max_tokens=100)
-                    for i in range(50)]
+        requests = [ChatRequest(messages=[{"role": "user", "content": f"q{i:02d}"}], max_tokens=100) for i in range(50)]
         worst = max(worst_case_cost(PRICE, r) for r in requests)
         assert 50 * worst > 3.0  # together the worst cases are far past the cap
 
@@ -93,7 +92,10 @@ def test_kill_9_mid_run_keeps_spend_and_pays_nothing_twice(tmp_path: Path, monke
         server.script("ok", ("sleep", 30))  # the second call hangs: we kill the run during it
         child = subprocess.Popen(
             [sys.executable, "-c", _CHILD.format(root=str(ROOT)), str(tmp_path), str(server.port)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=dict(os.environ),
         )
         deadline = time.monotonic() + 60
         while len(server.requests) < 2:

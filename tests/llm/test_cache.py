@@ -9,7 +9,13 @@ from ratchet.llm.types import ChatRequest, ChatResponse, Message
 
 BASE = {
     "messages": [{"role": "user", "content": "hi"}],
-    "tools": [{"name": "t", "description": "d", "parameters": {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}}}],
+    "tools": [
+        {
+            "name": "t",
+            "description": "d",
+            "parameters": {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}},
+        }
+    ],
     "response_format": {"type": "json_object", "schema": {"type": "object", "required": ["x"]}},
     "max_tokens": 100,
     "temperature": 0.0,
@@ -23,10 +29,17 @@ def key(model: str = "m", base: str | None = "http://h/v1", **changes: object) -
 
 def test_reordered_keys_hit() -> None:
     reordered = {
-        "seed": 1, "max_tokens": 100, "temperature": 0.0,
+        "seed": 1,
+        "max_tokens": 100,
+        "temperature": 0.0,
         "response_format": {"schema": {"required": ["x"], "type": "object"}, "type": "json_object"},
-        "tools": [{"parameters": {"properties": {"b": {"type": "integer"}, "a": {"type": "string"}}, "type": "object"},
-                   "description": "d", "name": "t"}],
+        "tools": [
+            {
+                "parameters": {"properties": {"b": {"type": "integer"}, "a": {"type": "string"}}, "type": "object"},
+                "description": "d",
+                "name": "t",
+            }
+        ],
         "messages": [{"content": "hi", "role": "user"}],
     }
     assert cache_key("m", "http://h/v1", ChatRequest.model_validate(reordered)) == key()
@@ -35,8 +48,14 @@ def test_reordered_keys_hit() -> None:
 
 def test_each_answer_changing_field_misses() -> None:
     variants = [
-        key(model="m2"), key(base="http://other/v1"), key(temperature=0.5), key(seed=2), key(max_tokens=101),
-        key(tools=[]), key(tool_choice="auto"), key(response_format=None),
+        key(model="m2"),
+        key(base="http://other/v1"),
+        key(temperature=0.5),
+        key(seed=2),
+        key(max_tokens=101),
+        key(tools=[]),
+        key(tool_choice="auto"),
+        key(response_format=None),
         key(messages=[{"role": "user", "content": "hi!"}]),
     ]
     assert len({key(), *variants}) == len(variants) + 1

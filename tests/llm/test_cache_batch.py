@@ -61,8 +61,9 @@ class Syncs:
         monkeypatch.setattr(os, "fsync", fsync)
 
 
-def test_a_batch_is_readable_at_once_and_durable_after_one_flush(tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_batch_is_readable_at_once_and_durable_after_one_flush(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     cache = ResponseCache(tmp_path / "llm")
     made_key_file(cache)
     syncs = Syncs(monkeypatch)
@@ -94,8 +95,9 @@ def test_without_syncfs_each_entry_and_folder_is_fsynced(tmp_path: Path, monkeyp
     assert (syncs.syncfs, syncs.fsync) == (0, 4 + len(folders) + 1)  # no syncfs: each file, each folder, the root
 
 
-def test_a_failed_sync_reports_nothing_durable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                               caplog: pytest.LogCaptureFixture) -> None:
+def test_a_failed_sync_reports_nothing_durable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     cache = ResponseCache(tmp_path / "llm")
     cache.put(key(1), answer("x"))
 
@@ -151,8 +153,9 @@ os.kill(os.getpid(), signal.SIGKILL)
 
 
 def test_kill_9_before_the_flush_leaves_every_entry_whole(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-c", KILLED.format(repo=str(REPO)), str(tmp_path / "llm")],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", KILLED.format(repo=str(REPO)), str(tmp_path / "llm")], capture_output=True, text=True
+    )
     assert done.returncode == -signal.SIGKILL, done.stderr
     cache = ResponseCache(tmp_path / "llm")
     assert [cache.get(key(n)) for n in range(20)] == [answer(f"a{n}") for n in range(20)]

@@ -134,7 +134,8 @@ def test_rewritten_judge_answers_cannot_turn_a_block_into_a_pass(demo_repo: Path
     cascade = resolve_gate_config("cascade")
     assert check_edit(demo_repo, base=base, head="edit/changed-argument", config=cascade).decision == "BLOCK"
     judged = [
-        path for path in sorted(cache_root(demo_repo / ".ratchet").rglob("*.json"))
+        path
+        for path in sorted(cache_root(demo_repo / ".ratchet").rglob("*.json"))
         if '\\"verdict\\": \\"regression\\"' in path.read_text(encoding="utf-8")
     ]
     assert judged, "the judges' answers were cached"

@@ -56,7 +56,9 @@ def test_live_call_priced_ledgered_then_cached(tmp_path: Path, server: FakeOpenA
     assert len(server.requests) == 1
     rows = store.ledger("live")
     assert [(r.cache_hit, r.tokens_in, r.tokens_out, r.simulated) for r in rows] == [
-        (False, tin, tout, False), (True, tin, tout, False)]
+        (False, tin, tout, False),
+        (True, tin, tout, False),
+    ]
     assert rows[0].cost_usd == pytest.approx(first.usage.usd) and rows[1].cost_usd == 0.0
     assert rows[0].api_base == server.base_url
     assert store.total_spend() == pytest.approx(first.usage.usd)

@@ -39,7 +39,9 @@ def test_call_is_priced_ledgered_and_cached(sim_project: Project, store: Store) 
     assert len(fake.requests) == 1
     rows = store.ledger("r1")
     assert [(r.purpose, r.tier, r.cache_hit, r.simulated, r.status) for r in rows] == [
-        ("judge-nano", "nano", False, True, "ok"), ("judge-nano", "nano", True, True, "ok")]
+        ("judge-nano", "nano", False, True, "ok"),
+        ("judge-nano", "nano", True, True, "ok"),
+    ]
     assert rows[1].cost_usd == 0.0
     assert gw.spent() == pytest.approx(first.usage.usd)
     assert store.total_spend() == 0.0  # simulated dollars never count against the real cap
@@ -63,7 +65,11 @@ def test_a_changed_simulator_is_not_served_old_answers(
     first = Gateway(sim_project, store, run_id="a", upstream_models={"nano": fake}).model("nano", "x").complete(req())
     monkeypatch.setattr("ratchet.sim.version.sim_code_digest", lambda: "a different simulator")
     second = Gateway(sim_project, store, run_id="b", upstream_models={"nano": fake}).model("nano", "x").complete(req())
-    assert (first.message.content, second.message.content, second.cache_hit) == ("old simulator", "new simulator", False)
+    assert (first.message.content, second.message.content, second.cache_hit) == (
+        "old simulator",
+        "new simulator",
+        False,
+    )
     assert first.request_digest == second.request_digest  # the request is the same; only the answerer changed
 
 

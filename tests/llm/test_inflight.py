@@ -90,7 +90,8 @@ def test_a_failed_shared_call_fails_each_waiter_the_same_way() -> None:
 
 
 def test_identical_concurrent_calls_reach_the_server_once_and_pay_once(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv(KEY_ENV, SENTINEL)
     monkeypatch.setenv("RATCHET_BENCH_USD_CAP", "5")
     with FakeOpenAI(delay_s=0.3) as server:
@@ -141,7 +142,8 @@ def test_different_requests_are_not_coalesced(tmp_path: Path, monkeypatch: pytes
 
 
 def test_a_failed_shared_upstream_call_fails_every_waiter_with_one_ledger_row(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv(KEY_ENV, SENTINEL)
     monkeypatch.setenv("RATCHET_BENCH_USD_CAP", "5")
     with FakeOpenAI(delay_s=0.3) as server:
@@ -163,7 +165,8 @@ def test_a_failed_shared_upstream_call_fails_every_waiter_with_one_ledger_row(
 
 
 def test_a_refused_reservation_refuses_every_waiter_and_reaches_no_server(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv(KEY_ENV, SENTINEL)
     monkeypatch.setenv("RATCHET_BENCH_USD_CAP", "0.00001")  # below one call's worst case
     with FakeOpenAI(delay_s=0.3) as server:
@@ -181,7 +184,8 @@ def test_a_refused_reservation_refuses_every_waiter_and_reaches_no_server(
 
 
 def test_a_cached_answer_needs_no_reservation_even_at_a_zero_cap(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv(KEY_ENV, SENTINEL)
     monkeypatch.setenv("RATCHET_BENCH_USD_CAP", "5")
     with FakeOpenAI() as server:

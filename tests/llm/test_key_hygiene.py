@@ -24,8 +24,11 @@ def _files_containing(root: Path, needle: bytes) -> list[Path]:
 
 @pytest.mark.parametrize("failure", ["auth", "timeout"])
 def test_sentinel_key_never_escapes(
-    failure: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-    capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture,
+    failure: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     monkeypatch.setenv(KEY_ENV, SENTINEL)
     caplog.set_level(logging.DEBUG)

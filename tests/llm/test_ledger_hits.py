@@ -52,15 +52,18 @@ def test_ledger_hits_writes_a_row_per_hit(sim_project: Project, store: Store) ->
     model.complete(req("q"))
     model.complete(req("q"))
     rows = store.ledger("r")
-    assert [(row.cache_hit, row.cost_usd, row.tokens_in) for row in rows] == [(False, rows[0].cost_usd, 100),
-                                                                               (True, 0.0, 100)]
+    assert [(row.cache_hit, row.cost_usd, row.tokens_in) for row in rows] == [
+        (False, rows[0].cost_usd, 100),
+        (True, 0.0, 100),
+    ]
     assert (store.calls("r"), store.cache_hits("r")) == (2, 1)
 
 
 def test_a_cache_hit_is_never_a_synced_commit(sim_project: Project, store: Store) -> None:
     fake = ScriptedModel("sim/nano", [answer("one")])
-    model = Gateway(sim_project, store, run_id="r", upstream_models={"nano": fake},
-                    ledger_hits=True).model("nano", "judge-nano")
+    model = Gateway(sim_project, store, run_id="r", upstream_models={"nano": fake}, ledger_hits=True).model(
+        "nano", "judge-nano"
+    )
     model.complete(req("q"))
     seen: list[str] = []
     store._db.set_trace_callback(seen.append)
@@ -78,8 +81,9 @@ def edited(demo_repo: Path) -> tuple[Path, str]:
 
 
 def _check(repo: Path, base: str, *extra: str) -> None:
-    result = runner.invoke(app, ["check", "--repo", str(repo), "--base", base, "--head", "edit/changed-argument",
-                                 "--json", *extra])
+    result = runner.invoke(
+        app, ["check", "--repo", str(repo), "--base", base, "--head", "edit/changed-argument", "--json", *extra]
+    )
     assert result.exit_code in (0, 1), result.stderr
 
 
@@ -96,5 +100,5 @@ def test_a_repeated_check_adds_no_rows_unless_asked(edited: tuple[Path, str]) ->
     _check(repo, base)  # every answer is a cache hit now
     assert _rows(repo) == first
     _check(repo, base, "--ledger-hits")
-    added = _rows(repo)[len(first):]
+    added = _rows(repo)[len(first) :]
     assert added and all(hit for _, hit in added) and len({run for run, _ in added}) == 1

@@ -34,8 +34,9 @@ print(answer.message.content, answer.cache_hit, "ratchet.llm.live" in sys.module
 
 
 def _call(home: Path, run: str) -> str:
-    done = subprocess.run([sys.executable, "-c", _CALL, str(home), run], capture_output=True, text=True, check=False,
-                          timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", _CALL, str(home), run], capture_output=True, text=True, check=False, timeout=120
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout.strip()
 

@@ -25,8 +25,9 @@ MODEL = "openai/gemma-3-270m"
 
 def _project(tmp_path: Path) -> Project:
     tier = TierConfig(model=MODEL, api_base=URL, max_tokens=64)
-    config = RatchetConfig(upstream="live", tiers={"agent": tier, "nano": tier},
-                           prices={MODEL: Price(input=0.0, output=0.0)})
+    config = RatchetConfig(
+        upstream="live", tiers={"agent": tier, "nano": tier}, prices={MODEL: Price(input=0.0, output=0.0)}
+    )
     return Project(root=tmp_path, config=config, home=tmp_path / "home")
 
 
@@ -35,13 +36,21 @@ def test_real_model_priced_ledgered_then_cached(tmp_path: Path) -> None:
     store = open_store(project.home)
     with Gateway(project, store, run_id="local", timeout_s=120) as gw:
         model = gw.model("nano", "judge-nano")
-        request = ChatRequest.model_validate({
-            "messages": [{"role": "user", "content": "Reply with a JSON object with key verdict."}],
-            "response_format": {"type": "json_object", "schema": {
-                "type": "object", "properties": {"verdict": {"type": "string", "enum": ["same", "regression"]}},
-                "required": ["verdict"]}},
-            "max_tokens": 64, "seed": 7,
-        })
+        request = ChatRequest.model_validate(
+            {
+                "messages": [{"role": "user", "content": "Reply with a JSON object with key verdict."}],
+                "response_format": {
+                    "type": "json_object",
+                    "schema": {
+                        "type": "object",
+                        "properties": {"verdict": {"type": "string", "enum": ["same", "regression"]}},
+                        "required": ["verdict"],
+                    },
+                },
+                "max_tokens": 64,
+                "seed": 7,
+            }
+        )
         first = model.complete(request)
         assert json.loads(first.message.content or "")["verdict"] in ("same", "regression")
         assert first.usage.tokens_in > 0 and first.usage.tokens_out > 0

@@ -65,15 +65,23 @@ tasks:
 def test_live_check_against_a_real_model_then_fully_cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RATCHET_UPSTREAM", "live")
     home = tmp_path / "home"
-    repo = make_repo(tmp_path, {
-        "ratchet.yaml": CONFIG, "tasks.yaml": TASKS, "skills/clock-reader/SKILL.md": SKILL,
-        "world/clock.yaml": "clock: {}\n", "workspaces/.keep": "",
-    })
+    repo = make_repo(
+        tmp_path,
+        {
+            "ratchet.yaml": CONFIG,
+            "tasks.yaml": TASKS,
+            "skills/clock-reader/SKILL.md": SKILL,
+            "world/clock.yaml": "clock: {}\n",
+            "workspaces/.keep": "",
+        },
+    )
     project = load_project(repo, home=home)
     recorded = record_tasks(project)
     assert recorded.errors == [], recorded.errors
     bless(project)
-    commit(repo, {"goldens/clock-reader/time-01.json": (repo / "goldens/clock-reader/time-01.json").read_text()}, "bless")
+    commit(
+        repo, {"goldens/clock-reader/time-01.json": (repo / "goldens/clock-reader/time-01.json").read_text()}, "bless"
+    )
     base = git(repo, "rev-parse", "HEAD")
     # Narrow the description until the skill no longer fires (an R6 edit): Level 0 then sees a routing
     # change whatever the model writes, so the judges are certain to run.
@@ -92,8 +100,10 @@ def test_live_check_against_a_real_model_then_fully_cached(tmp_path: Path, monke
     first = check_edit(repo, base=base, home=home, config=config)
     print(f"live verdict: {first.decision}: {first.summary}")  # shown with -s; figures for the issue note
     for pair in first.pairs:
-        print(f"  {pair.task_id}: {pair.outcome} by {pair.decided_by}; opinions: "
-              f"{[(o.tier, o.verdict, o.confidence, o.error) for o in pair.opinions]}")
+        print(
+            f"  {pair.task_id}: {pair.outcome} by {pair.decided_by}; opinions: "
+            f"{[(o.tier, o.verdict, o.confidence, o.error) for o in pair.opinions]}"
+        )
     assert first.decision in ("PASS", "WARN", "BLOCK") and not first.simulated
     assert [p.task_id for p in first.pairs] == ["time-01"]
     opinions = first.pairs[0].opinions

@@ -50,14 +50,23 @@ def _openai(rig: Rig) -> openai.OpenAI:
 def _assert_priced_then_cached(rig: Rig, purpose: str) -> None:
     first, second = rig.store.ledger()
     assert (first.status, first.model, first.simulated, first.cache_hit, first.purpose) == (
-        "ok", MODEL, False, False, purpose)
+        "ok",
+        MODEL,
+        False,
+        False,
+        purpose,
+    )
     assert first.tokens_in > 0 and first.cost_usd > 0 and first.api_base == URL
     assert (second.cache_hit, second.cost_usd, second.request_digest) == (True, 0.0, first.request_digest)
 
 
 def test_messages_streamed_then_repeated_from_the_cache(rig: Rig) -> None:
-    body: dict[str, Any] = {"model": "claude-sonnet-4-5", "max_tokens": 16, "system": "Answer in one word.",
-                            "messages": [{"role": "user", "content": "Name a colour."}]}
+    body: dict[str, Any] = {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 16,
+        "system": "Answer in one word.",
+        "messages": [{"role": "user", "content": "Name a colour."}],
+    }
     with _anthropic(rig).messages.stream(**body, extra_headers={"x-ratchet-purpose": "replay"}) as stream:
         streamed = stream.get_final_message()
     again = _anthropic(rig).messages.create(**body, extra_headers={"x-ratchet-purpose": "replay"})
@@ -70,13 +79,22 @@ def test_messages_tool_history_reaches_the_real_model(rig: Rig) -> None:
     messages: Any = [
         {"role": "user", "content": "Read the note."},
         # With text beside the tool_use: llama-cpp-python's server refuses an assistant turn whose content is null.
-        {"role": "assistant", "content": [{"type": "text", "text": "Reading it."},
-                                          {"type": "tool_use", "id": "toolu_1", "name": "files_read_file",
-                                           "input": {"path": "note.txt"}}]},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "Reading it."},
+                {"type": "tool_use", "id": "toolu_1", "name": "files_read_file", "input": {"path": "note.txt"}},
+            ],
+        },
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "hello"}]},
     ]
-    tools: Any = [{"name": "files_read_file", "description": "Read a file",
-                   "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}]
+    tools: Any = [
+        {
+            "name": "files_read_file",
+            "description": "Read a file",
+            "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}},
+        }
+    ]
     reply = _anthropic(rig).messages.create(model="agent", max_tokens=16, messages=messages, tools=tools)
     assert reply.stop_reason in ("end_turn", "max_tokens", "tool_use")
     [row] = rig.store.ledger()
@@ -84,8 +102,13 @@ def test_messages_tool_history_reaches_the_real_model(rig: Rig) -> None:
 
 
 def test_responses_streamed_then_repeated_from_the_cache(rig: Rig) -> None:
-    body: dict[str, Any] = {"model": "gpt-5-codex", "input": "Name a colour.", "instructions": "One word.",
-                            "max_output_tokens": 16, "store": False}
+    body: dict[str, Any] = {
+        "model": "gpt-5-codex",
+        "input": "Name a colour.",
+        "instructions": "One word.",
+        "max_output_tokens": 16,
+        "store": False,
+    }
     events = list(_openai(rig).responses.create(**body, stream=True))
     assert events[0].type == "response.created" and events[-1].type in ("response.completed", "response.incomplete")
     again = _openai(rig).responses.create(**body)
@@ -104,8 +127,9 @@ def test_chat_completions_streamed_then_repeated_from_the_cache(rig: Rig) -> Non
 def test_unknown_model_refused_and_budget_cap_holds_on_the_live_path(tmp_path: Path) -> None:
     with running_proxy(_project(tmp_path), budget_usd=0.002, gateway_options={"timeout_s": 120}) as rig:
         with pytest.raises(anthropic.NotFoundError):
-            _anthropic(rig).messages.create(model="claude-opus-9", max_tokens=8,
-                                            messages=[{"role": "user", "content": "hi"}])
+            _anthropic(rig).messages.create(
+                model="claude-opus-9", max_tokens=8, messages=[{"role": "user", "content": "hi"}]
+            )
         assert len(rig.refusals) == 1 and rig.store.ledger() == []
         answered = 0
         with pytest.raises(openai.APIStatusError) as caught:

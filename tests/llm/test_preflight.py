@@ -96,9 +96,11 @@ def test_any_http_status_counts_as_reachable(tmp_path: Path, store: Store) -> No
 
 def test_each_distinct_base_is_probed_once(tmp_path: Path, store: Store, server: FakeOpenAI) -> None:
     refused = f"http://127.0.0.1:{closed_port()}/v1"
-    tiers = {"agent": TierConfig(model=MODEL, api_base=server.base_url),
-             "nano": TierConfig(model=MODEL, api_base=server.base_url),
-             "super": TierConfig(model=MODEL, api_base=refused)}
+    tiers = {
+        "agent": TierConfig(model=MODEL, api_base=server.base_url),
+        "nano": TierConfig(model=MODEL, api_base=server.base_url),
+        "super": TierConfig(model=MODEL, api_base=refused),
+    }
     with Gateway(_live(tmp_path, tiers), store, run_id="pf") as gw:
         probed: list[str] = []
         original = gw._probe_base
@@ -149,7 +151,4 @@ def test_the_gateway_reports_a_refused_connection_not_a_500(tmp_path: Path, stor
     tiers = {"agent": TierConfig(model=MODEL, api_base=base)}
     with Gateway(_live(tmp_path, tiers), store, run_id="pf", retry=FAST) as gw, pytest.raises(ModelCallError) as info:
         gw.model("agent", "replay").complete(HELLO)
-    assert info.value.one_line() == (
-        f"agent model {MODEL}: gave up after 2 attempts: connection refused to {base}"
-    )
-
+    assert info.value.one_line() == (f"agent model {MODEL}: gave up after 2 attempts: connection refused to {base}")

@@ -31,8 +31,9 @@ def rig(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Rig]:
     with FakeOpenAI() as upstream:
         project = live_project(tmp_path, upstream)
         store = open_store(project.home)
-        proxy = CaptureProxy(project, store, run_id="cap-run", token="tok-123",
-                             gateway_options={"ledger_hits": True})  # hits are read back as rows
+        proxy = CaptureProxy(
+            project, store, run_id="cap-run", token="tok-123", gateway_options={"ledger_hits": True}
+        )  # hits are read back as rows
         with ThreadedServer(proxy.app) as server, httpx.Client(timeout=30) as client:
             client.headers["authorization"] = "Bearer tok-123"
             yield Rig(upstream, proxy, store, f"http://127.0.0.1:{server.port}/v1", client)
@@ -53,7 +54,9 @@ def test_chat_goes_through_the_gateway_and_is_cached(rig: Rig) -> None:
     assert len(rig.upstream.requests) == 1
     rows = rig.store.ledger()
     assert [(r.run_id, r.purpose, r.cache_hit) for r in rows] == [
-        ("cap-run", "judge-nano", False), ("other", "capture", True)]
+        ("cap-run", "judge-nano", False),
+        ("other", "capture", True),
+    ]
     models = rig.client.get(f"{rig.url}/models").json()
     assert [m["id"] for m in models["data"]] == ["agent", "nano", "super", "ultra"]
     assert SENTINEL not in first.text + again.text
@@ -66,7 +69,9 @@ def test_refusals_never_reach_the_upstream(rig: Rig) -> None:
     assert rig.client.post(url, json=BODY, headers={"host": "evil.example:80"}).status_code == 403
     unknown = rig.client.post(url, json={**BODY, "model": "gpt-9"})
     assert unknown.status_code == 404 and "unknown upstream 'gpt-9'" in unknown.text
-    assert rig.client.post(url, json={**BODY, "stream": "yes"}).status_code == 400  # stream=true: see test_proxy_responses.py
+    assert (
+        rig.client.post(url, json={**BODY, "stream": "yes"}).status_code == 400
+    )  # stream=true: see test_proxy_responses.py
     assert rig.client.post(url, json=BODY, headers={"x-ratchet-run": "../etc"}).status_code == 400
     assert rig.upstream.requests == []
     assert rig.store.ledger() == []
@@ -74,18 +79,27 @@ def test_refusals_never_reach_the_upstream(rig: Rig) -> None:
 
 def test_task_header_writes_a_pending_trace(rig: Rig) -> None:
     rig.upstream.script(("tool", "fx_rate", {"pair": "EURUSD"}))
-    tools = [{"type": "function", "function": {"name": "fx_rate", "description": "rate", "parameters": {"type": "object"}}}]
+    tools = [
+        {"type": "function", "function": {"name": "fx_rate", "description": "rate", "parameters": {"type": "object"}}}
+    ]
     headers = {"x-ratchet-task": "fx-1", "x-ratchet-purpose": "replay"}
     turn1 = {"model": "agent", "messages": [{"role": "user", "content": "EURUSD?"}], "tools": tools}
     r1 = rig.client.post(f"{rig.url}/chat/completions", json=turn1, headers=headers).json()
     call = r1["choices"][0]["message"]["tool_calls"][0]
     assert call["function"]["name"] == "fx_rate"
-    turn2 = {**turn1, "messages": [*turn1["messages"], r1["choices"][0]["message"],
-                                   {"role": "tool", "tool_call_id": call["id"], "content": "1.08"}]}
+    turn2 = {
+        **turn1,
+        "messages": [
+            *turn1["messages"],
+            r1["choices"][0]["message"],
+            {"role": "tool", "tool_call_id": call["id"], "content": "1.08"},
+        ],
+    }
     assert rig.client.post(f"{rig.url}/chat/completions", json=turn2, headers=headers).status_code == 200
     trace = read_trace(rig.proxy.project.pending_dir / "fx-1.json")
     assert (trace.task_id, trace.prompt, trace.upstream, trace.simulated) == ("fx-1", "EURUSD?", "live", False)
     assert [(c.purpose, c.tier) for c in trace.model_calls] == [("replay", "agent"), ("replay", "agent")]
     assert [(t.name, t.arguments, t.result, t.effect) for t in trace.tool_calls] == [
-        ("fx_rate", {"pair": "EURUSD"}, "1.08", "write")]
+        ("fx_rate", {"pair": "EURUSD"}, "1.08", "write")
+    ]
     assert trace.final_output.startswith("echo:")

@@ -46,24 +46,34 @@ BAD_BODIES: dict[str, tuple[Any, str]] = {
     "role missing": (body(messages=[{"content": "hi"}]), "messages[0].role"),
     "content is a number": (body(messages=[{"role": "user", "content": 5}]), "messages[0].content"),
     "content part is a string": (body(messages=[{"role": "user", "content": ["hi"]}]), "messages[0].content[0]"),
-    "content part text is a number": (body(messages=[{"role": "user", "content": [{"type": "text", "text": 1}]}]),
-                                      "messages[0].content[0].text"),
+    "content part text is a number": (
+        body(messages=[{"role": "user", "content": [{"type": "text", "text": 1}]}]),
+        "messages[0].content[0].text",
+    ),
     "name is a number": (body(messages=[{"role": "user", "content": "hi", "name": 5}]), "messages[0].name"),
-    "tool_call_id is a list": (body(messages=[USER, {"role": "tool", "content": "1", "tool_call_id": [1]}]),
-                               "messages[1].tool_call_id"),
+    "tool_call_id is a list": (
+        body(messages=[USER, {"role": "tool", "content": "1", "tool_call_id": [1]}]),
+        "messages[1].tool_call_id",
+    ),
     "tool_calls is a string": (assistant_calls("call"), "messages[1].tool_calls"),
     "a tool call is a number": (assistant_calls([5]), "messages[1].tool_calls[0]"),
-    "a tool call's function is a string": (assistant_calls([{"id": "c", "function": "f"}]),
-                                           "messages[1].tool_calls[0].function"),
-    "a tool call's arguments are a number": (assistant_calls([{"id": "c", "function": {"name": "f", "arguments": 5}}]),
-                                             "messages[1].tool_calls[0].function.arguments"),
+    "a tool call's function is a string": (
+        assistant_calls([{"id": "c", "function": "f"}]),
+        "messages[1].tool_calls[0].function",
+    ),
+    "a tool call's arguments are a number": (
+        assistant_calls([{"id": "c", "function": {"name": "f", "arguments": 5}}]),
+        "messages[1].tool_calls[0].function.arguments",
+    ),
     "tools is an object": (body(tools={"name": "f"}), "tools"),
     "a tool is a string": (body(tools=["f"]), "tools[0]"),
     "a tool's function is a string": (body(tools=[tool("f")]), "tools[0].function"),
     "a tool's name is a number": (body(tools=[tool({"name": 5})]), "tools[0].function.name"),
     "a tool's name is missing": (body(tools=[tool({"description": "d"})]), "tools[0].function.name"),
-    "a tool's parameters are a list": (body(tools=[tool({"name": "f", "parameters": [1]})]),
-                                       "tools[0].function.parameters"),
+    "a tool's parameters are a list": (
+        body(tools=[tool({"name": "f", "parameters": [1]})]),
+        "tools[0].function.parameters",
+    ),
     "max_tokens is a string": (body(max_tokens="20"), "max_tokens"),
     "max_tokens is a float": (body(max_tokens=1.5), "max_tokens"),
     "max_tokens is a boolean": (body(max_tokens=True), "max_tokens"),
@@ -84,12 +94,18 @@ BAD_BODIES: dict[str, tuple[Any, str]] = {
 }
 
 RAW_BODIES: dict[str, tuple[str, str]] = {
-    "NaN temperature": ('{"model": "nano", "messages": [{"role": "user", "content": "hi"}], "temperature": NaN}',
-                        "temperature"),
-    "Infinity max_tokens": ('{"model": "nano", "messages": [{"role": "user", "content": "hi"}], "max_tokens": Infinity}',
-                            "max_tokens"),
-    "nesting deeper than the JSON parser": ('{"model": "nano", "messages": ' + "[" * 100_000 + "]" * 100_000 + "}",
-                                            "nested"),
+    "NaN temperature": (
+        '{"model": "nano", "messages": [{"role": "user", "content": "hi"}], "temperature": NaN}',
+        "temperature",
+    ),
+    "Infinity max_tokens": (
+        '{"model": "nano", "messages": [{"role": "user", "content": "hi"}], "max_tokens": Infinity}',
+        "max_tokens",
+    ),
+    "nesting deeper than the JSON parser": (
+        '{"model": "nano", "messages": ' + "[" * 100_000 + "]" * 100_000 + "}",
+        "nested",
+    ),
 }
 
 
@@ -137,16 +153,24 @@ def test_malformed_raw_json_is_400_with_one_line(name: str, proxy_url: tuple[str
     url, upstream = proxy_url
     raw, where = RAW_BODIES[name]
     before = len(upstream.requests)
-    response = httpx.post(url, content=raw.encode(), timeout=30,
-                          headers={"authorization": "Bearer tok", "content-type": "application/json"})
+    response = httpx.post(
+        url,
+        content=raw.encode(),
+        timeout=30,
+        headers={"authorization": "Bearer tok", "content-type": "application/json"},
+    )
     _assert_one_line_400(response, where)
     assert len(upstream.requests) == before
 
 
 def test_well_formed_body_still_answers(proxy_url: tuple[str, FakeOpenAI]) -> None:
     url, _ = proxy_url
-    ok = body(messages=[{"role": "system", "content": [{"type": "text", "text": "be brief"}]}, USER],
-              tools=[tool({"name": "f", "description": "d", "parameters": {"type": "object"}})],
-              temperature=0.2, seed=3, tool_choice={"type": "function", "function": {"name": "f"}})
+    ok = body(
+        messages=[{"role": "system", "content": [{"type": "text", "text": "be brief"}]}, USER],
+        tools=[tool({"name": "f", "description": "d", "parameters": {"type": "object"}})],
+        temperature=0.2,
+        seed=3,
+        tool_choice={"type": "function", "function": {"name": "f"}},
+    )
     response = httpx.post(url, json=ok, headers={"authorization": "Bearer tok"}, timeout=30)
     assert response.status_code == 200, response.text

@@ -35,8 +35,13 @@ def _raw(port: int, head: str, body: bytes = b"") -> socket.socket:
 
 
 def _headers(path: str, **extra: str) -> str:
-    lines = [f"POST {path} HTTP/1.1", "Host: 127.0.0.1", f"Authorization: Bearer {TOKEN}",
-             "Content-Type: application/json", *(f"{name.replace('_', '-')}: {value}" for name, value in extra.items())]
+    lines = [
+        f"POST {path} HTTP/1.1",
+        "Host: 127.0.0.1",
+        f"Authorization: Bearer {TOKEN}",
+        "Content-Type: application/json",
+        *(f"{name.replace('_', '-')}: {value}" for name, value in extra.items()),
+    ]
     return "\r\n".join(lines) + "\r\n"
 
 
@@ -61,9 +66,16 @@ def test_a_60_mb_body_is_413_from_its_content_length_before_any_of_it_is_sent(tm
         with _raw(rig.port, _headers("/v1/messages", content_length=str(SIXTY_MB))) as sock:
             status, headers, body = _response(sock)
         assert status == 413 and headers["connection"] == "close"
-        assert json.loads(body) == {"type": "error", "error": {"type": "request_too_large", "message": (
-            f"the body is {SIXTY_MB} bytes, over the proxy's limit of {DEFAULT_MAX_BODY_BYTES} bytes "
-            "(ratchet proxy --max-body-mib)")}}
+        assert json.loads(body) == {
+            "type": "error",
+            "error": {
+                "type": "request_too_large",
+                "message": (
+                    f"the body is {SIXTY_MB} bytes, over the proxy's limit of {DEFAULT_MAX_BODY_BYTES} bytes "
+                    "(ratchet proxy --max-body-mib)"
+                ),
+            },
+        }
         assert time.monotonic() - started < 5
         assert rig.store.ledger() == []
 
@@ -72,12 +84,16 @@ def test_a_chunked_body_is_413_once_it_passes_the_limit(tmp_path: Path) -> None:
     with sim_rig(tmp_path, max_body_bytes=SMALL_LIMIT) as rig:
         chunk = b"x" * (SMALL_LIMIT + 1)
         # One chunk past the limit and no last chunk: the proxy must answer without waiting for the rest.
-        with _raw(rig.port, _headers("/v1/chat/completions", transfer_encoding="chunked"),
-                  f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n") as sock:
+        with _raw(
+            rig.port,
+            _headers("/v1/chat/completions", transfer_encoding="chunked"),
+            f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n",
+        ) as sock:
             status, _, body = _response(sock)
         assert status == 413
         assert json.loads(body)["error"]["message"] == (
-            f"the body is over the proxy's limit of {SMALL_LIMIT} bytes (ratchet proxy --max-body-mib)")
+            f"the body is over the proxy's limit of {SMALL_LIMIT} bytes (ratchet proxy --max-body-mib)"
+        )
 
 
 def test_a_body_within_the_limit_is_answered(tmp_path: Path) -> None:
@@ -97,7 +113,8 @@ def _wait_for(rig: Rig, count: int) -> None:
 
 
 def test_a_client_that_disconnects_mid_body_is_one_log_line_and_no_traceback(
-        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
     with sim_rig(tmp_path) as rig:
         sock = _raw(rig.port, _headers("/v1/messages", content_length="100000"), b'{"model": "agent", ')
         time.sleep(0.2)  # the proxy is reading the body when the client goes
@@ -107,8 +124,9 @@ def test_a_client_that_disconnects_mid_body_is_one_log_line_and_no_traceback(
         with httpx.Client(timeout=30) as client:
             answer = client.post(f"{rig.v1}/chat/completions", json=CHAT, headers={"authorization": f"Bearer {TOKEN}"})
         assert answer.status_code == 200
-    assert rig.refusals == ["ratchet proxy: the client went away before its request body was complete "
-                            "(/v1/messages); nothing was asked"]
+    assert rig.refusals == [
+        "ratchet proxy: the client went away before its request body was complete (/v1/messages); nothing was asked"
+    ]
     out, err = capfd.readouterr()
     assert "Traceback" not in out + err and "ClientDisconnect" not in out + err
 

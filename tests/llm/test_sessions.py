@@ -25,11 +25,15 @@ from ratchet.llm.types import ChatRequest, ChatResponse, Message, ToolCallReques
 DATA = Path(__file__).parents[1] / "data" / "harness_requests"
 SCRATCH = "/tmp/rs-7f3a"
 PLACEHOLDER = "/ratchet-scratch"
-SPEC = SessionSpec(rewrites=[Rewrite(pattern=re.escape(SCRATCH), replacement=PLACEHOLDER),
-                             Rewrite(pattern=r"OS Version: [^\n]*", replacement="OS Version: -"),
-                             Rewrite(pattern=r"Chunk ID: [0-9a-f]+", replacement="Chunk ID: 0"),
-                             Rewrite(pattern=r"Wall time: [0-9.]+ seconds", replacement="Wall time: 0 seconds")],
-                   restores={PLACEHOLDER: SCRATCH})
+SPEC = SessionSpec(
+    rewrites=[
+        Rewrite(pattern=re.escape(SCRATCH), replacement=PLACEHOLDER),
+        Rewrite(pattern=r"OS Version: [^\n]*", replacement="OS Version: -"),
+        Rewrite(pattern=r"Chunk ID: [0-9a-f]+", replacement="Chunk ID: 0"),
+        Rewrite(pattern=r"Wall time: [0-9.]+ seconds", replacement="Wall time: 0 seconds"),
+    ],
+    restores={PLACEHOLDER: SCRATCH},
+)
 
 
 @pytest.fixture
@@ -51,9 +55,16 @@ def post(base: str, path: str, body: dict[str, Any], token: str | None, **header
 
 
 def tool_answer(*calls: tuple[str, dict[str, Any]], text: str | None = None) -> ChatResponse:
-    return ChatResponse(message=Message(role="assistant", content=text, tool_calls=[
-        ToolCallRequest(id=f"up_{i}", name=n, arguments=a) for i, (n, a) in enumerate(calls)]),
-        finish_reason="tool_calls" if calls else "stop", usage=Usage(tokens_in=10, tokens_out=3), model="fake/m")
+    return ChatResponse(
+        message=Message(
+            role="assistant",
+            content=text,
+            tool_calls=[ToolCallRequest(id=f"up_{i}", name=n, arguments=a) for i, (n, a) in enumerate(calls)],
+        ),
+        finish_reason="tool_calls" if calls else "stop",
+        usage=Usage(tokens_in=10, tokens_out=3),
+        model="fake/m",
+    )
 
 
 SMALL = {"model": "agent", "max_tokens": 64, "messages": [{"role": "user", "content": "hi"}]}
@@ -68,8 +79,9 @@ def test_a_session_token_is_served_and_others_are_refused(endpoint: tuple[Sessio
     assert ok.status_code == 200 and ok.json()["content"] == [{"type": "text", "text": "hello"}]
     assert ok.headers["x-ratchet-tier"] == "agent"
     assert (len(mine.requests), len(theirs.requests)) == (1, 0)
-    bearer = httpx.post(f"{server.base_url}/v1/messages", json=SMALL, timeout=10,
-                        headers={"authorization": f"Bearer {other.token}"})
+    bearer = httpx.post(
+        f"{server.base_url}/v1/messages", json=SMALL, timeout=10, headers={"authorization": f"Bearer {other.token}"}
+    )
     assert bearer.json()["content"][0]["text"] == "other"
     for token in (None, "not-a-token"):
         refused = post(server.base_url, "/v1/messages", SMALL, token)
@@ -93,13 +105,19 @@ def test_close_ends_a_token_and_keeps_its_exchanges(endpoint: tuple[SessionEndpo
 
 
 def test_a_model_outside_the_spec_is_refused_404_logged_and_never_called(
-        endpoint: tuple[SessionEndpoint, list[str]]) -> None:
+    endpoint: tuple[SessionEndpoint, list[str]],
+) -> None:
     server, logged = endpoint
     model = ScriptedModel()
     session = server.open(SessionSpec(models=["agent", "claude-sonnet-4-5"]), model)
     anth = post(server.base_url, "/v1/messages", {**SMALL, "model": "claude-opus-9"}, session.token)
-    assert anth.status_code == 404 and anth.json() == {"type": "error", "error": {
-        "type": "not_found_error", "message": "unknown model 'claude-opus-9': this session serves agent, claude-sonnet-4-5"}}
+    assert anth.status_code == 404 and anth.json() == {
+        "type": "error",
+        "error": {
+            "type": "not_found_error",
+            "message": "unknown model 'claude-opus-9': this session serves agent, claude-sonnet-4-5",
+        },
+    }
     resp = post(server.base_url, "/v1/responses", {"model": "gpt-5-codex", "input": "hi"}, session.token)
     assert resp.status_code == 404 and resp.json()["error"]["code"] == 404
     counted = post(server.base_url, "/v1/messages/count_tokens", {**SMALL, "model": "claude-opus-9"}, session.token)
@@ -110,24 +128,41 @@ def test_a_model_outside_the_spec_is_refused_404_logged_and_never_called(
         "ratchet harness session: refused anthropic request for model 'claude-opus-9': "
         "this session serves agent, claude-sonnet-4-5",
         "ratchet harness session: refused responses request for model 'gpt-5-codex': "
-        "this session serves agent, claude-sonnet-4-5"]
+        "this session serves agent, claude-sonnet-4-5",
+    ]
     listed = httpx.get(f"{server.base_url}/v1/models", headers={"x-api-key": session.token}, timeout=10)
     assert [m["id"] for m in listed.json()["data"]] == ["agent", "claude-sonnet-4-5"]
 
 
 def test_claude_code_rewrites_reach_the_model_and_restores_reach_the_sdk(
-        endpoint: tuple[SessionEndpoint, list[str]]) -> None:
+    endpoint: tuple[SessionEndpoint, list[str]],
+) -> None:
     server, _ = endpoint
-    model = ScriptedModel(responses=[tool_answer(
-        ("mcp__ratchet__files_read_file", {"path": f"{PLACEHOLDER}/ws/note.txt",
-                                           "also": [f"{PLACEHOLDER}/a", {"deep": f"x {PLACEHOLDER}/b"}, 3]}),
-        text=f"Reading {PLACEHOLDER}/ws/note.txt")])
+    model = ScriptedModel(
+        responses=[
+            tool_answer(
+                (
+                    "mcp__ratchet__files_read_file",
+                    {
+                        "path": f"{PLACEHOLDER}/ws/note.txt",
+                        "also": [f"{PLACEHOLDER}/a", {"deep": f"x {PLACEHOLDER}/b"}, 3],
+                    },
+                ),
+                text=f"Reading {PLACEHOLDER}/ws/note.txt",
+            )
+        ]
+    )
     session = server.open(SPEC, model)
     body = fixture_body("claude_code_messages.json")
     client = anthropic.Anthropic(base_url=server.base_url, api_key=session.token, max_retries=0)
     try:
-        with client.messages.stream(model=body["model"], max_tokens=body["max_tokens"], system=body["system"],
-                                    messages=body["messages"], tools=body["tools"]) as stream:
+        with client.messages.stream(
+            model=body["model"],
+            max_tokens=body["max_tokens"],
+            system=body["system"],
+            messages=body["messages"],
+            tools=body["tools"],
+        ) as stream:
             final = stream.get_final_message()
     finally:
         client.close()
@@ -138,7 +173,8 @@ def test_claude_code_rewrites_reach_the_model_and_restores_reach_the_sdk(
     assert " - Primary working directory: /ratchet-scratch/ws\n" in environment
     assert " - OS Version: -\n" in environment
     assert asked.messages[-1].content == (
-        "Base directory for this skill: /ratchet-scratch/ws/.claude/skills/triage\n\n# Triage\n1. Read the issue.\n")
+        "Base directory for this skill: /ratchet-scratch/ws/.claude/skills/triage\n\n# Triage\n1. Read the issue.\n"
+    )
     text, call = final.content
     assert text.type == "text" and text.text == f"Reading {SCRATCH}/ws/note.txt"
     assert call.type == "tool_use" and call.name == "mcp__ratchet__files_read_file"
@@ -151,11 +187,19 @@ def test_claude_code_rewrites_reach_the_model_and_restores_reach_the_sdk(
 
 def test_codex_rewrites_restores_and_the_namespaced_call(endpoint: tuple[SessionEndpoint, list[str]]) -> None:
     server, _ = endpoint
-    model = ScriptedModel(responses=[tool_answer(("mcp__ratchet__github_add_label",
-                                                  {"repo": "acme/widgets", "note": f"{PLACEHOLDER}/ws/n"}))])
+    model = ScriptedModel(
+        responses=[
+            tool_answer(("mcp__ratchet__github_add_label", {"repo": "acme/widgets", "note": f"{PLACEHOLDER}/ws/n"}))
+        ]
+    )
     session = server.open(SPEC, model)
-    raw = post(server.base_url, "/v1/responses", fixture_body("codex_responses.json"), None,
-               authorization=f"Bearer {session.token}")
+    raw = post(
+        server.base_url,
+        "/v1/responses",
+        fixture_body("codex_responses.json"),
+        None,
+        authorization=f"Bearer {session.token}",
+    )
     assert raw.status_code == 200 and raw.headers["content-type"].startswith("text/event-stream")
     events = [json.loads(line[6:]) for line in raw.text.splitlines() if line.startswith("data: ")]
     done = next(e["item"] for e in events if e["type"] == "response.output_item.done")
@@ -166,7 +210,9 @@ def test_codex_rewrites_restores_and_the_namespaced_call(endpoint: tuple[Session
     outputs = [m.content for m in asked.messages if m.role == "tool"]
     assert outputs[0] is not None and outputs[0].startswith("Chunk ID: 0\nWall time: 0 seconds\n")
     assert outputs[1] == 'Wall time: 0 seconds\nOutput:\n{"error":"issue #42 not found in acme/widgets"}'
-    assert asked.messages[4].tool_calls[0].arguments == {"cmd": "cat /ratchet-scratch/ws/.agents/skills/triage/SKILL.md"}
+    assert asked.messages[4].tool_calls[0].arguments == {
+        "cmd": "cat /ratchet-scratch/ws/.agents/skills/triage/SKILL.md"
+    }
     assert session.exchanges[0].response.message.tool_calls[0].name == "mcp__ratchet__github_add_label"
 
 
@@ -194,14 +240,22 @@ def test_exchanges_are_recorded_in_order(endpoint: tuple[SessionEndpoint, list[s
         body = {**SMALL, "messages": [{"role": "user", "content": word}]}
         assert post(server.base_url, "/v1/messages", body, session.token).status_code == 200
     assert [(e.request.messages[0].content, e.response.message.content) for e in session.exchanges] == [
-        ("first", "a"), ("second", "b"), ("third", "c")]
+        ("first", "a"),
+        ("second", "b"),
+        ("third", "c"),
+    ]
 
 
-@pytest.mark.parametrize(("failure", "status", "kind"), [
-    (BudgetError("run budget $0.01 would be passed"), 402, "billing_error"),
-    (ModelCallError("upstream down after 3 tries"), 502, "api_error")])
-def test_model_failures_keep_their_statuses(endpoint: tuple[SessionEndpoint, list[str]], failure: Exception,
-                                            status: int, kind: str) -> None:
+@pytest.mark.parametrize(
+    ("failure", "status", "kind"),
+    [
+        (BudgetError("run budget $0.01 would be passed"), 402, "billing_error"),
+        (ModelCallError("upstream down after 3 tries"), 502, "api_error"),
+    ],
+)
+def test_model_failures_keep_their_statuses(
+    endpoint: tuple[SessionEndpoint, list[str]], failure: Exception, status: int, kind: str
+) -> None:
     server, _ = endpoint
     session = server.open(SPEC, ScriptedModel(responses=[failure]))
     refused = post(server.base_url, "/v1/messages", {**SMALL, "stream": True}, session.token)

@@ -9,28 +9,35 @@ from ratchet.llm.textproto import first_call, to_text_request
 from ratchet.llm.types import ChatRequest
 from ratchet.store import Store
 
-TOOLS = [{"name": "fx_rate", "description": "FX rate", "parameters": {"type": "object"}},
-         {"name": "send_email", "description": "send"}]
+TOOLS = [
+    {"name": "fx_rate", "description": "FX rate", "parameters": {"type": "object"}},
+    {"name": "send_email", "description": "send"},
+]
 
 
 def test_first_call_only_and_only_offered_tools() -> None:
-    text = ('Sure. ```json\n{"name": "nope", "arguments": {}}\n``` then {"name": "fx_rate", "arguments": {"pair": "EURUSD"}}'
-            ' and {"name": "send_email", "arguments": {"to": "x"}}')
+    text = (
+        'Sure. ```json\n{"name": "nope", "arguments": {}}\n``` then {"name": "fx_rate", "arguments": {"pair": "EURUSD"}}'
+        ' and {"name": "send_email", "arguments": {"to": "x"}}'
+    )
     call = first_call(text, {"fx_rate", "send_email"})
     assert call is not None and (call.name, call.arguments) == ("fx_rate", {"pair": "EURUSD"})
     assert first_call("The rate is 1.08. {not json", {"fx_rate"}) is None
 
 
 def test_history_is_replayed_as_text() -> None:
-    request = ChatRequest.model_validate({
-        "messages": [
-            {"role": "system", "content": "Be brief."},
-            {"role": "user", "content": "rate?"},
-            {"role": "assistant", "tool_calls": [{"id": "c1", "name": "fx_rate", "arguments": {"pair": "EURUSD"}}]},
-            {"role": "tool", "tool_call_id": "c1", "name": "fx_rate", "content": "1.08"},
-        ],
-        "tools": TOOLS, "tool_choice": "auto",
-    })
+    request = ChatRequest.model_validate(
+        {
+            "messages": [
+                {"role": "system", "content": "Be brief."},
+                {"role": "user", "content": "rate?"},
+                {"role": "assistant", "tool_calls": [{"id": "c1", "name": "fx_rate", "arguments": {"pair": "EURUSD"}}]},
+                {"role": "tool", "tool_call_id": "c1", "name": "fx_rate", "content": "1.08"},
+            ],
+            "tools": TOOLS,
+            "tool_choice": "auto",
+        }
+    )
     wire = to_text_request(request)
     assert wire.tools == [] and wire.tool_choice is None
     assert wire.messages[0].content is not None and wire.messages[0].content.startswith("Be brief.")
@@ -46,8 +53,9 @@ def test_gateway_uses_text_protocol_when_configured(sim_project: Project, store:
     assert isinstance(project.config.tiers["agent"], TierConfig)
     fake = ScriptedModel("local/gemma", ['I will check. {"name": "fx_rate", "arguments": {"pair": "EURUSD"}}'])
     gw = Gateway(project, store, run_id="t", upstream_models={"agent": fake})
-    out = gw.model("agent", "replay").complete(ChatRequest.model_validate(
-        {"messages": [{"role": "user", "content": "rate?"}], "tools": TOOLS}))
+    out = gw.model("agent", "replay").complete(
+        ChatRequest.model_validate({"messages": [{"role": "user", "content": "rate?"}], "tools": TOOLS})
+    )
     assert fake.requests[0].tools == [] and "fx_rate" in (fake.requests[0].messages[0].content or "")
     (call,) = out.message.tool_calls
     assert (call.name, call.arguments, out.finish_reason) == ("fx_rate", {"pair": "EURUSD"}, "tool_calls")

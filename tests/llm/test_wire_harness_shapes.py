@@ -41,20 +41,38 @@ def test_claude_code_system_message_stays_at_its_position() -> None:
     assert [c.name for c in request.messages[3].tool_calls] == ["Skill", "mcp__ratchet__github_get_issue"]
     assert [(m.tool_call_id, m.content) for m in request.messages[4:6]] == [
         ("toolu_a", "Launching skill: triage"),
-        ("toolu_b", 'Error: {"error":"issue #42 not found in acme/widgets"}')]
+        ("toolu_b", 'Error: {"error":"issue #42 not found in acme/widgets"}'),
+    ]
     assert request.messages[6].content == (
-        "Base directory for this skill: /tmp/rs-7f3a/ws/.claude/skills/triage\n\n# Triage\n1. Read the issue.\n")
-    assert [t.name for t in request.tools] == ["Skill", "mcp__ratchet__github_add_label",
-                                              "mcp__ratchet__github_get_issue"]
+        "Base directory for this skill: /tmp/rs-7f3a/ws/.claude/skills/triage\n\n# Triage\n1. Read the issue.\n"
+    )
+    assert [t.name for t in request.tools] == [
+        "Skill",
+        "mcp__ratchet__github_add_label",
+        "mcp__ratchet__github_get_issue",
+    ]
 
 
 def test_a_system_message_of_text_blocks_joins_them() -> None:
-    raw = {"model": "agent", "max_tokens": 64, "messages": [
-        {"role": "user", "content": "hi"},
-        {"role": "system", "content": [{"type": "text", "text": "one"}, {"type": "text", "text": "two"},
-                                       {"type": "image", "source": {}}]}]}
+    raw = {
+        "model": "agent",
+        "max_tokens": 64,
+        "messages": [
+            {"role": "user", "content": "hi"},
+            {
+                "role": "system",
+                "content": [
+                    {"type": "text", "text": "one"},
+                    {"type": "text", "text": "two"},
+                    {"type": "image", "source": {}},
+                ],
+            },
+        ],
+    }
     assert [(m.role, m.content) for m in anthropic_api.parse(raw).request.messages] == [
-        ("user", "hi"), ("system", "one\n\ntwo")]
+        ("user", "hi"),
+        ("system", "one\n\ntwo"),
+    ]
 
 
 def test_a_bad_role_is_still_refused_with_its_field() -> None:
@@ -66,8 +84,12 @@ def test_a_bad_role_is_still_refused_with_its_field() -> None:
 def test_codex_namespace_tools_are_flattened() -> None:
     asked = responses_api.parse(body("codex_responses.json"))
     assert [t.name for t in asked.request.tools] == [
-        "exec_command", "view_image", "multi_agent_v1__close_agent", "mcp__ratchet__github_add_label",
-        "mcp__ratchet__github_get_issue"]
+        "exec_command",
+        "view_image",
+        "multi_agent_v1__close_agent",
+        "mcp__ratchet__github_add_label",
+        "mcp__ratchet__github_get_issue",
+    ]
     get_issue = asked.request.tools[-1]
     assert get_issue.description.startswith("[read] ")
     assert get_issue.parameters["required"] == ["repo", "number"]
@@ -79,34 +101,55 @@ def test_codex_namespaced_call_and_its_output_read_as_the_flat_tool() -> None:
     assert [m.role for m in messages] == ["system", "system", "user", "user", "assistant", "tool", "assistant", "tool"]
     skill_read, mcp_call = messages[4].tool_calls[0], messages[6].tool_calls[0]
     assert (skill_read.name, skill_read.arguments) == (
-        "exec_command", {"cmd": "cat /tmp/rs-7f3a/ws/.agents/skills/triage/SKILL.md"})
+        "exec_command",
+        {"cmd": "cat /tmp/rs-7f3a/ws/.agents/skills/triage/SKILL.md"},
+    )
     assert messages[5].content is not None and messages[5].content.startswith("Chunk ID: 1b860e\nWall time: ")
     assert (mcp_call.id, mcp_call.name, mcp_call.arguments) == (
-        "call_b", "mcp__ratchet__github_get_issue", {"repo": "acme/widgets", "number": 42})
+        "call_b",
+        "mcp__ratchet__github_get_issue",
+        {"repo": "acme/widgets", "number": 42},
+    )
     # an MCP result comes as content parts; one per line keeps "Output:" apart from the JSON
-    assert messages[7].content == ('Wall time: 0.0032 seconds\nOutput:\n'
-                                   '{"error":"issue #42 not found in acme/widgets"}')
+    assert messages[7].content == (
+        'Wall time: 0.0032 seconds\nOutput:\n{"error":"issue #42 not found in acme/widgets"}'
+    )
 
 
 def _answer(*calls: tuple[str, dict[str, Any]]) -> ChatResponse:
-    return ChatResponse(message=Message(role="assistant", tool_calls=[
-        ToolCallRequest(id=f"up_{i}", name=name, arguments=args) for i, (name, args) in enumerate(calls)]),
-        finish_reason="tool_calls", request_digest="d" * 64)
+    return ChatResponse(
+        message=Message(
+            role="assistant",
+            tool_calls=[
+                ToolCallRequest(id=f"up_{i}", name=name, arguments=args) for i, (name, args) in enumerate(calls)
+            ],
+        ),
+        finish_reason="tool_calls",
+        request_digest="d" * 64,
+    )
 
 
 def test_a_call_of_a_namespace_tool_goes_back_namespaced() -> None:
     asked = responses_api.parse(body("codex_responses.json"))
-    answer = shown_answer(_answer(("mcp__ratchet__github_add_label", {"label": "bug"}), ("exec_command", {"cmd": "ls"})),
-                          asked, id_prefix="call_")
+    answer = shown_answer(
+        _answer(("mcp__ratchet__github_add_label", {"label": "bug"}), ("exec_command", {"cmd": "ls"})),
+        asked,
+        id_prefix="call_",
+    )
     rendered = responses_api.render(answer, asked)["output"]
     assert [(i["type"], i.get("namespace"), i["name"]) for i in rendered] == [
-        ("function_call", "mcp__ratchet", "github_add_label"), ("function_call", None, "exec_command")]
+        ("function_call", "mcp__ratchet", "github_add_label"),
+        ("function_call", None, "exec_command"),
+    ]
     assert "namespace" not in rendered[1]
     events = frames(list(responses_api.stream(answer, asked)))
     items = [e["item"] for e in events if e["type"] in ("response.output_item.added", "response.output_item.done")]
     assert [(i.get("namespace"), i["name"]) for i in items] == [
-        ("mcp__ratchet", "github_add_label"), ("mcp__ratchet", "github_add_label"),
-        (None, "exec_command"), (None, "exec_command")]
+        ("mcp__ratchet", "github_add_label"),
+        ("mcp__ratchet", "github_add_label"),
+        (None, "exec_command"),
+        (None, "exec_command"),
+    ]
     done = [e for e in events if e["type"] == "response.function_call_arguments.done"]
     assert [e["name"] for e in done] == ["github_add_label", "exec_command"]
     completed = events[-1]["response"]["output"]
@@ -114,8 +157,11 @@ def test_a_call_of_a_namespace_tool_goes_back_namespaced() -> None:
 
 
 def test_a_flat_name_that_is_no_namespace_tool_stays_flat() -> None:
-    raw = {"model": "agent", "input": "hi", "tools": [
-        {"type": "function", "name": "mcp__other__x", "parameters": {"type": "object"}}]}
+    raw = {
+        "model": "agent",
+        "input": "hi",
+        "tools": [{"type": "function", "name": "mcp__other__x", "parameters": {"type": "object"}}],
+    }
     asked = responses_api.parse(raw)
     answer = shown_answer(_answer(("mcp__other__x", {})), asked, id_prefix="call_")
     [item] = responses_api.render(answer, asked)["output"]

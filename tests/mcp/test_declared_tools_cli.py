@@ -80,7 +80,14 @@ def test_a_bad_schema_stops_record_with_its_line(project: Path) -> None:
 def test_a_bad_schema_stops_ratchet_mcp_with_exit_2_before_serving(project: Path) -> None:
     (project / "world/tools/crm.yaml").write_text(BAD_SCHEMA, encoding="utf-8")
     done = subprocess.run(
-        [RATCHET, "mcp", "--project", str(project)], input="", capture_output=True, text=True, timeout=60, check=False,
+        [RATCHET, "mcp", "--project", str(project)],
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr.startswith(f"error: {project / 'world/tools/crm.yaml'}:9: tool crm_find_contact: input_schema is not")
+    assert done.stderr.startswith(
+        f"error: {project / 'world/tools/crm.yaml'}:9: tool crm_find_contact: input_schema is not"
+    )

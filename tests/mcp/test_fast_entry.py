@@ -39,10 +39,21 @@ REPO = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
 RATCHET = str(Path(sys.executable).parent / "ratchet")
 CLOCK = "2026-10-14T16:00:00Z"
-INITIALIZE = json.dumps({
-    "jsonrpc": "2.0", "id": 1, "method": "initialize",
-    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
-}) + "\n"
+INITIALIZE = (
+    json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "0"},
+            },
+        }
+    )
+    + "\n"
+)
 
 Body = Callable[[ClientSession], Awaitable[Any]]
 
@@ -53,8 +64,7 @@ def fast(*args: str) -> list[str]:
 
 def drive(command: Sequence[str], body: Body, errlog: Path, cwd: Path | None = None) -> Any:
     """Start `command` as a stdio MCP server, initialize, run body, return what it returns."""
-    params = StdioServerParameters(command=command[0], args=list(command[1:]), env={"RATCHET_UPSTREAM": "sim"},
-                                   cwd=cwd)
+    params = StdioServerParameters(command=command[0], args=list(command[1:]), env={"RATCHET_UPSTREAM": "sim"}, cwd=cwd)
 
     async def main() -> Any:
         with errlog.open("a", encoding="utf-8") as log:
@@ -95,12 +105,16 @@ def golden_for(task: Task, frozen_time: str) -> Trace:
 
 
 def assert_serves_the_replay_world(
-    replay: Trace, command: list[str], tmp_path: Path, tool_names: list[str],
+    replay: Trace,
+    command: list[str],
+    tmp_path: Path,
+    tool_names: list[str],
 ) -> None:
     record, volatile, errlog = tmp_path / "calls.jsonl", tmp_path / "volatile.jsonl", tmp_path / "stderr.txt"
     assert replay.tool_calls and replay.volatile_reads  # the comparison below means something
-    names, answers = drive([*command, "--record", str(record), "--volatile", str(volatile)],
-                           replay_calls(replay.tool_calls), errlog)
+    names, answers = drive(
+        [*command, "--record", str(record), "--volatile", str(volatile)], replay_calls(replay.tool_calls), errlog
+    )
     assert names == tool_names
     assert answers == [{"error": c.error} if c.error is not None else c.result for c in replay.tool_calls]
     assert read_record(record) == replay.tool_calls
@@ -117,14 +131,24 @@ def demo(tmp_path: Path) -> Path:
 
 
 def test_it_serves_the_world_replay_task_loads_for_a_demo_task(demo: Path, tmp_path: Path) -> None:
-    project = project_from_text(demo, (demo / "ratchet.yaml").read_text(encoding="utf-8"), source="ratchet.yaml",
-                                home=tmp_path / "home")
+    project = project_from_text(
+        demo, (demo / "ratchet.yaml").read_text(encoding="utf-8"), source="ratchet.yaml", home=tmp_path / "home"
+    )
     task = next(t for t in load_tasks(demo / "tasks.yaml") if t.workspace == "fx-berlin-offsite")
-    replay = replay_task(task, golden_for(task, CLOCK), load_skills(demo / "skills"), sim_model_for("agent"),
-                         project=project, tree=demo)
+    replay = replay_task(
+        task, golden_for(task, CLOCK), load_skills(demo / "skills"), sim_model_for("agent"), project=project, tree=demo
+    )
     world = load_world(demo / "world", workspaces_dir=demo / "workspaces", workspace=task.workspace, frozen_time=CLOCK)
-    command = fast("--world", str(demo / "world"), "--workspaces", str(demo / "workspaces"),
-                   "--workspace", "fx-berlin-offsite", "--clock", CLOCK)
+    command = fast(
+        "--world",
+        str(demo / "world"),
+        "--workspaces",
+        str(demo / "workspaces"),
+        "--workspace",
+        "fx-berlin-offsite",
+        "--clock",
+        CLOCK,
+    )
     assert_serves_the_replay_world(replay, command, tmp_path, [t.name for t in offered_tools(world)])
 
 
@@ -132,21 +156,44 @@ def test_it_serves_a_benchmark_world_with_a_drift_overlay(tmp_path: Path) -> Non
     edit = json.loads((REPO / "bench/edits/fx-expense-converter.D1.1.json").read_text(encoding="utf-8"))
     overlay = tmp_path / "d1.yaml"
     overlay.write_text(json.dumps(edit["world_overlay"]), encoding="utf-8")  # JSON is YAML
-    project = project_from_text(REPO, "paths: {world: bench/world, workspaces: bench/workspaces}\n", source="t",
-                                home=tmp_path / "home")
+    project = project_from_text(
+        REPO, "paths: {world: bench/world, workspaces: bench/workspaces}\n", source="t", home=tmp_path / "home"
+    )
     task = next(t for t in load_tasks(REPO / "bench/tasks.yaml") if t.id == "fx-expense-converter-09")
-    replay = replay_task(task, golden_for(task, CLOCK), load_skills(REPO / "skills"), sim_model_for("agent"),
-                         project=project, tree=REPO, overlays=(overlay,))
+    replay = replay_task(
+        task,
+        golden_for(task, CLOCK),
+        load_skills(REPO / "skills"),
+        sim_model_for("agent"),
+        project=project,
+        tree=REPO,
+        overlays=(overlay,),
+    )
     assert ("fx.rates.2026-10-09.EUR", 1.1065) in [(r.key, r.value) for r in replay.volatile_reads]
-    world = load_world(REPO / "bench/world", workspaces_dir=None, workspace=None, frozen_time=CLOCK, overlays=(overlay,))
-    command = fast("--world", str(REPO / "bench/world"), "--workspaces", str(REPO / "bench/workspaces"),
-                   "--workspace", str(task.workspace), "--clock", CLOCK, "--overlay", str(overlay))
+    world = load_world(
+        REPO / "bench/world", workspaces_dir=None, workspace=None, frozen_time=CLOCK, overlays=(overlay,)
+    )
+    command = fast(
+        "--world",
+        str(REPO / "bench/world"),
+        "--workspaces",
+        str(REPO / "bench/workspaces"),
+        "--workspace",
+        str(task.workspace),
+        "--clock",
+        CLOCK,
+        "--overlay",
+        str(overlay),
+    )
     assert_serves_the_replay_world(replay, command, tmp_path, [t.name for t in offered_tools(world)])
 
 
 def test_ratchet_mcp_takes_the_same_world_options_and_serves_the_same(demo: Path, tmp_path: Path) -> None:
-    calls = [ToolCall(index=0, name="fx_get_rate", arguments={"base": "EUR", "quote": "USD", "date": "2026-10-09"},
-                      effect="read")]
+    calls = [
+        ToolCall(
+            index=0, name="fx_get_rate", arguments={"base": "EUR", "quote": "USD", "date": "2026-10-09"}, effect="read"
+        )
+    ]
     outside = tmp_path / "elsewhere"  # no ratchet.yaml here: the three world options replace --project
     outside.mkdir()
     overlay = tmp_path / "drift.yaml"
@@ -163,17 +210,37 @@ def test_ratchet_mcp_takes_the_same_world_options_and_serves_the_same(demo: Path
         folder.mkdir()
         files = ["--record", str(folder / "calls.jsonl"), "--volatile", str(folder / "volatile.jsonl")]
         drive([*command, *files], replay_calls(calls), folder / "stderr.txt", cwd=outside)
-        seen[name] = ((folder / "calls.jsonl").read_bytes(), (folder / "volatile.jsonl").read_bytes(),
-                      (folder / "stderr.txt").read_text(encoding="utf-8").split(", recording")[0])
+        seen[name] = (
+            (folder / "calls.jsonl").read_bytes(),
+            (folder / "volatile.jsonl").read_bytes(),
+            (folder / "stderr.txt").read_text(encoding="utf-8").split(", recording")[0],
+        )
     assert seen["fast"] == seen["cli"] == seen["project"]
-    assert read_volatile(tmp_path / "fast/volatile.jsonl") == [VolatileRead(key="fx.rates.2026-10-09.EUR", value=1.2, tool_call_index=0)]
+    assert read_volatile(tmp_path / "fast/volatile.jsonl") == [
+        VolatileRead(key="fx.rates.2026-10-09.EUR", value=1.2, tool_call_index=0)
+    ]
 
 
 def test_the_fast_entry_imports_neither_typer_nor_the_cli(demo: Path) -> None:
     done = subprocess.run(
-        [PYTHON, "-X", "importtime", "-m", "ratchet.mcp", "--world", str(demo / "world"), "--workspaces",
-         str(demo / "workspaces"), "--clock", CLOCK],
-        input=INITIALIZE, capture_output=True, text=True, timeout=60, check=False,
+        [
+            PYTHON,
+            "-X",
+            "importtime",
+            "-m",
+            "ratchet.mcp",
+            "--world",
+            str(demo / "world"),
+            "--workspaces",
+            str(demo / "workspaces"),
+            "--clock",
+            CLOCK,
+        ],
+        input=INITIALIZE,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.splitlines()[0])["result"]["serverInfo"]["name"] == "ratchet-mocked-tools"
@@ -190,13 +257,28 @@ def bad_input_cases(demo: Path, tmp_path: Path) -> list[tuple[list[str], str]]:
     base = ["--world", world, "--workspaces", workspaces]
     return [
         (["--world", world, "--workspaces", workspaces], "error: the following arguments are required: --clock"),
-        ([*base, "--clock", "2026-10-14"], "error: --clock must be an ISO-8601 UTC instant like 2026-10-14T16:00:00Z, not '2026-10-14'"),
+        (
+            [*base, "--clock", "2026-10-14"],
+            "error: --clock must be an ISO-8601 UTC instant like 2026-10-14T16:00:00Z, not '2026-10-14'",
+        ),
         ([*base, "--clock", CLOCK, "--colour"], "error: unrecognized arguments: --colour"),
-        ([*base, "--clock", CLOCK, "--overlay", str(tmp_path / "nope.yaml")], f"error: {tmp_path / 'nope.yaml'}: file not found"),
-        ([*base, "--clock", CLOCK, "--workspace", "fx-mars"], f"error: {demo / 'workspaces/fx-mars'}: workspace 'fx-mars' not found"),
+        (
+            [*base, "--clock", CLOCK, "--overlay", str(tmp_path / "nope.yaml")],
+            f"error: {tmp_path / 'nope.yaml'}: file not found",
+        ),
+        (
+            [*base, "--clock", CLOCK, "--workspace", "fx-mars"],
+            f"error: {demo / 'workspaces/fx-mars'}: workspace 'fx-mars' not found",
+        ),
         (["--world", str(broken), "--workspaces", workspaces, "--clock", CLOCK], f"error: {broken / 'fx.yaml'}:"),
-        ([*base, "--clock", CLOCK, "--record", str(demo / "ratchet.yaml/calls.jsonl")], f"error: {demo / 'ratchet.yaml/calls.jsonl'}: cannot write"),
-        ([*base, "--clock", CLOCK, "--volatile", str(demo / "ratchet.yaml/v.jsonl")], f"error: {demo / 'ratchet.yaml/v.jsonl'}: cannot write"),
+        (
+            [*base, "--clock", CLOCK, "--record", str(demo / "ratchet.yaml/calls.jsonl")],
+            f"error: {demo / 'ratchet.yaml/calls.jsonl'}: cannot write",
+        ),
+        (
+            [*base, "--clock", CLOCK, "--volatile", str(demo / "ratchet.yaml/v.jsonl")],
+            f"error: {demo / 'ratchet.yaml/v.jsonl'}: cannot write",
+        ),
     ]
 
 
@@ -209,8 +291,12 @@ def test_bad_input_is_one_line_exit_2_before_the_server_answers(demo: Path, tmp_
 
 def test_ratchet_mcp_reports_a_bad_clock_flag_the_same_way(demo: Path) -> None:
     done = subprocess.run(
-        [RATCHET, "mcp", "--project", str(demo), "--clock", "noon"], input=INITIALIZE, capture_output=True, text=True,
-        timeout=60, check=False,
+        [RATCHET, "mcp", "--project", str(demo), "--clock", "noon"],
+        input=INITIALIZE,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == "error: --clock must be an ISO-8601 UTC instant like 2026-10-14T16:00:00Z, not 'noon'\n"
@@ -218,7 +304,9 @@ def test_ratchet_mcp_reports_a_bad_clock_flag_the_same_way(demo: Path) -> None:
 
 def test_volatile_reads_are_on_disk_before_the_answer_goes_back(demo: Path, tmp_path: Path) -> None:
     world = load_world(demo / "world", workspaces_dir=None, workspace=None, frozen_time=CLOCK)
-    server = MockedToolServer(world, CallRecorder(tmp_path / "calls.jsonl"), VolatileRecorder(tmp_path / "volatile.jsonl"))
+    server = MockedToolServer(
+        world, CallRecorder(tmp_path / "calls.jsonl"), VolatileRecorder(tmp_path / "volatile.jsonl")
+    )
     server.call("clock_now", {})
     server.call("fx_get_rate", {"base": "EUR", "quote": "GBP", "date": "2026-10-09"})
     written = read_volatile(tmp_path / "volatile.jsonl")  # still open: each call flushed its lines
@@ -232,7 +320,13 @@ def test_volatile_reads_are_on_disk_before_the_answer_goes_back(demo: Path, tmp_
 
 
 def test_a_workspace_without_a_workspaces_folder_is_named(demo: Path) -> None:
-    done = subprocess.run(fast("--world", str(demo / "world"), "--clock", CLOCK, "--workspace", "fx-zurich"),
-                          input=INITIALIZE, capture_output=True, text=True, timeout=60, check=False)
+    done = subprocess.run(
+        fast("--world", str(demo / "world"), "--clock", CLOCK, "--workspace", "fx-zurich"),
+        input=INITIALIZE,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == "error: task needs workspace 'fx-zurich' but no workspaces folder is configured\n"

@@ -66,7 +66,8 @@ def run_server(project: Path, body: Session, *extra: str) -> Any:
     """Start `ratchet mcp --project project ...extra`, run body against it, return what body returns."""
     errlog = (project.parent / "server-stderr.txt").open("a", encoding="utf-8")
     params = StdioServerParameters(
-        command=RATCHET, args=["mcp", "--project", str(project), *extra],
+        command=RATCHET,
+        args=["mcp", "--project", str(project), *extra],
         env={"RATCHET_HOME": str(project.parent / "home"), "RATCHET_UPSTREAM": "sim"},
     )
 
@@ -100,17 +101,45 @@ def test_tools_are_listed_with_their_schemas_and_annotations(project: Path) -> N
     assert [t.name for t in listed.tools] == [t.name for t in offered_tools(world)]
     by_name = {t.name: t for t in listed.tools}
     shipped = ALL_TOOLS["github_get_issue"].spec()
-    assert (by_name["github_get_issue"].description, by_name["github_get_issue"].input_schema) == (shipped.description, shipped.parameters)
+    assert (by_name["github_get_issue"].description, by_name["github_get_issue"].input_schema) == (
+        shipped.description,
+        shipped.parameters,
+    )
     hints = {
         name: by_name[name].annotations.model_dump(by_alias=True, exclude_none=True)
         for name in ("github_get_issue", "github_add_label", "github_comment", "crm_log_call", "crm_find_contact")
     }
     assert hints == {
-        "github_get_issue": {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
-        "github_add_label": {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True, "openWorldHint": False},
-        "github_comment": {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": False},
-        "crm_log_call": {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": False},
-        "crm_find_contact": {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
+        "github_get_issue": {
+            "readOnlyHint": True,
+            "destructiveHint": False,
+            "idempotentHint": True,
+            "openWorldHint": False,
+        },
+        "github_add_label": {
+            "readOnlyHint": False,
+            "destructiveHint": True,
+            "idempotentHint": True,
+            "openWorldHint": False,
+        },
+        "github_comment": {
+            "readOnlyHint": False,
+            "destructiveHint": False,
+            "idempotentHint": False,
+            "openWorldHint": False,
+        },
+        "crm_log_call": {
+            "readOnlyHint": False,
+            "destructiveHint": True,
+            "idempotentHint": False,
+            "openWorldHint": False,
+        },
+        "crm_find_contact": {
+            "readOnlyHint": True,
+            "destructiveHint": False,
+            "idempotentHint": True,
+            "openWorldHint": False,
+        },
     }
     assert by_name["github_comment"].meta == {"ratchet/effect": "send"}
     assert by_name["crm_find_contact"].input_schema["additionalProperties"] is False
@@ -129,9 +158,14 @@ def test_a_write_is_recorded_with_its_effect_and_a_later_read_sees_it(project: P
     assert added == {"number": 101, "labels": ["bug"]}
     assert read["labels"] == ["bug"]
     calls = read_record(record)
-    assert [(c.index, c.name, c.effect) for c in calls] == [(0, "github_add_label", "write"), (1, "github_get_issue", "read")]
+    assert [(c.index, c.name, c.effect) for c in calls] == [
+        (0, "github_add_label", "write"),
+        (1, "github_get_issue", "read"),
+    ]
     assert calls[0].arguments == {"repo": "acme/widgets", "number": 101, "label": "bug"}
-    assert calls[0].state_changes == [StateChange(path="github.repos.acme/widgets.issues.101.labels", before=[], after=["bug"])]
+    assert calls[0].state_changes == [
+        StateChange(path="github.repos.acme/widgets.issues.101.labels", before=[], after=["bug"])
+    ]
     assert calls[1].result == read
     assert (tmp_path / "server-stderr.txt").read_text(encoding="utf-8").startswith("ratchet mcp: ")
 
@@ -160,11 +194,19 @@ def test_malformed_calls_are_errors_and_the_server_keeps_answering(project: Path
         return [unknown, wrong, after]
 
     unknown, wrong, after = run_server(project, body, "--record", str(record))
-    assert unknown.is_error and result_json(unknown)["error"].startswith("unknown tool 'rm_rf'; available: files_read_file, ")
-    assert wrong.is_error and result_json(wrong) == {"error": "arguments do not match the input schema: at email: 7 is not of type 'string'"}
+    assert unknown.is_error and result_json(unknown)["error"].startswith(
+        "unknown tool 'rm_rf'; available: files_read_file, "
+    )
+    assert wrong.is_error and result_json(wrong) == {
+        "error": "arguments do not match the input schema: at email: 7 is not of type 'string'"
+    }
     assert not after.is_error and result_json(after)["now"] == CLOCK
     calls = read_record(record)
-    assert [(c.index, c.name, c.error is not None) for c in calls] == [(0, "rm_rf", True), (1, "crm_find_contact", True), (2, "clock_now", False)]
+    assert [(c.index, c.name, c.error is not None) for c in calls] == [
+        (0, "rm_rf", True),
+        (1, "crm_find_contact", True),
+        (2, "clock_now", False),
+    ]
 
 
 def test_a_workspace_is_served_to_the_file_tools(project: Path) -> None:
@@ -202,6 +244,8 @@ def test_a_call_that_hits_bad_world_data_is_an_error_result_and_recorded(tmp_pat
     call = server.call("crm_log_call", {"email": "a@b.c", "summary": "x"})
     server.recorder.close()
     assert (call.index, call.effect) == (0, "write")
-    assert call.error is not None and call.error.endswith("passes through crm, which is not a mapping: fix the world or the state update")
+    assert call.error is not None and call.error.endswith(
+        "passes through crm, which is not a mapping: fix the world or the state update"
+    )
     assert call_result(call).is_error
     assert read_record(tmp_path / "calls.jsonl") == [call]

@@ -36,8 +36,19 @@ def blocked(demo_repo: Path) -> tuple[Path, str]:
 def test_one_check_writes_junit_markdown_and_json_and_still_blocks(blocked: tuple[Path, str], tmp_path: Path) -> None:
     repo, base = blocked
     out = tmp_path / "reports"
-    code, stdout, err = check(repo, "--base", base, "--head", EDIT, "--output", f"junit={out / 'ratchet.xml'}",
-                              "--output", f"markdown={out / 'ratchet.md'}", "--output", f"json={out / 'verdict.json'}")
+    code, stdout, err = check(
+        repo,
+        "--base",
+        base,
+        "--head",
+        EDIT,
+        "--output",
+        f"junit={out / 'ratchet.xml'}",
+        "--output",
+        f"markdown={out / 'ratchet.md'}",
+        "--output",
+        f"json={out / 'verdict.json'}",
+    )
     assert code == 1, (stdout[-800:], err)
     assert sorted(p.name for p in out.iterdir()) == ["ratchet.md", "ratchet.xml", "verdict.json"]  # no temp left
     verdict = json.loads((out / "verdict.json").read_text(encoding="utf-8"))
@@ -62,6 +73,7 @@ def test_format_sets_what_the_terminal_gets_and_json_is_its_alias(blocked: tuple
     code, by_format, _ = check(repo, "--base", base, "--head", EDIT, "--format", "json")
     code_alias, by_alias, _ = check(repo, "--base", base, "--head", EDIT, "--json")
     assert (code, code_alias) == (1, 1)
+
     def outcomes(text: str) -> list[tuple[str, str, str]]:  # latency is wall time: it differs per run
         return [(p["task_id"], p["outcome"], p["reason"]) for p in json.loads(text)["pairs"]]
 
@@ -73,8 +85,21 @@ def test_format_sets_what_the_terminal_gets_and_json_is_its_alias(blocked: tuple
 def test_reports_are_written_when_the_check_exits_3(blocked: tuple[Path, str], tmp_path: Path) -> None:
     repo, base = blocked
     report = tmp_path / "verdict.json"
-    code, _, err = check(repo, "--base", base, "--head", EDIT, "--cache", "none", "--work", str(tmp_path / "empty"),
-                         "--output", f"json={report}", "--output", f"junit={tmp_path / 'r.xml'}")
+    code, _, err = check(
+        repo,
+        "--base",
+        base,
+        "--head",
+        EDIT,
+        "--cache",
+        "none",
+        "--work",
+        str(tmp_path / "empty"),
+        "--output",
+        f"json={report}",
+        "--output",
+        f"junit={tmp_path / 'r.xml'}",
+    )
     assert code == 3 and err.startswith("error: ")
     assert {p["outcome"] for p in json.loads(report.read_text(encoding="utf-8"))["pairs"]} == {"error"}
     [suite] = list(JUnitXml.fromfile(str(tmp_path / "r.xml")))
@@ -82,13 +107,22 @@ def test_reports_are_written_when_the_check_exits_3(blocked: tuple[Path, str], t
     assert suite.errors == len([case for case in suite if case.classname != "ratchet.diff"])
 
 
-@pytest.mark.parametrize(("spec", "said"), [
-    ("junit", "--output 'junit' is not FORMAT=FILE; FORMAT is one of table, json, markdown, junit, "
-              "e.g. --output junit=ratchet.xml"),
-    ("html=r.html", "--output 'html=r.html': unknown format 'html'; use one of table, json, markdown, junit, "
-                    "e.g. --output junit=ratchet.xml"),
-    ("junit=", "--output 'junit=' is not FORMAT=FILE"),
-])
+@pytest.mark.parametrize(
+    ("spec", "said"),
+    [
+        (
+            "junit",
+            "--output 'junit' is not FORMAT=FILE; FORMAT is one of table, json, markdown, junit, "
+            "e.g. --output junit=ratchet.xml",
+        ),
+        (
+            "html=r.html",
+            "--output 'html=r.html': unknown format 'html'; use one of table, json, markdown, junit, "
+            "e.g. --output junit=ratchet.xml",
+        ),
+        ("junit=", "--output 'junit=' is not FORMAT=FILE"),
+    ],
+)
 def test_a_bad_output_is_one_line_before_anything_runs(tmp_path: Path, spec: str, said: str) -> None:
     # The revision does not exist: had anything run before the --output check, that would be the error.
     code, _, err = check(tmp_path, "--base", "no-such-rev", "--output", spec)

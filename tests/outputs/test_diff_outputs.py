@@ -20,11 +20,25 @@ from ratchet.review.collect import verdict_page
 from tests.helpers.demo_repo import demo_project
 from tests.outputs.verdicts import pair
 
-EMAIL = DiffFinding(kind=DiffKind.ACTION_ADDED, path="skills/fx/SKILL.md", line=7, where="Steps", action="email",
-                    effect="send", target="finance@example.com",
-                    message="adds an instruction to email finance@example.com (send) in Steps: 'Email the totals.'")
-RATE = DiffFinding(kind=DiffKind.CONSTANT_CHANGED, path="skills/fx/SKILL.md", line=9, where="Steps", old="0.8",
-                   new="0.5", message="changes 0.8 to 0.5 in Steps")
+EMAIL = DiffFinding(
+    kind=DiffKind.ACTION_ADDED,
+    path="skills/fx/SKILL.md",
+    line=7,
+    where="Steps",
+    action="email",
+    effect="send",
+    target="finance@example.com",
+    message="adds an instruction to email finance@example.com (send) in Steps: 'Email the totals.'",
+)
+RATE = DiffFinding(
+    kind=DiffKind.CONSTANT_CHANGED,
+    path="skills/fx/SKILL.md",
+    line=9,
+    where="Steps",
+    old="0.8",
+    new="0.5",
+    message="changes 0.8 to 0.5 in Steps",
+)
 
 
 def fx_diff(*findings: DiffFinding) -> SkillDiff:
@@ -32,15 +46,26 @@ def fx_diff(*findings: DiffFinding) -> SkillDiff:
 
 
 def verdict(*pairs_: PairOutcome, diff: list[SkillDiff]) -> Verdict:
-    return Verdict(base="a" * 40, head="b" * 40, skills_changed=["fx"], decision="WARN", summary="s",
-                   pairs=list(pairs_), diff=diff, simulated=False)
+    return Verdict(
+        base="a" * 40,
+        head="b" * 40,
+        skills_changed=["fx"],
+        decision="WARN",
+        summary="s",
+        pairs=list(pairs_),
+        diff=diff,
+        simulated=False,
+    )
 
 
 def test_an_unexercised_floor_finding_leads_and_says_no_replay_exercised_it() -> None:
     unseen = verdict(pair("fx-01", "same"), diff=[fx_diff(RATE, EMAIL)])
     assert [(str(line), line.level) for line in diff_lines(unseen)] == [
-        ("skills/fx/SKILL.md:7: adds an instruction to email finance@example.com (send) in Steps: 'Email the "
-         "totals.' (no replay exercised it)", "warn"),
+        (
+            "skills/fx/SKILL.md:7: adds an instruction to email finance@example.com (send) in Steps: 'Email the "
+            "totals.' (no replay exercised it)",
+            "warn",
+        ),
         ("skills/fx/SKILL.md:9: changes 0.8 to 0.5 in Steps", "note"),
     ]
     table = table_text(unseen)
@@ -49,17 +74,22 @@ def test_an_unexercised_floor_finding_leads_and_says_no_replay_exercised_it() ->
     assert " ".join(table.split()).startswith(
         "ratchet check aaaaaaaaaa -> bbbbbbbbbb skills changed: fx diff: skills/fx/SKILL.md:7: adds an instruction to "
         "email finance@example.com (send) in Steps: 'Email the totals.' (no replay exercised it) diff: "
-        "skills/fx/SKILL.md:9: changes 0.8 to 0.5 in Steps task ")
+        "skills/fx/SKILL.md:9: changes 0.8 to 0.5 in Steps task "
+    )
 
 
 def test_a_finding_the_replays_exercised_is_listed_beside_its_pairs() -> None:
     judged = verdict(pair("fx-01", "regression", reason="added email_send"), diff=[fx_diff(EMAIL)])
     assert [(line.text, line.level) for line in diff_lines(judged)] == [
-        (EMAIL.message + " (replayed: the pairs decide)", "note")]
+        (EMAIL.message + " (replayed: the pairs decide)", "note")
+    ]
     suite = ET.fromstring(render_junit(judged))[0]
     first = suite.findall("testcase")[0]
     assert (first.get("classname"), first.get("name"), first.find("failure")) == (
-        "ratchet.diff", "skills/fx/SKILL.md:7", None)
+        "ratchet.diff",
+        "skills/fx/SKILL.md:7",
+        None,
+    )
     assert suite.get("failures") == "1"  # the regression alone
 
 
@@ -68,14 +98,19 @@ def test_junit_and_markdown_carry_each_line_first() -> None:
     suite = ET.fromstring(render_junit(unseen))[0]
     cases = suite.findall("testcase")
     assert [(c.get("classname"), c.get("name")) for c in cases] == [
-        ("ratchet.diff", "skills/fx/SKILL.md:7"), ("ratchet.diff", "skills/fx/SKILL.md:9"), ("fx", "fx-01")]
+        ("ratchet.diff", "skills/fx/SKILL.md:7"),
+        ("ratchet.diff", "skills/fx/SKILL.md:9"),
+        ("fx", "fx-01"),
+    ]
     failure = cases[0].find("failure")
     assert failure is not None and failure.get("type") == "static"
     assert (suite.get("tests"), suite.get("failures")) == ("3", "1")
     markdown = render_markdown(unseen).split("\n\n")
-    assert markdown[1] == ("- **diff:** skills/fx/SKILL.md:7: adds an instruction to email finance@example.com "
-                           "(send) in Steps: 'Email the totals.' (no replay exercised it)\n"
-                           "- **diff:** skills/fx/SKILL.md:9: changes 0.8 to 0.5 in Steps")
+    assert markdown[1] == (
+        "- **diff:** skills/fx/SKILL.md:7: adds an instruction to email finance@example.com "
+        "(send) in Steps: 'Email the totals.' (no replay exercised it)\n"
+        "- **diff:** skills/fx/SKILL.md:9: changes 0.8 to 0.5 in Steps"
+    )
 
 
 def test_a_long_diff_is_capped_with_the_command_that_lists_it_all() -> None:
@@ -97,5 +132,7 @@ def test_the_review_page_shows_the_diff_before_the_pairs(tmp_path: Path, monkeyp
     path.write_text(verdict(pair("fx-01", "same"), diff=[fx_diff(EMAIL)]).to_json(), encoding="utf-8")
     first = verdict_page(project, path).items[0]
     assert (first.item_id, first.title) == ("diff", "What the edit changes (ratchet diff)")
-    assert first.text == ("skills/fx/SKILL.md:7: adds an instruction to email finance@example.com (send) in Steps: "
-                          "'Email the totals.' (no replay exercised it)")
+    assert first.text == (
+        "skills/fx/SKILL.md:7: adds an instruction to email finance@example.com (send) in Steps: "
+        "'Email the totals.' (no replay exercised it)"
+    )

@@ -24,23 +24,34 @@ FX = "fx"
 EVIDENCE_CHANGED: dict[str, Any] = {
     "changes": [
         {"kind": "golden", "change": "removed", "task_id": "gh-07", "skill": "github-triage", "skill_changed": False},
-        *({"kind": "golden", "change": "changed", "task_id": f"fx-{n:02d}", "skill": FX, "skill_changed": True}
-          for n in range(1, 11)),
+        *(
+            {"kind": "golden", "change": "changed", "task_id": f"fx-{n:02d}", "skill": FX, "skill_changed": True}
+            for n in range(1, 11)
+        ),
         {"kind": "task", "change": "added", "task_id": "fx-99", "skill": FX},
     ],
-    "coverage_removed": [{"skill": "github-triage", "goldens_base": 10, "goldens_head": 9, "tasks_base": 10,
-                          "tasks_head": 10}],
+    "coverage_removed": [
+        {"skill": "github-triage", "goldens_base": 10, "goldens_head": 9, "tasks_base": 10, "tasks_head": 10}
+    ],
 }
 COVERAGE = "coverage removed: github-triage (goldens 10 -> 9): later edits are checked against less; review the removal"
 REMOVED = "goldens removed: github-triage: gh-07"
-REBLESSED = ("goldens re-blessed in this change: fx (skill also changed: replayed against the base's goldens): "
-             "10 tasks: fx-01..10; 9 of the 9 regression(s) are on these goldens")
+REBLESSED = (
+    "goldens re-blessed in this change: fx (skill also changed: replayed against the base's goldens): "
+    "10 tasks: fx-01..10; 9 of the 9 regression(s) are on these goldens"
+)
 ADDED = "tasks added: fx: fx-99 (they take effect once merged)"
 
 
 def verdict_with_evidence() -> Any:
-    return mixed_verdict(pairs=[*sends(9), pair("fx-10", "same")], settings_changed=[], submodules_changed=[],
-                         unseen=[], evidence_changed=EVIDENCE_CHANGED, summary="9 regression(s), first fx-01")
+    return mixed_verdict(
+        pairs=[*sends(9), pair("fx-10", "same")],
+        settings_changed=[],
+        submodules_changed=[],
+        unseen=[],
+        evidence_changed=EVIDENCE_CHANGED,
+        summary="9 regression(s), first fx-01",
+    )
 
 
 def test_the_table_opens_with_the_evidence_lines() -> None:
@@ -48,8 +59,9 @@ def test_the_table_opens_with_the_evidence_lines() -> None:
 
     text = table_text(verdict_with_evidence())  # 120 columns: the long re-bless line wraps once
     assert text.splitlines()[:3] == [SIMULATED_CHECK_BANNER, COVERAGE, REMOVED]
-    assert " ".join(text.split()).startswith(" ".join(" ".join([SIMULATED_CHECK_BANNER, COVERAGE, REMOVED, REBLESSED,
-                                                                 ADDED, "ratchet check"]).split()))
+    assert " ".join(text.split()).startswith(
+        " ".join(" ".join([SIMULATED_CHECK_BANNER, COVERAGE, REMOVED, REBLESSED, ADDED, "ratchet check"]).split())
+    )
 
 
 def test_the_markdown_lists_them_right_under_the_decision_line() -> None:
@@ -70,8 +82,11 @@ def test_junit_has_one_testcase_per_line_first_and_a_note_passes() -> None:
     assert isinstance(suite, TestSuite)
     cases = list(suite)
     assert [(c.classname, c.name) for c in cases[:4]] == [
-        (EVIDENCE, "coverage removed"), (EVIDENCE, "goldens removed"),
-        (EVIDENCE, "goldens re-blessed in this change"), (EVIDENCE, "tasks added")]
+        (EVIDENCE, "coverage removed"),
+        (EVIDENCE, "goldens removed"),
+        (EVIDENCE, "goldens re-blessed in this change"),
+        (EVIDENCE, "tasks added"),
+    ]
     [coverage] = cases[0].result
     assert isinstance(coverage, Failure) and coverage.type == "evidence"
     assert coverage.message == COVERAGE.split(": ", 1)[1]

@@ -25,8 +25,14 @@ def test_one_suite_one_case_per_pair_named_by_skill_and_task() -> None:
     suite = suite_of(render_junit(mixed_verdict()))
     names = [(c.classname, c.name) for c in suite]
     assert names[:9] == [("fx", f"fx-{n:02d}") for n in range(1, 10)]
-    assert names[9:15] == [("github-triage", "gh-02"), ("fx", "fx-20"), ("github-triage", "gh-09"),
-                           ("github-triage", "gh-05"), ("fx", "fx-30"), ("fx", "fx-31")]
+    assert names[9:15] == [
+        ("github-triage", "gh-02"),
+        ("fx", "fx-20"),
+        ("github-triage", "gh-09"),
+        ("github-triage", "gh-05"),
+        ("fx", "fx-30"),
+        ("fx", "fx-31"),
+    ]
     assert suite.tests == 18 and suite.failures == 14 and suite.errors == 1 and suite.skipped == 0
     assert suite.name == "ratchet check aaaaaaaaaa..bbbbbbbbbb"
     assert {p.name: p.value for p in suite.properties()}["decision"] == "BLOCK"
@@ -38,7 +44,10 @@ def test_a_regression_is_a_failure_with_the_evidence_in_its_body() -> None:
     assert isinstance(result, Failure) and result.type == "regression"
     assert result.message == "nano: regression at 0.93; super: regression at 0.75"
     assert result.text is not None
-    assert "finding args_changed (diff): github_add_label arguments changed (label: 'p/normal' -> 'p/medium')" in result.text
+    assert (
+        "finding args_changed (diff): github_add_label arguments changed (label: 'p/normal' -> 'p/medium')"
+        in result.text
+    )
     assert "judge super (sim/judge-super): regression at 0.75: the label moved" in result.text
 
 
@@ -55,8 +64,11 @@ def test_error_unsure_and_passing_pairs_map_as_documented() -> None:
 
 def test_what_was_not_checked_is_a_failing_case_of_its_own() -> None:
     unchecked = [c for c in suite_of(render_junit(mixed_verdict())) if c.classname == NOT_CHECKED]
-    assert [c.name for c in unchecked] == ["settings changed: ratchet.yaml", "submodule changed: skills/vendored",
-                                           "not checked: fx (unsent)"]
+    assert [c.name for c in unchecked] == [
+        "settings changed: ratchet.yaml",
+        "submodule changed: skills/vendored",
+        "not checked: fx (unsent)",
+    ]
     [result] = unchecked[2].result
     assert isinstance(result, Failure) and result.type == "unseen"
     assert result.message == "fx: the frontmatter key `allowed-tools` is never sent"
@@ -78,8 +90,9 @@ def test_a_simulated_verdict_is_labeled_in_the_suite_properties() -> None:
     from ratchet.gate.models import Verdict
 
     def props(simulated: bool) -> dict[str, str]:
-        xml = render_junit(Verdict(base="a" * 40, head="b" * 40, skills_changed=[], decision="PASS", summary="s",
-                                   simulated=simulated))
+        xml = render_junit(
+            Verdict(base="a" * 40, head="b" * 40, skills_changed=[], decision="PASS", summary="s", simulated=simulated)
+        )
         suite = next(iter(JUnitXml.fromstring(xml)))
         return {p.name: p.value for p in suite.properties()}
 
@@ -92,9 +105,18 @@ def test_an_inconclusive_pair_is_a_failure_named_so_and_the_markdown_groups_it()
     from ratchet.outputs.markdown import render_markdown
     from tests.outputs.verdicts import pair
 
-    evidence = RepeatEvidence(trigger="known-variation", replays=4, regressions=1,
-                              outcomes=["regression", "same", "regression", "same"], flips=5, repeats=30,
-                              max_repeats=4, needed=3, alpha=0.05, p_value=0.41)
+    evidence = RepeatEvidence(
+        trigger="known-variation",
+        replays=4,
+        regressions=1,
+        outcomes=["regression", "same", "regression", "same"],
+        flips=5,
+        repeats=30,
+        max_repeats=4,
+        needed=3,
+        alpha=0.05,
+        p_value=0.41,
+    )
     doubtful = pair("fx-40", "inconclusive", decided_by="repeats", reason="1 of 3 repeats judged regressions")
     doubtful = doubtful.model_copy(update={"repeats": evidence})
     verdict = mixed_verdict().model_copy(update={"pairs": [doubtful]})

@@ -85,11 +85,11 @@ def test_every_pair_that_differs_gets_one_collapsed_evidence_block() -> None:
 
 def test_each_tiers_opinion_and_the_drift_evidence_are_in_the_block() -> None:
     text = render_markdown(mixed_verdict())
-    gh02 = text[text.index("<summary>gh-02"):]
-    gh02 = gh02[:gh02.index("</details>")]
+    gh02 = text[text.index("<summary>gh-02") :]
+    gh02 = gh02[: gh02.index("</details>")]
     assert "| super | sim/judge\\-super | regression | 0.75 | the label moved |" not in gh02  # '-' is not escaped
     assert "| super | sim/judge-super | regression | 0.75 | the label moved |" in gh02
-    fx20 = text[text.index("<summary>fx-20"):]
+    fx20 = text[text.index("<summary>fx-20") :]
     assert "**Drift:** drift · base replay ran and matches the replay" in fx20
     assert "- fx.EUR: 1.1 → 1.2 (confirmed by fixtures)" in fx20
     assert "**Next:** re-bless the golden" in fx20

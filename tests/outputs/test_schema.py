@@ -15,7 +15,8 @@ PUBLISHED = Path(__file__).parents[2] / "docs" / "schema" / "verdict.json"
 
 def test_the_published_schema_is_not_stale() -> None:
     assert PUBLISHED.read_text(encoding="utf-8") == render_schema(), (
-        "docs/schema/verdict.json is stale: run `python -m ratchet.outputs.schema`")
+        "docs/schema/verdict.json is stale: run `python -m ratchet.outputs.schema`"
+    )
 
 
 def test_the_schema_is_a_valid_2020_12_schema() -> None:

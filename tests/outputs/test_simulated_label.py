@@ -19,13 +19,16 @@ BENCH_WORDS = "not benchmark results"
 
 
 def _verdict(simulated: bool = True) -> Verdict:
-    return Verdict(base="a" * 40, head="b" * 40, skills_changed=["fx"], decision="PASS", summary="s",
-                   simulated=simulated)
+    return Verdict(
+        base="a" * 40, head="b" * 40, skills_changed=["fx"], decision="PASS", summary="s", simulated=simulated
+    )
 
 
 def test_the_check_label_says_where_the_answer_came_from_and_what_to_set() -> None:
-    expected = (f"{SIMULATED} — the offline simulator answered, not your models; for a live check set "
-                "upstream: live in ratchet.yaml")
+    expected = (
+        f"{SIMULATED} — the offline simulator answered, not your models; for a live check set "
+        "upstream: live in ratchet.yaml"
+    )
     assert expected == SIMULATED_CHECK_BANNER
     assert BENCH_WORDS in SIMULATED_BANNER  # the bench's artifacts keep theirs
 

@@ -13,8 +13,10 @@ def _call(index: int, name: str, effect: str = "read", **arguments: Any) -> Tool
 
 
 def _shape(rows: list[Any]) -> list[tuple[str, int | None, int | None, list[str]]]:
-    return [(r.kind, r.golden.index if r.golden else None, r.replay.index if r.replay else None, r.changed_args)
-            for r in rows]
+    return [
+        (r.kind, r.golden.index if r.golden else None, r.replay.index if r.replay else None, r.changed_args)
+        for r in rows
+    ]
 
 
 def test_identical_calls_pair_up_as_same() -> None:
@@ -32,7 +34,10 @@ def test_added_call_sits_where_the_replay_made_it_and_removed_keeps_its_golden_p
     golden = [_call(0, "get", id=1), _call(1, "search", q="x"), _call(2, "close", "write")]
     replay = [_call(0, "get", id=1), _call(1, "email_send", "send", to="f"), _call(2, "close", "write")]
     assert _shape(align_calls(golden, replay)) == [
-        ("same", 0, 0, []), ("removed", 1, None, []), ("added", None, 1, []), ("same", 2, 2, []),
+        ("same", 0, 0, []),
+        ("removed", 1, None, []),
+        ("added", None, 1, []),
+        ("same", 2, 2, []),
     ]
 
 

@@ -14,7 +14,9 @@ from tests.review.conftest import CHANGED_TASK
 
 
 def test_file_page_shows_the_changed_argument_and_screenshots(
-    changed_argument: Project, chromium: Any, tmp_path: Path,
+    changed_argument: Project,
+    chromium: Any,
+    tmp_path: Path,
 ) -> None:
     out = tmp_path / "review.html"
     out.write_text(render_page(pending_page(changed_argument)), encoding="utf-8")

@@ -28,12 +28,19 @@ def test_pending_page_is_written_and_byte_identical_twice(changed_argument: Proj
     assert _review(changed_argument, "--out", str(second))[0] == 0
     assert first.read_bytes() == second.read_bytes()
     assert _texts(first.read_text(encoding="utf-8"), "changed-arg")[:2] == [
-        'label="priority/normal"', 'label="priority/medium"']
+        'label="priority/normal"',
+        'label="priority/medium"',
+    ]
 
 
 def _verdict(project: Project, tmp_path: Path) -> Path:
-    verdict = check_edit(project.root, base="main", head="edit/changed-argument", home=project.home,
-                         config=resolve_gate_config("cascade"))
+    verdict = check_edit(
+        project.root,
+        base="main",
+        head="edit/changed-argument",
+        home=project.home,
+        config=resolve_gate_config("cascade"),
+    )
     path = tmp_path / "verdict.json"
     path.write_text(verdict.to_json(), encoding="utf-8")
     return path
@@ -48,7 +55,10 @@ def test_verdict_page_shows_findings_and_each_tiers_opinion(changed_argument: Pr
     assert "<h1>Ratchet review: BLOCK</h1>" in html
     assert 'data-tier="nano"' in html and 'data-tier="super"' in html
     assert "replay not kept by `ratchet check`" in html
-    assert "github_add_label arguments changed (label: &#x27;priority/normal&#x27; -&gt; &#x27;priority/medium&#x27;)" in html
+    assert (
+        "github_add_label arguments changed (label: &#x27;priority/normal&#x27; -&gt; &#x27;priority/medium&#x27;)"
+        in html
+    )
     assert "<button" not in html
 
 
@@ -56,12 +66,15 @@ def test_verdict_with_replays_is_side_by_side(changed_argument: Project, tmp_pat
     verdict = _verdict(changed_argument, tmp_path)
     replay = read_trace(changed_argument.pending_dir / f"{CHANGED_TASK}.json")
     replays = tmp_path / "replays.json"
-    replays.write_text(canonical_dumps(EditReplays(replays={CHANGED_TASK: replay}).model_dump(mode="json")),
-                       encoding="utf-8")
+    replays.write_text(
+        canonical_dumps(EditReplays(replays={CHANGED_TASK: replay}).model_dump(mode="json")), encoding="utf-8"
+    )
     out = tmp_path / "verdict.html"
     assert _review(changed_argument, "--verdict", str(verdict), "--replays", str(replays), "--out", str(out))[0] == 0
     assert _texts(out.read_text(encoding="utf-8"), "changed-arg")[:2] == [
-        'label="priority/normal"', 'label="priority/medium"']
+        'label="priority/normal"',
+        'label="priority/medium"',
+    ]
 
 
 def test_bad_input_is_one_line_exit_2(changed_argument: Project, tmp_path: Path) -> None:

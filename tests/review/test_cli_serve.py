@@ -13,9 +13,18 @@ from tests.review.conftest import CHANGED_TASK
 
 def test_serve_prints_a_tokened_loopback_url_that_serves_the_page(changed_argument: Project) -> None:
     with subprocess.Popen(
-        [sys.executable, "-c", "from ratchet.cli import main; main()", "review", "--serve",
-         "--project", str(changed_argument.root)],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        [
+            sys.executable,
+            "-c",
+            "from ratchet.cli import main; main()",
+            "review",
+            "--serve",
+            "--project",
+            str(changed_argument.root),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
     ) as proc:
         try:
             assert proc.stdout is not None

@@ -25,8 +25,10 @@ def test_label_queue_page_and_its_buttons(bench_project: Path) -> None:
     assert '<select class="decision">' in html and f"ratchet bench label {queue[0]}" not in html
     assert f"ratchet bench label {queue[0]} --agree" in render_page(page)
     server = ReviewServer(labels_session(project, reviewer="ada"), token="t")
-    with server.running(), httpx.Client(base_url=f"http://127.0.0.1:{server.port}",
-                                        headers={"X-Ratchet-Token": "t"}) as client:
+    with (
+        server.running(),
+        httpx.Client(base_url=f"http://127.0.0.1:{server.port}", headers={"X-Ratchet-Token": "t"}) as client,
+    ):
         agree = client.post("/api/decide", json={"item": queue[0], "action": "accept"})
         assert agree.json() == {"ok": True, "state": "agreed", "message": f"recorded: {queue[0]} agree"}
         no_decision = client.post("/api/decide", json={"item": queue[1], "action": "reject"})

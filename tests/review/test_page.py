@@ -48,22 +48,43 @@ def _texts(html: str, cls: str) -> list[str]:
 
 
 def _trace(**update: object) -> Trace:
-    base = Trace(task_id="t-1", prompt=EVIL, seed=1, frozen_time="2026-01-01T00:00:00Z",
-                 tool_calls=[ToolCall(index=0, name="label", arguments={"label": EVIL}, effect="write")],
-                 final_output=f"line one\n{EVIL}\n")
+    base = Trace(
+        task_id="t-1",
+        prompt=EVIL,
+        seed=1,
+        frozen_time="2026-01-01T00:00:00Z",
+        tool_calls=[ToolCall(index=0, name="label", arguments={"label": EVIL}, effect="write")],
+        final_output=f"line one\n{EVIL}\n",
+    )
     return base.model_copy(update=update)
 
 
 def _evil_page() -> ReviewPage:
-    replay = _trace(tool_calls=[ToolCall(index=0, name="label", arguments={"label": "plain"}, effect="write")],
-                    final_output="line one\nline two\n")
+    replay = _trace(
+        tool_calls=[ToolCall(index=0, name="label", arguments={"label": "plain"}, effect="write")],
+        final_output="line one\nline two\n",
+    )
     item = ReviewItem(
-        item_id=EVIL, title=EVIL, golden=_trace(), replay=replay,
+        item_id=EVIL,
+        title=EVIL,
+        golden=_trace(),
+        replay=replay,
         findings=[Finding(kind="args_changed", severity="diff", detail=EVIL, golden_index=0, replay_index=0)],
-        opinions=[Opinion(tier="nano", model=EVIL, prompt_version="v1", verdict="unsure", confidence=0.4,
-                          rationale=EVIL, changed_elements=[EVIL])],
+        opinions=[
+            Opinion(
+                tier="nano",
+                model=EVIL,
+                prompt_version="v1",
+                verdict="unsure",
+                confidence=0.4,
+                rationale=EVIL,
+                changed_elements=[EVIL],
+            )
+        ],
         drift=DriftEvidence(moved=[MovedFact(key=EVIL, golden_value=EVIL, replay_value=1)], note=EVIL),
-        notes=[EVIL], text=EVIL, actions=["accept", "reject", "skip"],
+        notes=[EVIL],
+        text=EVIL,
+        actions=["accept", "reject", "skip"],
     )
     return ReviewPage(mode="pending", title=EVIL, source=EVIL, summary=EVIL, items=[item])
 
@@ -71,7 +92,7 @@ def _evil_page() -> ReviewPage:
 def test_everything_user_written_is_escaped() -> None:
     for served in (False, True):
         html = render_page(_evil_page(), served=served)
-        assert '<script>alert' not in html
+        assert "<script>alert" not in html
         assert html.count("<script>") == 1  # the page's own script, and only it
         assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#x27;&quot;" in html
 
@@ -111,10 +132,18 @@ def test_a_page_showing_simulated_traces_or_a_simulated_verdict_carries_the_bann
     from ratchet.trace import Trace
 
     def trace(simulated: bool) -> Trace:
-        return Trace(task_id="t-1", prompt="p", simulated=simulated, upstream="sim" if simulated else "live",
-                     seed=1, frozen_time="2026-10-14T16:00:00Z")
+        return Trace(
+            task_id="t-1",
+            prompt="p",
+            simulated=simulated,
+            upstream="sim" if simulated else "live",
+            seed=1,
+            frozen_time="2026-10-14T16:00:00Z",
+        )
 
-    live = ReviewPage(mode="pending", title="t", source="s", items=[ReviewItem(item_id="t-1", title="t", replay=trace(False))])
+    live = ReviewPage(
+        mode="pending", title="t", source="s", items=[ReviewItem(item_id="t-1", title="t", replay=trace(False))]
+    )
     assert SIMULATED_CHECK_BANNER not in render_page(live)
     sim = live.model_copy(update={"items": [ReviewItem(item_id="t-1", title="t", replay=trace(True))]})
     assert f'<p class="simulated">{SIMULATED_CHECK_BANNER}</p>' in render_page(sim)

@@ -44,8 +44,10 @@ TASK = """\
   prompt: Draft the release notes for the merged pull requests of the tagged release.
 """
 
-UNFOLLOWED = (f"the simulator could not follow skill release-notes ({NOTHING_TO_READ}): "
-              "a live upstream or a real harness is needed to check this edit")
+UNFOLLOWED = (
+    f"the simulator could not follow skill release-notes ({NOTHING_TO_READ}): "
+    "a live upstream or a real harness is needed to check this edit"
+)
 
 
 @pytest.fixture
@@ -86,16 +88,24 @@ def test_a_trace_that_fired_no_skill_is_warned_as_a_check_would(project: Project
     path = project.pending_dir / "github-triage-01.json"
     write_trace(path, read_trace(path).model_copy(update={"skills_fired": []}))
     assert [(u.kind, u.skill, u.detail) for u in pending_page(project).unseen] == [
-        ("unrouted", "github-triage", "task github-triage-01 is github-triage's, but its golden fired no skill: "
-                                      "it was never replayed under the edited skill"),
-        ("unrouted", "github-triage", "no golden exercises skill github-triage: record and bless a task for it "
-                                      "(ratchet record, ratchet bless)"),
+        (
+            "unrouted",
+            "github-triage",
+            "task github-triage-01 is github-triage's, but its golden fired no skill: "
+            "it was never replayed under the edited skill",
+        ),
+        (
+            "unrouted",
+            "github-triage",
+            "no golden exercises skill github-triage: record and bless a task for it (ratchet record, ratchet bless)",
+        ),
     ]
 
 
 def _verdict_file(project: Project, tmp_path: Path, **update: object) -> Path:
-    verdict = Verdict(base="a" * 40, head="b" * 40, skills_changed=["github-triage"], decision="WARN", summary="s",
-                      **update)  # type: ignore[arg-type]
+    verdict = Verdict(
+        base="a" * 40, head="b" * 40, skills_changed=["github-triage"], decision="WARN", summary="s", **update
+    )  # type: ignore[arg-type]
     path = tmp_path / "verdict.json"
     path.write_text(verdict.to_json(), encoding="utf-8")
     return path

@@ -34,8 +34,10 @@ def test_reject_and_skip_leave_the_pending_trace_accept_blesses_it(changed_argum
     pending = changed_argument.pending_dir / f"{CHANGED_TASK}.json"
     before = (changed_argument.path("goldens") / "github-triage" / f"{CHANGED_TASK}.json").read_bytes()
     server = ReviewServer(pending_session(changed_argument), token="t0ken")
-    with server.running(), httpx.Client(base_url=f"http://127.0.0.1:{server.port}",
-                                        headers={"X-Ratchet-Token": "t0ken"}) as client:
+    with (
+        server.running(),
+        httpx.Client(base_url=f"http://127.0.0.1:{server.port}", headers={"X-Ratchet-Token": "t0ken"}) as client,
+    ):
         for action, state in (("reject", "rejected"), ("skip", "skipped")):
             answer = client.post("/api/decide", json={"item": CHANGED_TASK, "action": action})
             assert answer.status_code == 200 and answer.json()["state"] == state
@@ -43,8 +45,11 @@ def test_reject_and_skip_leave_the_pending_trace_accept_blesses_it(changed_argum
         bad = client.post("/api/decide", json={"item": CHANGED_TASK, "action": "explode"})
         assert bad.status_code == 400 and "unknown action" in bad.json()["message"]
         answer = client.post("/api/decide", json={"item": CHANGED_TASK, "action": "accept"})
-        assert answer.json() == {"ok": True, "state": "blessed",
-                                 "message": f"blessed into goldens/github-triage/{CHANGED_TASK}.json"}
+        assert answer.json() == {
+            "ok": True,
+            "state": "blessed",
+            "message": f"blessed into goldens/github-triage/{CHANGED_TASK}.json",
+        }
         again = client.post("/api/decide", json={"item": CHANGED_TASK, "action": "accept"})
         assert again.status_code == 400 and "no pending trace for: github-triage-02" in again.json()["message"]
         assert 'data-item="github-triage-02"' not in client.get("/?token=t0ken").text  # rebuilt from disk

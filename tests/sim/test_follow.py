@@ -47,10 +47,13 @@ def test_an_unreadable_condition_is_skipped_with_its_children_and_its_branches()
     call = interp.next_call()
     assert call is not None and (call.tool, call.arguments) == ("lookup", {"key": 4})
     assert follow_report(UNREAD, tools, body_line=3).unfollowed == [
-        UnfollowedStep(line=5, last_line=6, text="If the file is missing, stop.", why="a condition the simulator cannot read"),
+        UnfollowedStep(
+            line=5, last_line=6, text="If the file is missing, stop.", why="a condition the simulator cannot read"
+        ),
         UnfollowedStep(line=7, last_line=8, text="Otherwise:", why="a branch of a condition the simulator cannot read"),
-        UnfollowedStep(line=9, last_line=9, text="When it is Friday: `lookup(key=3)`.",
-                       why="a condition the simulator cannot read"),
+        UnfollowedStep(
+            line=9, last_line=9, text="When it is Friday: `lookup(key=3)`.", why="a condition the simulator cannot read"
+        ),
     ]
     # Only what runs is read: the skipped children's spans are not.
     assert follow_report(UNREAD, tools, body_line=3).read_lines == [3, 4, 10, 12, 13]
@@ -66,7 +69,7 @@ def test_a_loop_without_its_two_spans_is_unread() -> None:
 def test_bad_call_spans_and_unoffered_tools_are_named_with_their_line() -> None:
     body = (
         "Intro `not_a_tool(x=1)` is prose outside the sections.\n\n## Steps\n"
-        "1. Read: `lookup(key=)` then\n   `send_mail(to=\"x\")` and `$n = len([1])`.\n\n## Output\n- `n`: `$n`\n"
+        '1. Read: `lookup(key=)` then\n   `send_mail(to="x")` and `$n = len([1])`.\n\n## Output\n- `n`: `$n`\n'
     )
     report = follow_report(body, frozenset({"lookup"}), body_line=10)
     assert report.followable

@@ -25,7 +25,9 @@ TOOLS = frozenset(ALL_TOOLS)
 
 def _step(step: Step) -> dict[str, Any]:
     return {
-        "kind": step.kind, "cond": step.cond, "var": step.var,
+        "kind": step.kind,
+        "cond": step.cond,
+        "var": step.var,
         "actions": [[a.kind, a.target, a.expr, a.tool, [[n, ast.dump(v)] for n, v in a.args]] for a in step.actions],
         "children": [_step(child) for child in step.children],
     }

@@ -40,8 +40,15 @@ def world_for(task: Task) -> World:
 
 
 def minimal(task: Task, skills: dict[str, Skill] = SKILLS) -> Trace:
-    return run_task(task, skills, world_for(task), SimAgentModel(), seed=task_seed(task.id), frozen_time=CLOCK,
-                    models={"agent": "sim/agent-1"})
+    return run_task(
+        task,
+        skills,
+        world_for(task),
+        SimAgentModel(),
+        seed=task_seed(task.id),
+        frozen_time=CLOCK,
+        models={"agent": "sim/agent-1"},
+    )
 
 
 def behind(shape: Shape, task: Task, skills: dict[str, Skill] = SKILLS, *, bundled: bool = True) -> Drive:
@@ -54,7 +61,9 @@ def calls(records: Any) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("task_id", sorted(TASKS))
-def test_every_demo_task_behind_a_harness_makes_the_minimal_runners_calls_and_answer(shape: Shape, task_id: str) -> None:
+def test_every_demo_task_behind_a_harness_makes_the_minimal_runners_calls_and_answer(
+    shape: Shape, task_id: str
+) -> None:
     task = TASKS[task_id]
     expected, got = minimal(task), behind(shape, task)
     assert got.loads == [s.name for s in expected.skills_fired]
@@ -108,7 +117,9 @@ def test_claude_codes_captured_first_request_gets_a_skill_call() -> None:
     assert user_prompt(request) == "Please triage issue #101 in acme/widgets."
     assert [e.name for e in catalog("claude-code", request)] == ["fx-expense-converter", "github-triage"]
     reply = SimAgentModel().complete(request).message
-    assert [(c.id, c.name, c.arguments) for c in reply.tool_calls] == [("call_0_0", "Skill", {"skill": "github-triage"})]
+    assert [(c.id, c.name, c.arguments) for c in reply.tool_calls] == [
+        ("call_0_0", "Skill", {"skill": "github-triage"})
+    ]
 
 
 @pytest.mark.parametrize("name", ["claude_after_load_and_mcp", "claude_after_load_and_mcp_one_message_id"])
@@ -120,7 +131,8 @@ def test_claude_codes_captured_request_after_a_load_and_a_call_gets_the_skills_n
     assert '<skill name="github-triage">\n# GitHub issue triage' in (followed.request.messages[0].content or "")
     reply = SimAgentModel().complete(request).message
     assert [(c.id, c.name, c.arguments) for c in reply.tool_calls] == [
-        ("call_2_0", "mcp__ratchet__github_add_label", {"repo": "acme/widgets", "number": 101, "label": "bug"})]
+        ("call_2_0", "mcp__ratchet__github_add_label", {"repo": "acme/widgets", "number": 101, "label": "bug"})
+    ]
 
 
 def test_codexs_captured_first_request_gets_a_cat_of_the_skill_file() -> None:
@@ -130,17 +142,20 @@ def test_codexs_captured_first_request_gets_a_cat_of_the_skill_file() -> None:
     # Codex's own skills (root r0, under CODEX_HOME) are not the project's
     assert [(e.name, e.path) for e in catalog("codex", request)] == [
         ("fx-expense-converter", f"{SCRATCH}/ws/.agents/skills/fx-expense-converter/SKILL.md"),
-        ("github-triage", f"{SCRATCH}/ws/.agents/skills/github-triage/SKILL.md")]
+        ("github-triage", f"{SCRATCH}/ws/.agents/skills/github-triage/SKILL.md"),
+    ]
     reply = SimAgentModel().complete(request).message
     assert [(c.id, c.name, c.arguments) for c in reply.tool_calls] == [
-        ("call_0_0", "exec_command", {"cmd": f"cat {SCRATCH}/ws/.agents/skills/github-triage/SKILL.md"})]
+        ("call_0_0", "exec_command", {"cmd": f"cat {SCRATCH}/ws/.agents/skills/github-triage/SKILL.md"})
+    ]
 
 
 def test_codexs_captured_request_after_a_cat_and_a_call_gets_the_skills_next_call_in_its_namespace() -> None:
     asked = responses_api.parse(fixture("codex_after_load_and_mcp"))
     response = SimAgentModel().complete(asked.request)
     assert [(c.id, c.name, c.arguments) for c in response.message.tool_calls] == [
-        ("call_2_0", "mcp__ratchet__github_add_label", {"repo": "acme/widgets", "number": 101, "label": "bug"})]
+        ("call_2_0", "mcp__ratchet__github_add_label", {"repo": "acme/widgets", "number": 101, "label": "bug"})
+    ]
     from ratchet.llm.wire import Answer
 
     item = responses_api.render(Answer(response=response), asked)["output"][0]
@@ -156,31 +171,46 @@ def test_a_failed_mcp_call_reads_as_the_error_object_the_minimal_runner_gives(di
     assert '"title":"[sync] App crashes' in (tools[0] or "")
 
 
-@pytest.mark.parametrize(("shape", "text", "value"), [
-    ("claude-code", 'Error: {"error":"issue #999 not found"}', {"error": "issue #999 not found"}),
-    ("claude-code", "Error: <tool_use_error>No such tool available</tool_use_error>",
-     {"error": "<tool_use_error>No such tool available</tool_use_error>"}),
-    ("claude-code", '{"number":101}', {"number": 101}),
-    ("codex", 'Wall time: 0 seconds\nOutput:\n{"number":101}', {"number": 101}),
-    ("codex", 'Wall time: 0 seconds\nOutput:{"error":"no"}', {"error": "no"}),
-    ("codex", "Wall time: 0 seconds\nOutput:\nMCP tool call requires approval, but approval policy is never",
-     {"error": "MCP tool call requires approval, but approval policy is never"}),
-])
+@pytest.mark.parametrize(
+    ("shape", "text", "value"),
+    [
+        ("claude-code", 'Error: {"error":"issue #999 not found"}', {"error": "issue #999 not found"}),
+        (
+            "claude-code",
+            "Error: <tool_use_error>No such tool available</tool_use_error>",
+            {"error": "<tool_use_error>No such tool available</tool_use_error>"},
+        ),
+        ("claude-code", '{"number":101}', {"number": 101}),
+        ("codex", 'Wall time: 0 seconds\nOutput:\n{"number":101}', {"number": 101}),
+        ("codex", 'Wall time: 0 seconds\nOutput:{"error":"no"}', {"error": "no"}),
+        (
+            "codex",
+            "Wall time: 0 seconds\nOutput:\nMCP tool call requires approval, but approval policy is never",
+            {"error": "MCP tool call requires approval, but approval policy is never"},
+        ),
+    ],
+)
 def test_result_forms_read_as_the_minimal_runner_reads_a_tool_message(shape: Any, text: str, value: Any) -> None:
     assert result_value(shape, text) == value
 
 
 def test_the_minimal_runners_own_requests_are_not_a_harness_shape() -> None:
-    request = ChatRequest(messages=[Message(role="system", content="x"), Message(role="user", content="hi")],
-                          tools=[ToolSpec(name="github_get_issue", description="[read] Read one issue.")])
+    request = ChatRequest(
+        messages=[Message(role="system", content="x"), Message(role="user", content="hi")],
+        tools=[ToolSpec(name="github_get_issue", description="[read] Read one issue.")],
+    )
     assert harness_shape(request) is None and harness_turn(request) is None
 
 
 def test_claude_codes_system_reminders_are_not_part_of_the_prompt() -> None:
     body = fixture("claude_first")
     body["messages"][0]["content"] = [
-        {"type": "text", "text": "<system-reminder>\nAs you answer the user's questions, you can use this context.\n</system-reminder>"},
-        {"type": "text", "text": "Please triage issue #101 in acme/widgets."}]
+        {
+            "type": "text",
+            "text": "<system-reminder>\nAs you answer the user's questions, you can use this context.\n</system-reminder>",
+        },
+        {"type": "text", "text": "Please triage issue #101 in acme/widgets."},
+    ]
     request = anthropic_api.parse(body).request
     assert user_prompt(request) == "Please triage issue #101 in acme/widgets."
 
@@ -188,8 +218,20 @@ def test_claude_codes_system_reminders_are_not_part_of_the_prompt() -> None:
 @pytest.mark.parametrize("answer", ["Error: <tool_use_error>Unknown skill: github-triage</tool_use_error>"])
 def test_a_failed_load_answers_without_a_skill_and_does_not_load_again(answer: str) -> None:
     body = fixture("claude_after_load_and_mcp")
-    body["messages"] = [*body["messages"][:3], {"role": "user", "content": [
-        {"type": "tool_result", "tool_use_id": "toolu_a", "is_error": True, "content": answer.removeprefix("Error: ")}]}]
+    body["messages"] = [
+        *body["messages"][:3],
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "toolu_a",
+                    "is_error": True,
+                    "content": answer.removeprefix("Error: "),
+                }
+            ],
+        },
+    ]
     reply = SimAgentModel().complete(anthropic_api.parse(body).request).message
     assert reply.tool_calls == []
     assert (reply.content or "").endswith("Request: Please triage issue #101 in acme/widgets.")
@@ -198,8 +240,10 @@ def test_a_failed_load_answers_without_a_skill_and_does_not_load_again(answer: s
 def test_a_cat_that_failed_answers_without_a_skill_and_does_not_load_again() -> None:
     body = fixture("codex_after_load_and_mcp")
     body["input"] = body["input"][:6]
-    body["input"][5]["output"] = ("Chunk ID: 0\nWall time: 0 seconds\nProcess exited with code 1\nOriginal token count: 14\n"
-                                  "Output:\ncat: SKILL.md: No such file or directory\n")
+    body["input"][5]["output"] = (
+        "Chunk ID: 0\nWall time: 0 seconds\nProcess exited with code 1\nOriginal token count: 14\n"
+        "Output:\ncat: SKILL.md: No such file or directory\n"
+    )
     reply = SimAgentModel().complete(responses_api.parse(body).request).message
     assert reply.tool_calls == []
     assert (reply.content or "").endswith("Request: Please triage issue #101 in acme/widgets.")

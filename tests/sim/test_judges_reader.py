@@ -16,11 +16,19 @@ SHOPPING = LEAD + "store: Corner Market\nitems:\n  - rye bread\n  - oat milk\n  
 
 
 def judged(golden: str, replay: str) -> Comparison:
-    return compare({"task": "t", "golden_output": golden, "replay_output": replay,
-                    "level0_findings": "- [diff] final output differs", "trace_diff": ""})
+    return compare(
+        {
+            "task": "t",
+            "golden_output": golden,
+            "replay_output": replay,
+            "level0_findings": "- [diff] final output differs",
+            "trace_diff": "",
+        }
+    )
 
 
 # --- list items --------------------------------------------------------------------------------
+
 
 def test_a_bullet_removed_from_a_shopping_list_is_a_regression() -> None:
     result = judged(SHOPPING, SHOPPING.replace("  - oat milk\n", ""))
@@ -50,6 +58,7 @@ def test_reindented_repunctuated_or_reordered_items_are_not_a_change() -> None:
 
 # --- labelled fields ---------------------------------------------------------------------------
 
+
 def test_a_field_whose_words_changed_is_a_regression() -> None:
     golden = LEAD + "report: EXP-1\nstatus: approved by finance\n"
     result = judged(golden, golden.replace("approved by finance", "rejected by finance"))
@@ -69,6 +78,7 @@ def test_an_article_or_capital_in_a_value_is_wording() -> None:
 
 
 # --- names ---------------------------------------------------------------------------------------
+
 
 def test_a_changed_persons_name_is_a_regression() -> None:
     golden = "## Meeting booked\n\nThe review with Marta Silva is on the calendar for Friday.\n"
@@ -135,7 +145,9 @@ def test_a_reworded_heading_is_wording() -> None:
 
 # --- framing stays framing ----------------------------------------------------------------------
 
-FIELDS = "file: receipts/london.csv\nstatus: converted\nlines:\n  - 2026-09-29 | Hotel | 356.00 GBP\ntotal_usd: 453.97\n"
+FIELDS = (
+    "file: receipts/london.csv\nstatus: converted\nlines:\n  - 2026-09-29 | Hotel | 356.00 GBP\ntotal_usd: 453.97\n"
+)
 
 
 @pytest.mark.parametrize("lead", FRAMING_LEADS)
@@ -150,8 +162,10 @@ def test_every_stock_lead_and_heading_is_a_rewording(lead: str, heading: str) ->
 
 
 def test_the_no_skill_note_is_a_rewording() -> None:
-    golden = ("No skill applies to this request, so I am answering it directly, without tools.\n\n"
-              "Request: Write a haiku about autumn leaves.")
+    golden = (
+        "No skill applies to this request, so I am answering it directly, without tools.\n\n"
+        "Request: Write a haiku about autumn leaves."
+    )
     result = judged(golden, f"{golden}\n\n{NO_SKILL_NOTE}")
     assert (result.verdict, result.changed) == ("pass", ("wording",))
 

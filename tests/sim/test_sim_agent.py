@@ -49,12 +49,16 @@ WHITESPACE_AND_COMMENTS = [
     lambda b: b.replace("1. Read the", "<!-- reviewed 2026-10 -->\n1. Read the") + "\n\n",
 ]
 PROSE_REWORDINGS = [
-    lambda b: b.replace("Read the issue:", "First, fetch the issue:").replace("Read the report:", "First, open the report:"),
+    lambda b: b.replace("Read the issue:", "First, fetch the issue:").replace(
+        "Read the report:", "First, open the report:"
+    ),
     lambda b: b.replace("Reply with one line per field", "Answer with a single line for each field"),
 ]
 
 
-@pytest.mark.parametrize("task_id", ["github-triage-01", "github-triage-09", "fx-expense-converter-04", "fx-expense-converter-09"])
+@pytest.mark.parametrize(
+    "task_id", ["github-triage-01", "github-triage-09", "fx-expense-converter-04", "fx-expense-converter-09"]
+)
 @pytest.mark.parametrize("edit", WHITESPACE_AND_COMMENTS)
 def test_whitespace_and_comment_edits_leave_the_trace_byte_identical(task_id: str, edit: Callable[[str], str]) -> None:
     task = TASKS[task_id]
@@ -138,7 +142,9 @@ def test_noise_rewords_or_adds_a_closing_line_without_changing_fields() -> None:
         kinds.add("aside" if added and added[-1] == noisy.final_output.splitlines()[-1] else "reworded")
         assert noisy.to_json() == run(task, model=SimAgentModel(noise=1.0), seed=seed).to_json()
     assert kinds == {"aside", "reworded"}
-    varied = {run(task, model=SimAgentModel(noise=0.5), seed=seed).final_output != quiet.final_output for seed in range(12)}
+    varied = {
+        run(task, model=SimAgentModel(noise=0.5), seed=seed).final_output != quiet.final_output for seed in range(12)
+    }
     assert varied == {True, False}
 
 

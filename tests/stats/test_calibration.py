@@ -31,12 +31,22 @@ def wrong(confidence: float, count: int, verdict: str = "regression") -> list[Ju
     return [Judged(verdict, confidence, verdict != "regression")] * count
 
 
-@pytest.mark.parametrize(("verdict", "label_regression", "expected"), [
-    ("regression", True, True), ("regression", False, False), ("pass", False, True), ("same", False, True),
-    ("pass", True, False), ("same", True, False), ("unsure", False, False), (None, True, False),
-])
-def test_agreement_is_regression_against_regression_else_not(verdict: str | None, label_regression: bool,
-                                                            expected: bool) -> None:
+@pytest.mark.parametrize(
+    ("verdict", "label_regression", "expected"),
+    [
+        ("regression", True, True),
+        ("regression", False, False),
+        ("pass", False, True),
+        ("same", False, True),
+        ("pass", True, False),
+        ("same", True, False),
+        ("unsure", False, False),
+        (None, True, False),
+    ],
+)
+def test_agreement_is_regression_against_regression_else_not(
+    verdict: str | None, label_regression: bool, expected: bool
+) -> None:
     assert agrees(Judged(verdict, 0.9, label_regression)) is expected
 
 
@@ -56,7 +66,11 @@ def test_errors_below_0_7_stop_the_sequence_at_0_7() -> None:
     choice = fixed_sequence_threshold(opinions, alpha=0.1, delta=0.1)
     assert (choice.threshold, choice.rejected, choice.accepted, choice.errors) == (0.7, True, 90, 0)
     assert [(s.threshold, s.accepted, s.errors, s.rejected) for s in choice.steps] == [
-        (0.9, 30, 0, True), (0.8, 60, 0, True), (0.7, 90, 0, True), (0.6, 120, 15, False)]
+        (0.9, 30, 0, True),
+        (0.8, 60, 0, True),
+        (0.7, 90, 0, True),
+        (0.6, 120, 15, False),
+    ]
 
 
 def test_a_miscalibrated_judge_fails_the_guarantee() -> None:
@@ -101,8 +115,13 @@ def test_unsure_errors_and_escalated_verdicts_are_never_accepted() -> None:
 
 
 def test_grid_is_distinct_floored_confidences_high_to_low() -> None:
-    opinions = [Judged("pass", 0.876, False), Judged("regression", 0.87, True), Judged("same", 0.5, False),
-                Judged("unsure", 0.99, False), Judged("regression", 1.0, True)]
+    opinions = [
+        Judged("pass", 0.876, False),
+        Judged("regression", 0.87, True),
+        Judged("same", 0.5, False),
+        Judged("unsure", 0.99, False),
+        Judged("regression", 1.0, True),
+    ]
     assert descending_grid(opinions) == [1.0, 0.87, 0.5]
     assert descending_grid(opinions, escalated=("regression",)) == [0.87, 0.5]
 

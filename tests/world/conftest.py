@@ -12,4 +12,6 @@ CLOCK = "2026-10-14T16:00:00Z"
 
 @pytest.fixture
 def bench_world() -> World:
-    return load_world(REPO / "bench/world", workspaces_dir=REPO / "bench/workspaces", workspace="fx-weekend-trip", frozen_time=CLOCK)
+    return load_world(
+        REPO / "bench/world", workspaces_dir=REPO / "bench/workspaces", workspace="fx-weekend-trip", frozen_time=CLOCK
+    )

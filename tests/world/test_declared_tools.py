@@ -62,14 +62,20 @@ def test_the_docs_example_loads_and_its_tools_come_after_the_shipped_ones(tmp_pa
 
 
 def test_shipped_specs_are_unchanged_by_a_world_without_declared_tools(bench_world: World) -> None:
-    assert tool_specs(bench_world) == [t.spec() for t in ALL_TOOLS.values() if t.needs is None or t.needs in bench_world.data]
+    assert tool_specs(bench_world) == [
+        t.spec() for t in ALL_TOOLS.values() if t.needs is None or t.needs in bench_world.data
+    ]
     assert bench_world.declared_tools == ()
 
 
 def test_responses_match_on_arguments_first_match_wins_then_the_default(tmp_path: Path) -> None:
     world = world_with(tmp_path, {"crm.yaml": docs_example()})
     ada = call_tool(world, "crm_find_contact", {"email": "ada@example.com"}, 0)
-    assert (ada.effect, ada.error, ada.result) == ("read", None, {"name": "Ada Lovelace", "company": "Analytical Engines", "owner": "dana-kim"})
+    assert (ada.effect, ada.error, ada.result) == (
+        "read",
+        None,
+        {"name": "Ada Lovelace", "company": "Analytical Engines", "owner": "dana-kim"},
+    )
     grace = call_tool(world, "crm_find_contact", {"email": "grace@example.com"}, 1)
     assert (grace.result, grace.error) == (None, "contact archived on 2026-09-30")
     nobody = call_tool(world, "crm_find_contact", {"email": "x@example.com"}, 2)
@@ -103,7 +109,9 @@ def test_state_updates_are_recorded_and_seen_by_later_calls_and_copies_are_isola
 
 
 def test_an_error_response_changes_nothing(tmp_path: Path) -> None:
-    text = TOOL.replace("effect: read", "effect: write") + """    responses:
+    text = (
+        TOOL.replace("effect: read", "effect: write")
+        + """    responses:
       - when: {email: nobody@example.com}
         error: no such contact
     state:
@@ -112,6 +120,7 @@ def test_an_error_response_changes_nothing(tmp_path: Path) -> None:
     default:
       result: $world.crm.last
 """
+    )
     world = world_with(tmp_path, {"crm.yaml": text})
     refused = call_tool(world, "crm_find_contact", {"email": "nobody@example.com"}, 0)
     assert (refused.error, refused.state_changes, world.data) == ("no such contact", [], {})
@@ -121,18 +130,30 @@ def test_an_error_response_changes_nothing(tmp_path: Path) -> None:
 
 
 def test_templates_arguments_world_reads_and_the_dollar_escape(tmp_path: Path) -> None:
-    text = TOOL + """    default:
+    text = (
+        TOOL
+        + """    default:
       result: {args: $arguments, email: $email, plan: $world.crm.plans.ada, literal: $$email, prose: "hi $email"}
 """
+    )
     world = world_with(tmp_path, {"crm.yaml": text}, sections="crm:\n  plans: {ada: pro}\nvolatile: [crm.plans.*]\n")
     call = call_tool(world, "crm_find_contact", {"email": "ada@example.com"}, 3)
-    assert call.result == {"args": {"email": "ada@example.com"}, "email": "ada@example.com", "plan": "pro", "literal": "$email", "prose": "hi $email"}
+    assert call.result == {
+        "args": {"email": "ada@example.com"},
+        "email": "ada@example.com",
+        "plan": "pro",
+        "literal": "$email",
+        "prose": "hi $email",
+    }
     assert [(r.key, r.value, r.tool_call_index) for r in world.volatile_reads] == [("crm.plans.ada", "pro", 3)]
 
 
 def test_no_matching_response_and_no_default_is_an_error_the_agent_sees(tmp_path: Path) -> None:
     world = world_with(tmp_path, {"crm.yaml": TOOL})
-    assert call_tool(world, "crm_find_contact", {"email": "a@b.c"}, 0).error == "no declared response matches these arguments"
+    assert (
+        call_tool(world, "crm_find_contact", {"email": "a@b.c"}, 0).error
+        == "no declared response matches these arguments"
+    )
 
 
 def test_declared_tools_change_the_world_digest_only_when_present(tmp_path: Path) -> None:
@@ -145,7 +166,10 @@ def test_declared_tools_change_the_world_digest_only_when_present(tmp_path: Path
 
 
 def test_a_state_path_through_a_non_mapping_is_an_error_naming_the_tools_file(tmp_path: Path) -> None:
-    text = TOOL.replace("effect: read", "effect: write") + "    state:\n      - append: crm.calls\n        value: $email\n    default: {result: ok}\n"
+    text = (
+        TOOL.replace("effect: read", "effect: write")
+        + "    state:\n      - append: crm.calls\n        value: $email\n    default: {result: ok}\n"
+    )
     world = world_with(tmp_path, {"crm.yaml": text}, sections="crm: [1, 2]\n")
     with pytest.raises(InputError) as info:
         call_tool(world, "crm_find_contact", {"email": "a@b.c"}, 0)
@@ -162,12 +186,18 @@ def test_a_bad_json_schema_names_its_line(tmp_path: Path) -> None:
     error = load_error(tmp_path, TOOL.replace("email: {type: string}", "email: {type: strin}"))
     assert error.path == str(tmp_path / "world/tools/crm.yaml")
     assert error.line == 9
-    assert error.message == "tool crm_find_contact: input_schema is not a valid JSON Schema: 'strin' is not valid under any of the given schemas"
+    assert (
+        error.message
+        == "tool crm_find_contact: input_schema is not a valid JSON Schema: 'strin' is not valid under any of the given schemas"
+    )
 
 
 def test_a_schema_that_is_not_an_object_schema(tmp_path: Path) -> None:
     error = load_error(tmp_path, TOOL.replace("type: object", "type: array"))
-    assert (error.line, error.message) == (7, "tool crm_find_contact: input_schema must have `type: object` at its root (MCP and the model APIs require it)")
+    assert (error.line, error.message) == (
+        7,
+        "tool crm_find_contact: input_schema must have `type: object` at its root (MCP and the model APIs require it)",
+    )
 
 
 def test_an_unknown_effect(tmp_path: Path) -> None:
@@ -186,7 +216,8 @@ def test_a_duplicate_name_across_files_names_the_second(tmp_path: Path) -> None:
         world_with(tmp_path, {"a.yaml": TOOL, "b.yaml": TOOL})
     assert info.value.path == str(tmp_path / "world/tools/b.yaml")
     assert (info.value.line, info.value.message) == (
-        3, f"tool crm_find_contact is declared twice (first in {tmp_path / 'world/tools/a.yaml'}:3)",
+        3,
+        f"tool crm_find_contact is declared twice (first in {tmp_path / 'world/tools/a.yaml'}:3)",
     )
 
 
@@ -194,20 +225,25 @@ def test_a_when_naming_a_property_not_in_the_schema(tmp_path: Path) -> None:
     text = TOOL + "    responses:\n      - when: {mail: ada@example.com}\n        result: {}\n"
     error = load_error(tmp_path, text)
     assert (error.line, error.message) == (
-        12, "tool crm_find_contact: `when` names 'mail', which input_schema has no property for (it has: email)",
+        12,
+        "tool crm_find_contact: `when` names 'mail', which input_schema has no property for (it has: email)",
     )
 
 
 def test_an_unknown_argument_template(tmp_path: Path) -> None:
     error = load_error(tmp_path, TOOL + "    default:\n      result: {who: $name}\n")
     assert (error.line, error.message) == (
-        12, "tool crm_find_contact: `$name` is not a property of input_schema (use $arguments, $world.<path> or $$ for a literal $)",
+        12,
+        "tool crm_find_contact: `$name` is not a property of input_schema (use $arguments, $world.<path> or $$ for a literal $)",
     )
 
 
 def test_state_on_a_read_tool(tmp_path: Path) -> None:
     error = load_error(tmp_path, TOOL + "    state:\n      - set: crm.x\n        value: 1\n")
-    assert (error.line, error.message) == (11, "tool crm_find_contact: a read tool cannot change the world; declare its effect (write, send, spend or destroy)")
+    assert (error.line, error.message) == (
+        11,
+        "tool crm_find_contact: a read tool cannot change the world; declare its effect (write, send, spend or destroy)",
+    )
 
 
 def test_a_response_with_both_result_and_error(tmp_path: Path) -> None:
@@ -230,4 +266,7 @@ def test_not_yaml_and_not_a_mapping(tmp_path: Path) -> None:
     broken = load_error(tmp_path, "tools: [unclosed\n")
     assert broken.path == str(tmp_path / "world/tools/crm.yaml") and broken.line is not None
     listed = load_error(tmp_path, "- name: x\n")
-    assert (listed.line, listed.message) == (1, "a tools file must be a mapping with `schema_version: 1` and a `tools` list")
+    assert (listed.line, listed.message) == (
+        1,
+        "a tools file must be a mapping with `schema_version: 1` and a `tools` list",
+    )

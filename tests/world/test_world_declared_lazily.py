@@ -23,8 +23,9 @@ print(len(world.declared_tools), "ratchet.world.tools.declared" in sys.modules)
 
 
 def _probe(world_dir: Path) -> str:
-    done = subprocess.run([sys.executable, "-c", _PROBE, str(world_dir), CLOCK], capture_output=True, text=True,
-                          check=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, str(world_dir), CLOCK], capture_output=True, text=True, check=True, timeout=60
+    )
     return done.stdout.strip()
 
 

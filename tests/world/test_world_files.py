@@ -48,8 +48,9 @@ def test_each_world_is_the_one_load_world_reads(world_dir: Path, tmp_path: Path,
     overlay = tmp_path / "drift.yaml"
     overlay.write_text('fx:\n  rates:\n    "2026-10-09": {EUR: 1.1111}\n', encoding="utf-8")
     files = WorldFiles(world_dir, overlays=(overlay,))
-    loaded = load_world(world_dir, workspaces_dir=WORKSPACES, workspace=workspace, frozen_time=CLOCK,
-                        overlays=(overlay,))
+    loaded = load_world(
+        world_dir, workspaces_dir=WORKSPACES, workspace=workspace, frozen_time=CLOCK, overlays=(overlay,)
+    )
     _same(files.world(workspaces_dir=WORKSPACES, workspace=workspace, frozen_time=CLOCK), loaded)
     assert loaded.declared_tools  # the fixture's declared tool is there, so the comparison covers it
     assert loaded.data["fx"]["rates"]["2026-10-09"]["EUR"] == 1.1111

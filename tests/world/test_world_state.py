@@ -25,7 +25,9 @@ def test_no_rates_on_weekends(bench_world: World) -> None:
 
 def test_digest_is_stable_and_moves_with_an_overlay(tmp_path: Path) -> None:
     def load(*overlays: Path) -> World:
-        return load_world(REPO / "bench/world", workspaces_dir=None, workspace=None, frozen_time=CLOCK, overlays=overlays)
+        return load_world(
+            REPO / "bench/world", workspaces_dir=None, workspace=None, frozen_time=CLOCK, overlays=overlays
+        )
 
     overlay = tmp_path / "drift.yaml"
     overlay.write_text('fx:\n  rates:\n    "2026-10-09": {EUR: 1.1111}\n')
@@ -37,8 +39,12 @@ def test_digest_is_stable_and_moves_with_an_overlay(tmp_path: Path) -> None:
 
 
 def test_digest_covers_workspace_files() -> None:
-    a = load_world(REPO / "bench/world", workspaces_dir=REPO / "bench/workspaces", workspace="fx-toronto", frozen_time=CLOCK)
-    b = load_world(REPO / "bench/world", workspaces_dir=REPO / "bench/workspaces", workspace="fx-cdmx", frozen_time=CLOCK)
+    a = load_world(
+        REPO / "bench/world", workspaces_dir=REPO / "bench/workspaces", workspace="fx-toronto", frozen_time=CLOCK
+    )
+    b = load_world(
+        REPO / "bench/world", workspaces_dir=REPO / "bench/workspaces", workspace="fx-cdmx", frozen_time=CLOCK
+    )
     assert a.digest() != b.digest()
 
 
@@ -55,13 +61,16 @@ def test_missing_workspace_is_an_input_error(tmp_path: Path) -> None:
         load_world(REPO / "bench/world", workspaces_dir=tmp_path, workspace="nope", frozen_time=CLOCK)
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("github: lots of issues\n", "world section 'github' must be a mapping, not a string"),
-    ("github:\n  repos: [a, b]\n", "world key github.repos must be a mapping, not a list"),
-    ("people: {dana: x}\n", "world section 'people' must be a list, not a mapping"),
-    ("mine: 3\n", "world section 'mine' must be a mapping or a list, not int"),
-    ("github:\n", "world section 'github' must be a mapping, not empty"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("github: lots of issues\n", "world section 'github' must be a mapping, not a string"),
+        ("github:\n  repos: [a, b]\n", "world key github.repos must be a mapping, not a list"),
+        ("people: {dana: x}\n", "world section 'people' must be a list, not a mapping"),
+        ("mine: 3\n", "world section 'mine' must be a mapping or a list, not int"),
+        ("github:\n", "world section 'github' must be a mapping, not empty"),
+    ],
+)
 def test_a_section_of_the_wrong_shape_names_its_file(tmp_path: Path, text: str, message: str) -> None:
     (tmp_path / "github.yaml").write_text(text, encoding="utf-8")
     with pytest.raises(InputError) as info:

@@ -22,7 +22,9 @@ def test_every_tool_has_a_valid_name_and_effect(bench_world: World) -> None:
 
 def test_unknown_tool_and_bad_arguments_are_errors_not_crashes(bench_world: World) -> None:
     assert "unknown tool" in (call_tool(bench_world, "rm_rf", {}, 0).error or "")
-    assert "missing required argument 'repo'" in (call_tool(bench_world, "github_get_issue", {"number": 1}, 1).error or "")
+    assert "missing required argument 'repo'" in (
+        call_tool(bench_world, "github_get_issue", {"number": 1}, 1).error or ""
+    )
     bad = call_tool(bench_world, "github_get_issue", {"repo": "acme/widgets", "number": "abc"}, 2)
     assert bad.error == "argument 'number' must be a integer, got str"
     assert "unknown argument" in (call_tool(bench_world, "clock_now", {"tz": "x"}, 3).error or "")
@@ -33,9 +35,13 @@ def test_write_tools_record_state_changes(bench_world: World) -> None:
     assert call.error is None and call.effect == "write"
     assert call.state_changes[0].path == "github.repos.acme/widgets.issues.101.labels"
     assert call.state_changes[0].before == [] and call.state_changes[0].after == ["bug"]
-    unknown_label = call_tool(bench_world, "github_add_label", {"repo": "acme/widgets", "number": 101, "label": "wontfix"}, 1)
+    unknown_label = call_tool(
+        bench_world, "github_add_label", {"repo": "acme/widgets", "number": 101, "label": "wontfix"}, 1
+    )
     assert unknown_label.error and not unknown_label.state_changes
-    closed = call_tool(bench_world, "github_close_issue", {"repo": "acme/widgets", "number": 105, "reason": "duplicate"}, 2)
+    closed = call_tool(
+        bench_world, "github_close_issue", {"repo": "acme/widgets", "number": 105, "reason": "duplicate"}, 2
+    )
     assert closed.state_changes[0].after == "closed"
     written = call_tool(bench_world, "files_write_file", {"path": "out/usd.csv", "content": "x"}, 3)
     assert bench_world.files["out/usd.csv"] == "x" and written.state_changes[0].before is None
@@ -60,12 +66,16 @@ def test_clock_is_frozen(bench_world: World) -> None:
 
 
 def test_world_data_a_tool_cannot_read_is_an_input_error_naming_the_file(tmp_path: Path) -> None:
-    (tmp_path / "github.yaml").write_text("github:\n  repos:\n    acme/widgets:\n      issues: none\n", encoding="utf-8")
+    (tmp_path / "github.yaml").write_text(
+        "github:\n  repos:\n    acme/widgets:\n      issues: none\n", encoding="utf-8"
+    )
     world = load_world(tmp_path, workspaces_dir=None, workspace=None, frozen_time=CLOCK)
     with pytest.raises(InputError) as info:
         call_tool(world, "github_get_issue", {"repo": "acme/widgets", "number": 1}, 0)
     assert info.value.path == str(tmp_path / "github.yaml")
-    assert info.value.message.startswith("world data for tool github_get_issue has an unexpected shape: AttributeError:")
+    assert info.value.message.startswith(
+        "world data for tool github_get_issue has an unexpected shape: AttributeError:"
+    )
     assert not isinstance(info.value, ToolError)
 
 

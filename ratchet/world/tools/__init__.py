@@ -37,7 +37,11 @@ from ratchet.world.tools import (
 )
 from ratchet.world.tools.base import Param, Tool, ToolContext, ToolFailure
 
-ALL_TOOLS: dict[str, Tool] = {t.name: t for pack in (files, github, fx, email, clock, calendar, expenses, releases, invoices, news, registry, tracker) for t in pack.TOOLS}
+ALL_TOOLS: dict[str, Tool] = {
+    t.name: t
+    for pack in (files, github, fx, email, clock, calendar, expenses, releases, invoices, news, registry, tracker)
+    for t in pack.TOOLS
+}
 
 __all__ = ["ALL_TOOLS", "Param", "Tool", "ToolContext", "ToolFailure", "call_tool", "offered_tools", "tool_specs"]
 
@@ -60,7 +64,9 @@ def call_tool(world: World, name: str, arguments: dict[str, Any], index: int) ->
     tool = offered_by_name.get(name)
     if tool is None:
         offered = ", ".join(offered_by_name)
-        return ToolCall(index=index, name=name, arguments=args, effect="read", error=f"unknown tool {name!r}; available: {offered}")
+        return ToolCall(
+            index=index, name=name, arguments=args, effect="read", error=f"unknown tool {name!r}; available: {offered}"
+        )
     ctx = ToolContext(world=world, index=index)
     try:
         clean = tool.check_arguments(args)
@@ -76,10 +82,16 @@ def call_tool(world: World, name: str, arguments: dict[str, Any], index: int) ->
         also = f" (also merged from {', '.join(files[1:])})" if len(files) > 1 else ""
         raise InputError(
             f"world data for tool {name} has an unexpected shape{also}: {type(exc).__name__}: {exc}: "
-            f"fix section {tool.needs!r} to match the shipped world files", path=files[0],
+            f"fix section {tool.needs!r} to match the shipped world files",
+            path=files[0],
         ) from exc
     except Exception as exc:  # a bug in the pack, not the agent's mistake
         raise ToolError(f"tool {name} crashed: {type(exc).__name__}: {exc}") from exc
     return ToolCall(
-        index=index, name=name, arguments=args, effect=tool.effect, result=copy.deepcopy(result), state_changes=ctx.changes
+        index=index,
+        name=name,
+        arguments=args,
+        effect=tool.effect,
+        result=copy.deepcopy(result),
+        state_changes=ctx.changes,
     )

@@ -10,7 +10,14 @@ from ratchet.llm.types import ToolSpec
 from ratchet.trace import Effect, StateChange
 from ratchet.world.state import World
 
-_JSON_TYPES: dict[str, type | tuple[type, ...]] = {"string": str, "integer": int, "number": (int, float), "array": list, "object": dict, "boolean": bool}
+_JSON_TYPES: dict[str, type | tuple[type, ...]] = {
+    "string": str,
+    "integer": int,
+    "number": (int, float),
+    "array": list,
+    "object": dict,
+    "boolean": bool,
+}
 
 
 class ToolFailure(Exception):

@@ -60,7 +60,9 @@ def _hours(ctx: ToolContext) -> tuple[int, int]:
 
 def _list_events(ctx: ToolContext, args: dict[str, Any]) -> Any:
     date = _day(args["date"])
-    rows = sorted((e for e in _events(ctx, args["calendar"]) if e.get("date") == date), key=lambda e: str(e.get("start")))
+    rows = sorted(
+        (e for e in _events(ctx, args["calendar"]) if e.get("date") == date), key=lambda e: str(e.get("start"))
+    )
     view = [{k: e.get(k) for k in ("id", "title", "start", "end", "attendees", "status")} for e in rows]
     return {"calendar": args["calendar"], "date": date, "events": view}
 
@@ -182,7 +184,11 @@ TOOLS = [
         "calendar_send_invite",
         "send",
         "Email the invitation for an event to its attendees.",
-        {"calendar": _CALENDAR, "event_id": Param("string", "Event id"), "message": Param("string", "Note to the attendees")},
+        {
+            "calendar": _CALENDAR,
+            "event_id": Param("string", "Event id"),
+            "message": Param("string", "Note to the attendees"),
+        },
         _send_invite,
         "calendar",
     ),

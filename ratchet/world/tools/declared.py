@@ -121,12 +121,16 @@ class DeclaredTool(Tool):
     line: int
 
     def spec(self) -> ToolSpec:
-        return ToolSpec(name=self.name, description=f"[{self.effect}] {self.description}", parameters=self.definition.input_schema)
+        return ToolSpec(
+            name=self.name, description=f"[{self.effect}] {self.description}", parameters=self.definition.input_schema
+        )
 
     def check_arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
         import jsonschema  # here, not at the top: a world without declared tools never pays its import
 
-        error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(self.definition.input_schema).iter_errors(arguments))
+        error = jsonschema.exceptions.best_match(
+            jsonschema.Draft202012Validator(self.definition.input_schema).iter_errors(arguments)
+        )
         if error is not None:
             where = f"at {'.'.join(str(p) for p in error.absolute_path)}: " if error.absolute_path else ""
             raise ToolFailure(f"arguments do not match the input schema: {where}{error.message}")
@@ -143,7 +147,9 @@ def load_declared_tools(world_dir: Path) -> tuple[DeclaredTool, ...]:
     for path in sorted(folder.glob("*.yaml")):
         for tool in _read_tools_file(path):
             if tool.name in first:
-                raise InputError(f"tool {tool.name} is declared twice (first in {first[tool.name]})", path=path, line=tool.line)
+                raise InputError(
+                    f"tool {tool.name} is declared twice (first in {first[tool.name]})", path=path, line=tool.line
+                )
             first[tool.name] = f"{path}:{tool.line}"
             tools.append(tool)
     return tuple(tools)
@@ -155,11 +161,14 @@ def _read_tools_file(path: Path) -> list[DeclaredTool]:
     if raw is None:
         return []
     if not isinstance(raw, dict):
-        raise InputError("a tools file must be a mapping with `schema_version: 1` and a `tools` list", path=path, line=1)
+        raise InputError(
+            "a tools file must be a mapping with `schema_version: 1` and a `tools` list", path=path, line=1
+        )
     if raw.get("schema_version", TOOLS_SCHEMA_VERSION) != TOOLS_SCHEMA_VERSION:
         raise InputError(
             f"unsupported schema_version {raw.get('schema_version')!r} (this Ratchet reads {TOOLS_SCHEMA_VERSION})",
-            path=path, line=lines.at(("schema_version",)),
+            path=path,
+            line=lines.at(("schema_version",)),
         )
     try:
         parsed = ToolsFile.model_validate(raw)
@@ -173,9 +182,14 @@ def _read_tools_file(path: Path) -> list[DeclaredTool]:
         _check_definition(definition, path, lines, ("tools", index))
         tools.append(
             DeclaredTool(
-                name=definition.name, effect=definition.effect, description=definition.description, params={},
+                name=definition.name,
+                effect=definition.effect,
+                description=definition.description,
+                params={},
                 run=functools.partial(_answer, definition, str(path), lines.at(("tools", index))),
-                definition=definition, source=str(path), line=lines.at(("tools", index)),
+                definition=definition,
+                source=str(path),
+                line=lines.at(("tools", index)),
             )
         )
     return tools
@@ -188,23 +202,37 @@ def _check_definition(definition: DeclaredToolDef, path: Path, lines: _Lines, at
         return InputError(f"tool {definition.name}: {message}", path=path, line=lines.at((*at, *where)))
 
     if definition.name in ALL_TOOLS:
-        raise InputError(f"tool {definition.name}: the name is a shipped tool's; pick another name", path=path, line=lines.at(at))
+        raise InputError(
+            f"tool {definition.name}: the name is a shipped tool's; pick another name", path=path, line=lines.at(at)
+        )
     schema = definition.input_schema
     import jsonschema  # here, not at the top: a world without declared tools never pays its import
 
     try:
         jsonschema.Draft202012Validator.check_schema(schema)
     except jsonschema.SchemaError as exc:
-        raise fail(f"input_schema is not a valid JSON Schema: {exc.message}", "input_schema", *exc.absolute_path) from None
+        raise fail(
+            f"input_schema is not a valid JSON Schema: {exc.message}", "input_schema", *exc.absolute_path
+        ) from None
     if schema.get("type") != "object":
-        raise fail("input_schema must have `type: object` at its root (MCP and the model APIs require it)", "input_schema", "type")
+        raise fail(
+            "input_schema must have `type: object` at its root (MCP and the model APIs require it)",
+            "input_schema",
+            "type",
+        )
     properties = schema.get("properties", {})
     known = sorted(properties) if isinstance(properties, dict) else []
     for index, response in enumerate(definition.responses):
         for key in response.when:
             if key not in known:
                 has = ", ".join(known) or "none"
-                raise fail(f"`when` names {key!r}, which input_schema has no property for (it has: {has})", "responses", index, "when", key)
+                raise fail(
+                    f"`when` names {key!r}, which input_schema has no property for (it has: {has})",
+                    "responses",
+                    index,
+                    "when",
+                    key,
+                )
     if definition.state and definition.effect == "read":
         raise fail("a read tool cannot change the world; declare its effect (write, send, spend or destroy)", "state")
     answers: list[tuple[Any, tuple[str | int, ...]]] = [
@@ -216,7 +244,11 @@ def _check_definition(definition: DeclaredToolDef, path: Path, lines: _Lines, at
     for value, where in answers:
         for name, sub in _argument_names(value, ()):
             if name not in known:
-                raise fail(f"`${name}` is not a property of input_schema (use $arguments, $world.<path> or $$ for a literal $)", *where, *sub)
+                raise fail(
+                    f"`${name}` is not a property of input_schema (use $arguments, $world.<path> or $$ for a literal $)",
+                    *where,
+                    *sub,
+                )
 
 
 def _given(answer: Answer, at: tuple[str | int, ...]) -> tuple[Any, tuple[str | int, ...]]:
@@ -228,7 +260,12 @@ def _given(answer: Answer, at: tuple[str | int, ...]) -> tuple[Any, tuple[str | 
 def _argument_names(value: Any, at: tuple[str | int, ...]) -> list[tuple[str, tuple[str | int, ...]]]:
     """Each `$name` template in value with where it sits (whole strings only; $arguments, $world., $$ aside)."""
     if isinstance(value, str):
-        if value.startswith("$") and not value.startswith("$$") and value != "$arguments" and not value.startswith("$world."):
+        if (
+            value.startswith("$")
+            and not value.startswith("$$")
+            and value != "$arguments"
+            and not value.startswith("$world.")
+        ):
             return [(value[1:], at)]
         return []
     if isinstance(value, dict):
@@ -294,14 +331,19 @@ def _apply(update: StateUpdate, ctx: ToolContext, args: dict[str, Any], who: str
             passed = ".".join(parents[: depth + 1])
             raise InputError(
                 f"{who}: state path {update.path} passes through {passed}, which is not a mapping: "
-                "fix the world or the state update", path=source, line=line,
+                "fix the world or the state update",
+                path=source,
+                line=line,
             )
     value = _resolve(copy.deepcopy(update.value), ctx, args)
     before = node.get(last)
     if update.append is not None:
         if before is not None and not isinstance(before, list):
-            raise InputError(f"{who}: cannot append to {update.path}, which is not a list: fix the world or use `set`",
-                             path=source, line=line)
+            raise InputError(
+                f"{who}: cannot append to {update.path}, which is not a list: fix the world or use `set`",
+                path=source,
+                line=line,
+            )
         node[last] = [*(before or []), value]
     else:
         node[last] = value

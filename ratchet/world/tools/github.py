@@ -120,7 +120,14 @@ TOOLS = [
         _list_issues,
         "github",
     ),
-    Tool("github_list_labels", "read", "List the labels defined in a repository.", {"repo": _REPO}, _list_labels, "github"),
+    Tool(
+        "github_list_labels",
+        "read",
+        "List the labels defined in a repository.",
+        {"repo": _REPO},
+        _list_labels,
+        "github",
+    ),
     Tool(
         "github_add_label",
         "write",
@@ -152,7 +159,9 @@ TOOLS = [
         {
             "repo": _REPO,
             "number": _NUMBER,
-            "reason": Param("string", "completed, not_planned or duplicate", False, ("completed", "not_planned", "duplicate")),
+            "reason": Param(
+                "string", "completed, not_planned or duplicate", False, ("completed", "not_planned", "duplicate")
+            ),
         },
         _close_issue,
         "github",

@@ -60,7 +60,10 @@ def _record(ctx: ToolContext, args: dict[str, Any]) -> Any:
         raise ToolFailure(f"invoice {args['number']} from {args['vendor_id']} is already recorded")
     recorded = _section(ctx).setdefault("recorded", [])
     before = list(recorded)
-    entry = {key: args.get(key) for key in ("vendor_id", "number", "invoice_date", "due_date", "currency", "total", "status", "note")}
+    entry = {
+        key: args.get(key)
+        for key in ("vendor_id", "number", "invoice_date", "due_date", "currency", "total", "status", "note")
+    }
     recorded.append(entry)
     ctx.changes.append(change("invoices.recorded", before, recorded))
     return {"recorded": True, "id": f"AP-{len(recorded):04d}", "status": args["status"]}

@@ -40,7 +40,9 @@ def _search(ctx: ToolContext, args: dict[str, Any]) -> Any:
     for story in stories[topic]:
         if since < _day(str(story["date"]), "date") <= until:
             headline = ctx.read(f"news.stories.{topic}.{story['id']}.headline", story["headline"])
-            found.append({"id": story["id"], "headline": headline, "source": story.get("source"), "date": story["date"]})
+            found.append(
+                {"id": story["id"], "headline": headline, "source": story.get("source"), "date": story["date"]}
+            )
     found.sort(key=lambda s: (s["date"], s["id"]), reverse=True)
     return {"topic": topic, "since": since.isoformat(), "until": until.isoformat(), "stories": found}
 
@@ -52,7 +54,13 @@ def _get_metric(ctx: ToolContext, args: dict[str, Any]) -> Any:
         raise ToolFailure(f"unknown metric {name!r}")
     metric = metrics[name]
     value = ctx.read(f"news.metrics.{name}.value", metric["value"])
-    return {"metric": name, "label": metric.get("label", name), "unit": metric.get("unit", ""), "value": value, "week_ago": metric["week_ago"]}
+    return {
+        "metric": name,
+        "label": metric.get("label", name),
+        "unit": metric.get("unit", ""),
+        "value": value,
+        "week_ago": metric["week_ago"],
+    }
 
 
 def _publish(ctx: ToolContext, args: dict[str, Any]) -> Any:

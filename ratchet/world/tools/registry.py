@@ -42,7 +42,12 @@ def _get_package(ctx: ToolContext, args: dict[str, Any]) -> Any:
     name = args["name"]
     package = _package(ctx, name)
     latest = ctx.read(f"packages.registry.{name}.latest", package.get("latest"))
-    return {"name": name, "latest": latest, "deprecated": bool(package.get("deprecated", False)), "license": package.get("license")}
+    return {
+        "name": name,
+        "latest": latest,
+        "deprecated": bool(package.get("deprecated", False)),
+        "license": package.get("license"),
+    }
 
 
 def _get_advisories(ctx: ToolContext, args: dict[str, Any]) -> Any:
@@ -67,7 +72,13 @@ def _open_pull_request(ctx: ToolContext, args: dict[str, Any]) -> Any:
     pulls = section.setdefault("pull_requests", [])
     before = list(pulls)
     number = 200 + len(pulls) + 1
-    pull = {"repo": args["repo"], "number": number, "branch": args["branch"], "title": args["title"], "body": args["body"]}
+    pull = {
+        "repo": args["repo"],
+        "number": number,
+        "branch": args["branch"],
+        "title": args["title"],
+        "body": args["body"],
+    }
     pull["labels"] = list(args.get("labels", []))
     pulls.append(pull)
     ctx.changes.append(change("packages.pull_requests", before, pulls))

@@ -59,11 +59,23 @@ def _create_draft(ctx: ToolContext, args: dict[str, Any]) -> Any:
     draft = {"id": len(drafts) + 1, "tag": args["tag"], "title": args["title"], "notes": args["notes"], "draft": True}
     drafts.append(draft)
     ctx.changes.append(change(f"releases.repos.{args['repo']}.drafts", before, drafts))
-    return {"repo": args["repo"], "tag": args["tag"], "draft_id": draft["id"], "url": f"https://git.example.com/{args['repo']}/releases/{args['tag']}"}
+    return {
+        "repo": args["repo"],
+        "tag": args["tag"],
+        "draft_id": draft["id"],
+        "url": f"https://git.example.com/{args['repo']}/releases/{args['tag']}",
+    }
 
 
 TOOLS = [
-    Tool("releases_latest_tag", "read", "The most recent release tag of a repository.", {"repo": _REPO}, _latest_tag, "releases"),
+    Tool(
+        "releases_latest_tag",
+        "read",
+        "The most recent release tag of a repository.",
+        {"repo": _REPO},
+        _latest_tag,
+        "releases",
+    ),
     Tool(
         "releases_list_merged_prs",
         "read",

@@ -56,9 +56,15 @@ def read_skill(path: Path) -> Skill | None:
     meta = yaml.safe_load("\n".join(lines[1:end])) or {}
     if not isinstance(meta, dict) or not meta.get("name") or not meta.get("description"):
         return None
-    return Skill(name=str(meta["name"]).strip(), description=str(meta["description"]),
-                 body="\n".join(lines[end + 1:]), folder=str(path.parent),
-                 frontmatter={str(k): str(v) for k, v in meta.items()}, content_hash="", substance_hash="")
+    return Skill(
+        name=str(meta["name"]).strip(),
+        description=str(meta["description"]),
+        body="\n".join(lines[end + 1 :]),
+        folder=str(path.parent),
+        frontmatter={str(k): str(v) for k, v in meta.items()},
+        content_hash="",
+        substance_hash="",
+    )
 
 
 def read_catalog(skills_dir: Path) -> dict[str, Skill]:
@@ -87,25 +93,35 @@ async def run(args: argparse.Namespace) -> str:
     server = mcp_server(args.mcp)
     clock = os.environ.get("RATCHET_CLOCK") or frozen_clock(server)
     skills = {} if args.fail == "no-skills" else read_catalog(args.workspace / args.skills_dir)
-    params = StdioServerParameters(command=server["command"], args=list(server.get("args", [])),
-                                   env=server.get("env") or None)
+    params = StdioServerParameters(
+        command=server["command"], args=list(server.get("args", [])), env=server.get("env") or None
+    )
     client = AsyncOpenAI(base_url=f"{args.base_url}/v1", api_key=args.token, max_retries=0)
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         listed = await session.list_tools()
         loader = load_skill_spec()
         tools: list[Any] = [
-            {"type": "function", "function": {"name": t.name, "description": t.description or "",
-                                              "parameters": t.input_schema}}
+            {
+                "type": "function",
+                "function": {"name": t.name, "description": t.description or "", "parameters": t.input_schema},
+            }
             for t in listed.tools
         ]
-        tools.append({"type": "function", "function": {"name": loader.name, "description": loader.description,
-                                                       "parameters": loader.parameters}})
-        messages: list[Any] = [{"role": "system", "content": catalog_system_prompt(clock, skills)},
-                               {"role": "user", "content": args.prompt}]
+        tools.append(
+            {
+                "type": "function",
+                "function": {"name": loader.name, "description": loader.description, "parameters": loader.parameters},
+            }
+        )
+        messages: list[Any] = [
+            {"role": "system", "content": catalog_system_prompt(clock, skills)},
+            {"role": "user", "content": args.prompt},
+        ]
         for turn in range(MAX_TURNS):
-            response = await client.chat.completions.create(model="agent", messages=messages, tools=tools,
-                                                            temperature=0, max_tokens=MAX_TOKENS)
+            response = await client.chat.completions.create(
+                model="agent", messages=messages, tools=tools, temperature=0, max_tokens=MAX_TOKENS
+            )
             if args.fail == "hang":
                 # A child that leaves the process group, then no answer ever: the harness must kill both.
                 subprocess.Popen(["sleep", "600"], cwd=args.workspace, start_new_session=True)
@@ -113,11 +129,21 @@ async def run(args: argparse.Namespace) -> str:
             message = response.choices[0].message
             if not message.tool_calls:
                 return message.content or ""
-            calls = [(f"call_{turn}_{i}", c.function.name, json.loads(c.function.arguments or "{}"))
-                     for i, c in enumerate(message.tool_calls) if c.type == "function"]
-            messages.append({"role": "assistant", "content": message.content, "tool_calls": [
-                {"id": cid, "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
-                for cid, name, arguments in calls]})
+            calls = [
+                (f"call_{turn}_{i}", c.function.name, json.loads(c.function.arguments or "{}"))
+                for i, c in enumerate(message.tool_calls)
+                if c.type == "function"
+            ]
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": message.content,
+                    "tool_calls": [
+                        {"id": cid, "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+                        for cid, name, arguments in calls
+                    ],
+                }
+            )
             for cid, name, arguments in calls:
                 if name == LOAD_SKILL:
                     content = answer_load(skills, arguments, clock)[1]
