@@ -25,13 +25,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ratchet.config import Project, RatchetConfig
-from ratchet.jsonio import atomic_write_text, canonical_dumps, digest
+from ratchet.config.project import Project, RatchetConfig
+from ratchet.core.chat import ChatRequest, ChatResponse, Message, Usage
+from ratchet.core.jsonio import atomic_write_text, canonical_dumps, digest
 from ratchet.llm import cache as cache_module
 from ratchet.llm.cache import CACHE_SCHEMA_VERSION, ResponseCache, cache_root
 from ratchet.llm.gateway import Gateway
-from ratchet.llm.types import ChatRequest, ChatResponse, Message, Usage
-from ratchet.store import open_store
+from ratchet.store.db import open_store
 
 
 class Echo:

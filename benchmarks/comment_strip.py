@@ -1,4 +1,4 @@
-"""Comment stripping (ratchet.skills.substance_of) on a 78 KiB SKILL.md: the old regex vs the linear pass.
+"""Comment stripping (ratchet.skills.skill.substance_of) on a 78 KiB SKILL.md: the old regex vs the linear pass.
 
 The old stripper, kept here verbatim, rescanned to the end of the text for every `<!--` without
 a `-->`: quadratic, about 17 s for a 78 KiB SKILL.md, paid once per parse (once per replay).
@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ratchet.markup import drop_comments_outside_fences as _drop_comments
+from ratchet.core.markup import drop_comments_outside_fences as _drop_comments
 
 SIZE = 78 * 1024
 _OLD_FENCE_OR_COMMENT = re.compile(r"(^[ \t]*(```|~~~).*?^[ \t]*\2[^\n]*$)|<!--.*?-->", re.S | re.M)

@@ -35,14 +35,14 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
-from ratchet.bench.results import RESULTS_FILE, read_timings
-from ratchet.bench.run import RunOptions, run_config
+from ratchet.bench.data.results import RESULTS_FILE, read_timings
+from ratchet.bench.run.run import RunOptions, run_config
+from ratchet.core.chat import ChatModel
 from ratchet.data import packaged_config
 from ratchet.llm import chat_api
-from ratchet.llm.types import ChatModel
 from ratchet.llm.wire import shown_answer
 from ratchet.sim.models import sim_model_for
-from ratchet.store import open_store
+from ratchet.store.db import open_store
 from tests.helpers.fake_openai import ThreadedServer
 
 ROOT = Path(__file__).resolve().parents[1]

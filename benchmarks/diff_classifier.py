@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ratchet.bench.dataset import read_edits, read_labels  # noqa: E402
+from ratchet.bench.data.dataset import read_edits, read_labels  # noqa: E402
 from ratchet.diff.effects import tool_catalog  # noqa: E402
 from ratchet.diff.measure import LabelledEdit, Outcome, bench_table, corpus_table, read_corpus  # noqa: E402
 from ratchet.diff.scripts import Analysers  # noqa: E402

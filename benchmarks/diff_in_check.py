@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ratchet.demo import EDITS, apply_edit, build_demo_repo
+from ratchet.setup.demo import EDITS, apply_edit, build_demo_repo
 
 
 def _timed(argv: list[str], env: dict[str, str]) -> tuple[float, int]:

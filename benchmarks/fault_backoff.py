@@ -17,9 +17,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ratchet.demo import EDITS, apply_edit, build_demo_repo
+from ratchet.config.gate import resolve_gate_config
 from ratchet.gate.check import check_edit
-from ratchet.gate.gate_config import resolve_gate_config
+from ratchet.setup.demo import EDITS, apply_edit, build_demo_repo
 from tests.helpers.fake_openai import FakeOpenAI
 
 FAST = "retry: {max_attempts: 2, base_delay_s: 0.01, max_delay_s: 0.02}\n"

@@ -17,11 +17,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ratchet.config import Price, Project, RatchetConfig, TierConfig
+from ratchet.config.project import Price, Project, RatchetConfig, TierConfig
+from ratchet.core.chat import ChatRequest
 from ratchet.llm.gateway import Gateway
 from ratchet.llm.live import LiteLLMModel
-from ratchet.llm.types import ChatRequest
-from ratchet.store import open_store
+from ratchet.store.db import open_store
 from tests.helpers.fake_openai import FakeOpenAI
 
 

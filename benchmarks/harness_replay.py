@@ -28,18 +28,18 @@ import git
 import yaml
 
 from ratchet.agent.runner import run_task
-from ratchet.config import load_project
+from ratchet.bless.record import bless, record_tasks
+from ratchet.config.gate import resolve_gate_config
+from ratchet.config.harness import HarnessName, HarnessSettings
+from ratchet.config.project import load_project
 from ratchet.data import demo_files
-from ratchet.demo import EDITS, apply_edit
 from ratchet.gate.check import check_edit
-from ratchet.gate.gate_config import resolve_gate_config
-from ratchet.harness.runner import WorldSource, run_through_harness
-from ratchet.harness.settings import HarnessName, HarnessSettings
-from ratchet.recording import bless, record_tasks
+from ratchet.goldens.tasks import load_tasks, task_seed
+from ratchet.harness.driver import WorldSource, run_through_harness
+from ratchet.setup.demo import EDITS, apply_edit
 from ratchet.sim.agent import SimAgentModel
-from ratchet.skill_sets import load_skills
-from ratchet.store import STORE_FILE
-from ratchet.tasks import load_tasks, task_seed
+from ratchet.skills.sets import load_skills
+from ratchet.store.db import STORE_FILE
 from ratchet.world.state import load_world
 
 TASKS = ("github-triage-01", "github-triage-04", "fx-expense-converter-01", "canary-01")

@@ -22,7 +22,7 @@ CHILD = """
 import sys
 from pathlib import Path
 sys.path.insert(0, {root!r})
-from ratchet.store import LedgerEntry, Store
+from ratchet.store.db import LedgerEntry, Store
 kind, n = sys.argv[1], int(sys.argv[2])
 store = Store(Path(sys.argv[3]))
 row = {{"run_id": "r", "purpose": "replay", "tier": "agent", "model": "m", "request_digest": "d"}}

@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ratchet.store import Store
+from ratchet.store.db import Store
 
 SIZES = (0, 100_000, 1_000_000)
 ARGS = {"purpose": "replay", "tier": "agent", "model": "m", "request_digest": "d"}

@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ratchet.demo import EDITS, apply_edit, build_demo_repo
+from ratchet.setup.demo import EDITS, apply_edit, build_demo_repo
 from tests.helpers.gitrepo import commit
 
 KEY_ENV = "RATCHET_BENCH_PREFLIGHT_KEY"

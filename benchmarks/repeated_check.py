@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ratchet.demo import EDITS, apply_edit, build_demo_repo
+from ratchet.setup.demo import EDITS, apply_edit, build_demo_repo
 
 DECIDED = "edit/changed-argument"
 COSMETIC = "edit/cosmetic"
@@ -54,8 +54,8 @@ def _check(repo: Path, head: str) -> list[str]:
 
 
 def _profile(repo: Path, out: Path) -> None:
+    from ratchet.config.gate import resolve_gate_config
     from ratchet.gate.check import check_edit
-    from ratchet.gate.gate_config import resolve_gate_config
 
     profiler = cProfile.Profile()
     profiler.runcall(check_edit, repo, base="main", head=DECIDED, config=resolve_gate_config("cascade"))

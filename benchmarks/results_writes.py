@@ -6,8 +6,8 @@ each into a fresh --out directory, and counts the bytes handed to atomic_write_t
 (results.json, timings.json, journal entries) by wrapping it in this process; the product is not
 changed. `before` replays the former schedule
 exactly: after every 25th finished item (journaled first) results.json and timings.json are
-rewritten, as ratchet/bench/schedule.py did. Both runs write results.json once as they start
-(ratchet/bench/run.py) and once at the end.
+rewritten, as ratchet/bench/run/schedule.py did. Both runs write results.json once as they start
+(ratchet/bench/run/run.py) and once at the end.
 Run: .venv/bin/python benchmarks/results_writes.py [--limit N] [--configs A,B] [--work DIR]
 (a whole smoke: --limit 0 --configs noise,cascade,nano_only,super_only,ultra_only,drift_off,level0_off)
 """
@@ -29,14 +29,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ratchet.bench import results as results_module
-from ratchet.bench import run as run_module
-from ratchet.bench import schedule as schedule_module
-from ratchet.bench.journal import JOURNAL_DIR
-from ratchet.bench.results import RESULTS_FILE, TIMINGS_FILE, write_timings
-from ratchet.bench.run import RunOptions, run_config
-from ratchet.bench.smoke import SMOKE_ORDER
-from ratchet.gate.gate_config import gate_config_path
+from ratchet.bench.data import results as results_module
+from ratchet.bench.data.journal import JOURNAL_DIR
+from ratchet.bench.data.results import RESULTS_FILE, TIMINGS_FILE, write_timings
+from ratchet.bench.run import run as run_module
+from ratchet.bench.run import schedule as schedule_module
+from ratchet.bench.run.run import RunOptions, run_config
+from ratchet.bench.run.smoke import SMOKE_ORDER
+from ratchet.config.gate import gate_config_path
 
 ROOT = Path(__file__).resolve().parents[1]
 FORMER_RESULTS_EVERY = 25
@@ -168,7 +168,7 @@ def main() -> None:
     before, after = rows["before"][0][RESULTS_FILE], rows["after"][0][RESULTS_FILE]
     print(f"results.json bytes after / before: {after / before:.2f}")
     at_start, starts = rows["after"][0]["results-at-start"], rows["after"][1]["results-at-start"]
-    print(f"of those after, written as each run starts (ratchet/bench/run.py): {at_start:,} B ({starts}x)")
+    print(f"of those after, written as each run starts (ratchet/bench/run/run.py): {at_start:,} B ({starts}x)")
     print("wall: for orientation only; `before` runs first and pays the cold file caches")
 
 

@@ -33,12 +33,12 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ratchet.agent.trigger import routing_index
-from ratchet.config import load_project
+from ratchet.bless.record import bless, record_tasks
+from ratchet.config.project import load_project
 from ratchet.gate.select import affected_goldens
-from ratchet.recording import bless, record_tasks
-from ratchet.skill_sets import load_skills
-from ratchet.tasks import load_tasks, task_seed
-from ratchet.trace import load_goldens
+from ratchet.goldens.tasks import load_tasks, task_seed
+from ratchet.goldens.trace import load_goldens
+from ratchet.skills.sets import load_skills
 from tests.helpers.gitrepo import commit, make_repo
 from tests.helpers.routing_oracle import old_ranked_scores
 

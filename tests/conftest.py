@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from tests.helpers.demo_repo import _blessed_template, demo_repo
 from tests.helpers.freeform_repo import _freeform_template, freeform
@@ -13,6 +14,11 @@ from tests.helpers.freeform_repo import _freeform_template, freeform
 __all__ = ["_blessed_template", "_freeform_template", "demo_repo", "freeform"]
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+# Property tests run the same examples on every machine (derandomize: no seed, no example database
+# left behind), a bounded number of them, and no per-example deadline (CI machines are loaded).
+settings.register_profile("ratchet", derandomize=True, database=None, max_examples=100, deadline=None)
+settings.load_profile("ratchet")
 
 
 @pytest.fixture(autouse=True)

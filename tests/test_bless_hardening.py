@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from ratchet.bless.record import bless, bless_pending, record_tasks
 from ratchet.cli import app
-from ratchet.config import Project, load_project
-from ratchet.errors import InputError
-from ratchet.recording import bless, bless_pending, record_tasks
-from ratchet.trace import SkillRef, read_trace, write_trace
+from ratchet.config.project import Project, load_project
+from ratchet.core.errors import InputError
+from ratchet.goldens.trace import SkillRef, read_trace, write_trace
 
 runner = CliRunner()
 

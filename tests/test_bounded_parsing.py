@@ -14,20 +14,20 @@ from pathlib import Path
 
 import pytest
 
-from ratchet import yamlio
-from ratchet.bench.dataset import read_labels, read_reviews
-from ratchet.errors import ConfigError, GoldenError, InputError, TaskFileError
-from ratchet.jsonio import MAX_JSON_DEPTH, load_json_file, load_json_text
-from ratchet.markup import drop_comments_outside_fences as _drop_comments
-from ratchet.skills import validate_skill_folder
-from ratchet.trace import parse_trace, read_trace
-from ratchet.yamlio import (
+from ratchet.bench.data.dataset import read_labels, read_reviews
+from ratchet.core import yamlio
+from ratchet.core.errors import ConfigError, GoldenError, InputError, TaskFileError
+from ratchet.core.jsonio import MAX_JSON_DEPTH, load_json_file, load_json_text
+from ratchet.core.markup import drop_comments_outside_fences as _drop_comments
+from ratchet.core.yamlio import (
     MAX_ALIAS_NODES,
     MAX_YAML_DEPTH,
     item_lines,
     load_yaml_file,
     load_yaml_text,
 )
+from ratchet.goldens.trace import parse_trace, read_trace
+from ratchet.skills.skill import validate_skill_folder
 
 # A generous timeout for work that takes milliseconds when linear and minutes when it is not.
 SUBPROCESS_TIMEOUT_S = 60
@@ -99,7 +99,7 @@ def test_drop_comments_agrees_with_the_old_regex_on_every_markdown_file_here() -
 def test_repeated_unclosed_comments_strip_in_linear_time() -> None:
     # 400 KiB of `<!--`: minutes for the quadratic regex, milliseconds for a linear pass.
     code = (
-        "import sys\nfrom ratchet.skills import substance_of\n"
+        "import sys\nfrom ratchet.skills.skill import substance_of\n"
         "for text in ('<!--' * 102400, '<!--\\n```\\n' * 40960, '```\\n' + '<!--' * 102400):\n"
         "    substance_of(text)\nprint('done')\n"
     )

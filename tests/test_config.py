@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.config import DEFAULT_TIMEOUT_S, RatchetConfig, load_project, parse_config
-from ratchet.errors import ConfigError, InputError
-from ratchet.llm.retry import RetryPolicy
+from ratchet.config.project import DEFAULT_TIMEOUT_S, RatchetConfig, load_project, parse_config
+from ratchet.config.retry import RetryPolicy
+from ratchet.core.errors import ConfigError, InputError
 
 
 def test_retry_and_timeout_default_to_the_built_in_policy() -> None:

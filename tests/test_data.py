@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ratchet.config import load_project
+from ratchet.config.project import load_project
 from ratchet.data import demo_files, packaged_config, packaged_config_names, packaged_prompt
-from ratchet.demo import DEMO_SKILLS, EDITS
 from ratchet.gate.judge_prompt import load_judge_prompt
-from ratchet.skill_sets import load_skills
-from ratchet.tasks import load_tasks
+from ratchet.goldens.tasks import load_tasks
+from ratchet.setup.demo import DEMO_SKILLS, EDITS
+from ratchet.skills.sets import load_skills
 
 
 def test_every_packaged_config_and_prompt_is_a_file() -> None:

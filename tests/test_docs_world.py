@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ratchet.config import DEFAULT_CLOCK
+from ratchet.config.project import DEFAULT_CLOCK
 from ratchet.world.state import SECTION_SHAPES
 from ratchet.world.tools import ALL_TOOLS
 

@@ -1,4 +1,4 @@
-"""ratchet.gitops against real temp repos: answers are right and the user's repo never changes."""
+"""ratchet/repo/ (git, trees, changes, scratch) against real temp repos: answers are right and the user's repo never changes."""
 
 from __future__ import annotations
 
@@ -14,20 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.errors import GitStateError
-from ratchet.gitops import (
-    EMPTY_TREE,
-    INDEX,
-    changed_files,
-    changed_skills,
-    empty_tree,
-    export_tree,
-    open_repo,
-    read_file_at,
-    repo_root,
-    resolve_rev,
-)
-from ratchet.scratch import prune_stale_scratch, scratch_checkout
+from ratchet.core.errors import GitStateError
+from ratchet.repo.changes import changed_files, changed_skills
+from ratchet.repo.git import EMPTY_TREE, INDEX, empty_tree, open_repo, repo_root, resolve_rev
+from ratchet.repo.scratch import prune_stale_scratch, scratch_checkout
+from ratchet.repo.trees import export_tree, read_file_at
 from tests.helpers.gitrepo import (
     commit,
     git,
@@ -361,7 +352,9 @@ HOOK_PROBE = textwrap.dedent(
     """\
     import json, os, sys
     from pathlib import Path
-    from ratchet.gitops import INDEX, changed_files, open_repo, read_file_at
+    from ratchet.repo.changes import changed_files
+    from ratchet.repo.git import INDEX, open_repo
+    from ratchet.repo.trees import read_file_at
     repo = open_repo(Path("."))
     Path(sys.argv[1]).write_text(json.dumps({
         "staged": changed_files(repo, "HEAD", staged=True),
@@ -435,8 +428,8 @@ SCRATCH_CHILD = textwrap.dedent(
     """\
     import sys, time
     from pathlib import Path
-    from ratchet.gitops import open_repo
-    from ratchet.scratch import scratch_checkout
+    from ratchet.repo.git import open_repo
+    from ratchet.repo.scratch import scratch_checkout
     with scratch_checkout(open_repo(Path(sys.argv[1])), "HEAD", Path(sys.argv[2])) as folder:
         print(folder, flush=True)
         time.sleep(60)

@@ -6,16 +6,9 @@ import os
 import stat
 from pathlib import Path
 
-from ratchet.gitops import (
-    INDEX,
-    export_tree,
-    files_at,
-    open_repo,
-    path_exists_at,
-    read_file_at,
-    resolve_rev,
-)
-from ratchet.scratch import scratch_checkout
+from ratchet.repo.git import INDEX, open_repo, resolve_rev
+from ratchet.repo.scratch import scratch_checkout
+from ratchet.repo.trees import export_tree, files_at, path_exists_at, read_file_at
 from tests.helpers.gitrepo import commit, git, make_repo, stage
 
 FILES = {

@@ -8,20 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.errors import GitStateError
-from ratchet.gitops import (
-    INDEX,
-    ChangedPath,
-    _git,
-    blobs_read_once,
-    changed_paths,
-    export_tree,
-    files_at,
-    open_repo,
-    read_file_at,
-    resolve_rev,
-    resolve_revs,
-)
+from ratchet.core.errors import GitStateError
+from ratchet.repo.changes import ChangedPath, changed_paths
+from ratchet.repo.git import INDEX, _git, open_repo, resolve_rev, resolve_revs
+from ratchet.repo.trees import blobs_read_once, export_tree, files_at, read_file_at
 from tests.helpers.gitrepo import commit, git, make_repo, stage
 
 FILES = {

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.errors import ConfigError, InputError
-from ratchet.gitops import INDEX, open_repo, read_file_at
+from ratchet.core.errors import ConfigError, InputError
+from ratchet.repo.git import INDEX, open_repo
+from ratchet.repo.trees import read_file_at
 from tests.helpers.gitrepo import git, make_repo
 
 

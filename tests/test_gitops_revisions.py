@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.errors import GitStateError
-from ratchet.gitops import open_repo, resolve_rev, resolve_revs
+from ratchet.core.errors import GitStateError
+from ratchet.repo.git import open_repo, resolve_rev, resolve_revs
 from tests.helpers.gitrepo import commit, git, make_repo
 
 SHA = re.compile(r"[0-9a-f]{40}")

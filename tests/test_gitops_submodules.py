@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ratchet.gitops import changed_paths, changed_skills, open_repo, submodules_under
+from ratchet.repo.changes import changed_paths, changed_skills, submodules_under
+from ratchet.repo.git import open_repo
 from tests.helpers.gitrepo import commit, git, make_repo
 
 

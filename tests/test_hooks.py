@@ -1,4 +1,4 @@
-"""ratchet.hooks against real temp repos: installed scripts, foreign hooks, and the scripts run by git."""
+"""ratchet.repo.hooks against real temp repos: installed scripts, foreign hooks, and the scripts run by git."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.errors import GitStateError
-from ratchet.gitops import EMPTY_TREE, open_repo
-from ratchet.hooks import hooks_dir, install_hook, render_hook
+from ratchet.core.errors import GitStateError
+from ratchet.repo.git import EMPTY_TREE, open_repo
+from ratchet.repo.hooks import hooks_dir, install_hook, render_hook
 from tests.helpers.gitrepo import commit, git, git_env, make_repo, snapshot_git_state, stage
 
 BASE_FILES = {

@@ -13,9 +13,9 @@ from typing import Literal
 
 import pytest
 
-from ratchet.demo import EDITS
-from ratchet.gitops import EMPTY_TREE, open_repo
-from ratchet.hooks import HookKind, install_hook, render_hook
+from ratchet.repo.git import EMPTY_TREE, open_repo
+from ratchet.repo.hooks import HookKind, install_hook, render_hook
+from ratchet.setup.demo import EDITS
 from tests.helpers.gitrepo import commit, git, git_env, stage
 
 ObjectFormat = Literal["sha1", "sha256"]

@@ -11,9 +11,9 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from ratchet.demo import EDITS
-from ratchet.gitops import EMPTY_TREE, open_repo
-from ratchet.hooks import install_hook, render_hook
+from ratchet.repo.git import EMPTY_TREE, open_repo
+from ratchet.repo.hooks import install_hook, render_hook
+from ratchet.setup.demo import EDITS
 from tests.helpers.gitrepo import commit, git, git_env
 
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.errors import InputError, TaskFileError
-from ratchet.ids import IdKind, check_id, id_problem, inside
+from ratchet.core.errors import InputError, TaskFileError
+from ratchet.core.ids import IdKind, check_id, id_problem, inside
 
 
 @pytest.mark.parametrize(

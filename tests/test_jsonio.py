@@ -3,7 +3,7 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-from ratchet.jsonio import atomic_write_text, canonical_dumps, digest
+from ratchet.core.jsonio import atomic_write_text, canonical_dumps, digest
 
 
 def test_canonical_json_is_key_order_free() -> None:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ratchet.library import (
+from ratchet.lint.library import (
     CATALOG_BUDGET_CHARS,
     CatalogEntry,
     Probe,
     catalog_outcome,
     lint_library,
 )
-from ratchet.skills import Skill, load_skill
+from ratchet.skills.skill import Skill, load_skill
 
 
 def make(root: Path, name: str, description: str, extra: str = "") -> Skill:

@@ -1,4 +1,4 @@
-"""Skill identity (ratchet/names.py) and what the validator and the loader make of look-alike names."""
+"""Skill identity (ratchet/skills/names.py) and what the validator and the loader make of look-alike names."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.errors import SkillError
-from ratchet.names import is_lookalike, optional_skill_key, skill_key
-from ratchet.skill_sets import load_skills
-from ratchet.skills import validate_skill_folder
+from ratchet.core.errors import SkillError
+from ratchet.skills.names import is_lookalike, optional_skill_key, skill_key
+from ratchet.skills.sets import load_skills
+from ratchet.skills.skill import validate_skill_folder
 
 LOOKALIKE = "\uff46x-expense-converter"  # fullwidth small f
 NFC = "caf\u00e9"  # é as one code point

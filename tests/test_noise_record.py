@@ -6,15 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.errors import GoldenError
-from ratchet.noise_record import (
+from ratchet.core.errors import GoldenError
+from ratchet.goldens.noise import (
     NoiseRecord,
     golden_hash,
     load_noise_records,
     noise_path,
     write_noise_record,
 )
-from ratchet.trace import load_golden_files, write_trace
+from ratchet.goldens.trace import load_golden_files, write_trace
 from tests.gate.judge_fakes import make_trace
 
 
@@ -83,7 +83,7 @@ def test_counts_that_disagree_are_refused(tmp_path: Path) -> None:
 
 
 def test_a_part_that_varied_in_another_golden_of_the_skill_is_known_here_too(tmp_path: Path) -> None:
-    from ratchet.noise_record import share_within_skills
+    from ratchet.goldens.noise import share_within_skills
 
     quiet = NoiseRecord(
         task_id="t1", golden_hash="h1", agent="a", simulated=True, repeats=30, differed=2, varying={"line: Result:": 2}

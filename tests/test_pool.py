@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from ratchet.pool import WorkPool
+from ratchet.core.pool import WorkPool
 
 
 class Gauge:

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from ratchet.bless.record import bless, record_tasks
 from ratchet.cli import app
-from ratchet.config import load_project
-from ratchet.errors import InputError
-from ratchet.recording import bless, record_tasks
+from ratchet.config.project import load_project
+from ratchet.core.errors import InputError
 
 runner = CliRunner()
 

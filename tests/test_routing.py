@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.config import load_project
+from ratchet.config.project import load_project
+from ratchet.core.errors import RoutingError
 from ratchet.data import demo_files
-from ratchet.errors import RoutingError
-from ratchet.routing import RoutingReport, RoutingRow, project_routing, route_tasks
-from ratchet.tasks import load_tasks, parse_tasks
+from ratchet.goldens.tasks import load_tasks, parse_tasks
+from ratchet.lint.routing import RoutingReport, RoutingRow, project_routing, route_tasks
 from tests.helpers.sim_run import REPO, SKILLS
 
 TASKS_YAML = """\

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.errors import InputError
-from ratchet.gitops import open_repo
-from ratchet.scratch import prune_stale_scratch, scratch_checkout
+from ratchet.core.errors import InputError
+from ratchet.repo.git import open_repo
+from ratchet.repo.scratch import prune_stale_scratch, scratch_checkout
 from tests.helpers.gitrepo import make_repo
 
 # Holds a flock on argv[1] like a live check in another PID namespace (a container sharing
@@ -101,8 +101,8 @@ CHURN = textwrap.dedent(
     """\
     import sys
     from pathlib import Path
-    from ratchet.gitops import open_repo
-    from ratchet.scratch import prune_stale_scratch, scratch_checkout
+    from ratchet.repo.git import open_repo
+    from ratchet.repo.scratch import prune_stale_scratch, scratch_checkout
     repo, home = open_repo(Path(sys.argv[1])), Path(sys.argv[2])
     for _ in range(15):
         with scratch_checkout(repo, "HEAD", home) as folder:

@@ -8,10 +8,10 @@ import pytest
 from typer.testing import CliRunner
 
 from ratchet.cli import app
-from ratchet.config import DEFAULT_CLOCK, default_home, load_project
-from ratchet.errors import ConfigError
+from ratchet.config.env import DEFAULT_CAP_USD, debug_enabled, read_env
+from ratchet.config.project import DEFAULT_CLOCK, default_home, load_project
+from ratchet.core.errors import ConfigError
 from ratchet.llm.budget import cap_from_env
-from ratchet.settings import DEFAULT_CAP_USD, debug_enabled, read_env
 from tests.helpers.gitrepo import make_repo
 
 VARS = ("RATCHET_UPSTREAM", "RATCHET_CLOCK", "RATCHET_HOME", "RATCHET_BENCH_USD_CAP", "RATCHET_DEBUG", "XDG_CACHE_HOME")

@@ -15,9 +15,9 @@ import pytest
 from typer.testing import CliRunner
 
 from ratchet.cli import app
-from ratchet.errors import SkillError
-from ratchet.skill_sets import load_skills
-from ratchet.skills import validate_skill_folder
+from ratchet.core.errors import SkillError
+from ratchet.skills.sets import load_skills
+from ratchet.skills.skill import validate_skill_folder
 from tests.helpers.gitrepo import git
 
 runner = CliRunner()

@@ -8,15 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.errors import InputError, SkillError
-from ratchet.skill_sets import load_skills, validate_paths
-from ratchet.skills import (
-    Problem,
-    load_skill,
-    parse_skill_text,
-    substance_of,
-    validate_skill_folder,
-)
+from ratchet.core.errors import InputError, SkillError
+from ratchet.skills.problems import Problem
+from ratchet.skills.sets import load_skills, validate_paths
+from ratchet.skills.skill import load_skill, parse_skill_text, substance_of, validate_skill_folder
 
 DATA = Path(__file__).parent / "data" / "skills"
 BAD = DATA / "bad"

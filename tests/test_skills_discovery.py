@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.discovery import find_skill_folders, harness_roots, skill_folders_in_tree
-from ratchet.errors import SkillError
-from ratchet.skill_sets import load_skills, skill_folders, validate_paths
-from ratchet.skills import load_skill, read_skill_folder, validate_skill_folder
+from ratchet.core.errors import SkillError
+from ratchet.skills.discovery import find_skill_folders, harness_roots, skill_folders_in_tree
+from ratchet.skills.sets import load_skills, skill_folders, validate_paths
+from ratchet.skills.skill import load_skill, read_skill_folder, validate_skill_folder
 
 
 def skill(root: Path, rel: str, extra: str = "", body: str = "Body\n") -> Path:

@@ -4,14 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ratchet.gitops import (
-    INDEX,
-    changed_paths,
-    changed_skills,
-    open_repo,
-    skill_folders_at,
-    skills_touched,
-)
+from ratchet.repo.changes import changed_paths, changed_skills, skills_touched
+from ratchet.repo.git import INDEX, open_repo
+from ratchet.repo.skill_folders import skill_folders_at
 from tests.helpers.gitrepo import commit, git, make_repo, stage
 
 NESTED = {

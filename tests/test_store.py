@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.store import MIGRATIONS, LedgerEntry, Store, open_store
+from ratchet.store.db import MIGRATIONS, LedgerEntry, Store, open_store
 
 
 def entry(run: str = "r", cost: float = 0.5, **kw: object) -> LedgerEntry:
@@ -70,7 +70,7 @@ def test_reservation_respects_global_and_run_caps(tmp_path: Path) -> None:
 def test_reservations_of_a_dead_process_are_charged_not_forgotten(tmp_path: Path) -> None:
     path = tmp_path / "s.sqlite"
     script = (
-        "import os, sys\nfrom pathlib import Path\nfrom ratchet.store import Store\n"
+        "import os, sys\nfrom pathlib import Path\nfrom ratchet.store.db import Store\n"
         "s = Store(Path(sys.argv[1]))\n"
         "s.try_reserve(run_id='dead', amount_usd=2.5, simulated=False, global_cap=None, run_cap=None,"
         " purpose='replay', tier='agent', model='m', request_digest='abc')\n"

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ratchet.cli import app
-from ratchet.store import STORE_FILE, LedgerEntry, Store, open_store
+from ratchet.store.db import STORE_FILE, LedgerEntry, Store, open_store
 
 runner = CliRunner()
 OLD_STORE = Path(__file__).parent / "data" / "ledger" / "store_0002.sqlite"

@@ -10,9 +10,9 @@ import pytest
 from typer.testing import CliRunner
 
 from ratchet.cli import app
-from ratchet.demo import EDITS, apply_edit
-from ratchet.errors import InfraError, InputError
-from ratchet.store import MIGRATIONS, STORE_FILE, Store, open_store
+from ratchet.core.errors import InfraError, InputError
+from ratchet.setup.demo import EDITS, apply_edit
+from ratchet.store.db import MIGRATIONS, STORE_FILE, Store, open_store
 from tests.helpers.gitrepo import git
 
 runner = CliRunner()
@@ -117,7 +117,7 @@ def test_a_work_area_that_is_a_file_is_an_input_error(tmp_path: Path) -> None:
             open_store(target)
         assert not isinstance(caught.value, InfraError)
         assert caught.value.one_line() == f"{home}: {NOT_A_FOLDER}"
-    from ratchet.store import ensure_work_area
+    from ratchet.store.work_area import ensure_work_area
 
     assert ensure_work_area(tmp_path / "new" / "area") == tmp_path / "new" / "area"
     assert (tmp_path / "new" / "area").is_dir()
@@ -163,7 +163,7 @@ def test_a_live_reservation_from_another_pid_namespace_is_never_charged_as_orpha
     owner's held lock decides. Charging a live reservation would count its spend twice."""
     import sqlite3 as sqlite
 
-    from ratchet.store import open_store
+    from ratchet.store.db import open_store
 
     live, other = open_store(tmp_path), open_store(tmp_path)
     held = live.try_reserve(

@@ -15,10 +15,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ratchet.config import load_project
-from ratchet.demo import EDITS, apply_edit
-from ratchet.llm.gateway import Gateway
-from ratchet.store import open_store
+from ratchet.config.project import load_project
+from ratchet.setup.demo import EDITS, apply_edit
+from ratchet.store.db import open_store
+from tests.gateways import sim_gateway
 
 CHECKS = 24
 BUSY = "0.5"
@@ -28,10 +28,11 @@ _CHECK = """
 import sys
 from pathlib import Path
 
-import ratchet.store as store
+import ratchet.store.db as store
+from ratchet.store.work_area import ensure_work_area
 
 def _impatient(home):
-    return store.Store(store.ensure_work_area(home) / store.STORE_FILE, busy_timeout_s=float(sys.argv[3]))
+    return store.Store(ensure_work_area(home) / store.STORE_FILE, busy_timeout_s=float(sys.argv[3]))
 
 store.open_store = _impatient  # before ratchet.gate.check imports it
 
@@ -64,7 +65,7 @@ def test_parallel_checks_leave_no_reservation_and_the_next_run_charges_nothing(d
     try:
         left = store.reserved(simulated=True)
         paid = len(store.ledger())
-        with Gateway(load_project(demo_repo, home=home), store, run_id="next-run"):  # recovers orphans on start
+        with sim_gateway(load_project(demo_repo, home=home), store, run_id="next-run"):  # recovers orphans on start
             pass
         orphaned = [row.run_id for row in store.ledger()[paid:] if row.status == "orphaned"]
     finally:

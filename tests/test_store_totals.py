@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.store import MIGRATIONS, LedgerEntry, Store
+from ratchet.store.db import MIGRATIONS, LedgerEntry, Store
 
 OLD_STORE = Path(__file__).parent / "data" / "ledger" / "store_0002.sqlite"
 """Written by the store as of migration 0002 (tests/data/ledger/make_store_0002.py.txt), before totals existed:

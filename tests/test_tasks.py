@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ratchet.errors import TaskFileError
-from ratchet.tasks import parse_tasks
+from ratchet.core.errors import TaskFileError
+from ratchet.goldens.tasks import parse_tasks
 
 GOOD = """\
 schema_version: 1

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.errors import GoldenError
-from ratchet.trace import Trace, load_golden_files, load_goldens, read_trace, write_trace
+from ratchet.core.errors import GoldenError
+from ratchet.goldens.trace import Trace, load_golden_files, load_goldens, read_trace, write_trace
 
 
 def _golden(task_id: str) -> Trace:

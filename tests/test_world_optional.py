@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ratchet.cli import app
-from ratchet.errors import InputError
+from ratchet.core.errors import InputError
 from ratchet.world import load_world
 from ratchet.world.tools import offered_tools
 from tests.helpers.gitrepo import commit, make_project

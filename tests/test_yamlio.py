@@ -1,4 +1,4 @@
-"""ratchet.yamlio: values PyYAML's constructors reject are one line naming the file and line."""
+"""ratchet.core.yamlio: values PyYAML's constructors reject are one line naming the file and line."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from ratchet.errors import ConfigError, InputError
-from ratchet.yamlio import load_yaml_text
+from ratchet.core.errors import ConfigError, InputError
+from ratchet.core.yamlio import load_yaml_text
 
 LIMIT = sys.get_int_max_str_digits()
 

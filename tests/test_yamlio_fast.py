@@ -1,4 +1,4 @@
-"""ratchet.yamlio's libyaml path: the same values, nodes, lines, limits and errors as the pure loader.
+"""ratchet.core.yamlio's libyaml path: the same values, nodes, lines, limits and errors as the pure loader.
 
 Identical output is the point of the fast path, so it is held to the pure loader on every YAML
 file the repository ships (skills/, bench/, ratchet/data/, tests/data, SKILL.md frontmatter), on
@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 import yaml
 
-from ratchet import yamlio
-from ratchet.errors import InputError
-from ratchet.yamlio import (
+from ratchet.core import yamlio
+from ratchet.core.errors import InputError
+from ratchet.core.yamlio import (
     MAX_ALIAS_NODES,
     MAX_YAML_DEPTH,
     FastLoader,

@@ -26,10 +26,10 @@ from typing import Any
 
 from ratchet.agent.prompt import system_prompt
 from ratchet.agent.trigger import text_tokens, trigger_text
-from ratchet.jsonio import canonical_dumps
-from ratchet.llm.types import ToolSpec
-from ratchet.names import skill_key
-from ratchet.skills import Skill
+from ratchet.core.chat import ToolSpec
+from ratchet.core.jsonio import canonical_dumps
+from ratchet.skills.names import skill_key
+from ratchet.skills.skill import Skill
 
 LOAD_SKILL = "load_skill"
 CATALOG_HEADER = (

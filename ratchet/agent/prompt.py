@@ -4,7 +4,7 @@ The body goes in with Markdown comments removed, trailing spaces stripped and ru
 lines collapsed. Those are invisible in rendered Markdown, and dropping them keeps the prompt,
 its cache key and the replay identical under whitespace- and comment-only (N0) edits.
 
-The body sits between `<skill name="...">` and `</skill>` (skills.SKILL_CLOSE). A body is the
+The body sits between `<skill name="...">` and `</skill>` (ratchet.skills.rules.SKILL_CLOSE). A body is the
 edit under review, so it must not be able to end that block early and put its last steps
 outside the skill, where neither the simulator nor a live model reads them as the skill's: any
 closing tag a reader could take for it (`</skill>`, `</SKILL>`, `</ skill >`) is sent as
@@ -21,8 +21,9 @@ import datetime as dt
 import html
 import re
 
-from ratchet.markup import drop_html_comments
-from ratchet.skills import SKILL_CLOSE, Skill
+from ratchet.core.markup import drop_html_comments
+from ratchet.skills.rules import SKILL_CLOSE
+from ratchet.skills.skill import Skill
 
 PREAMBLE = (
     "You are the operations agent for acme. You act only through the tools you are offered; "

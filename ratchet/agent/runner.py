@@ -16,14 +16,14 @@ from collections.abc import Mapping
 from ratchet.agent.catalog import LOAD_SKILL, answer_load, catalog_system_prompt, load_skill_spec
 from ratchet.agent.prompt import system_prompt
 from ratchet.agent.trigger import match_skill
-from ratchet.clock import Clock, elapsed_ms, wall_clock
-from ratchet.config import Routing
-from ratchet.errors import ModelCallError, ToolError
-from ratchet.jsonio import canonical_dumps
-from ratchet.llm.types import ChatModel, ChatRequest, Message, ToolCallRequest
-from ratchet.skills import Skill
-from ratchet.tasks import Task
-from ratchet.trace import ModelCall, SkillRef, Trace
+from ratchet.config.project import Routing
+from ratchet.core.chat import ChatModel, ChatRequest, Message, ToolCallRequest
+from ratchet.core.clock import Clock, elapsed_ms, wall_clock
+from ratchet.core.errors import ModelCallError, ToolError
+from ratchet.core.jsonio import canonical_dumps
+from ratchet.goldens.tasks import Task
+from ratchet.goldens.trace import ModelCall, SkillRef, Trace
+from ratchet.skills.skill import Skill
 from ratchet.world.state import World
 from ratchet.world.tools import call_tool, tool_specs
 

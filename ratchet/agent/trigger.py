@@ -22,7 +22,7 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, Field
 
-from ratchet.skills import Skill
+from ratchet.skills.skill import Skill
 
 THRESHOLD = 0.2
 MARGIN = 0.05

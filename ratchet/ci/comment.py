@@ -11,9 +11,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from ratchet.errors import InputError, validation_summary
+from ratchet.core.errors import InputError, validation_summary
+from ratchet.core.jsonio import load_json_text, read_utf8
 from ratchet.gate.models import Verdict
-from ratchet.jsonio import load_json_text, read_utf8
 from ratchet.outputs.markdown import render_markdown
 from ratchet.outputs.text import md_inline
 

@@ -20,8 +20,8 @@ import httpx
 from pydantic import AliasChoices, BaseModel, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from ratchet.errors import ConfigError, InfraError, InputError
-from ratchet.jsonio import load_json_text, read_utf8
+from ratchet.core.errors import ConfigError, InfraError, InputError
+from ratchet.core.jsonio import load_json_text, read_utf8
 
 DEFAULT_API_URL = "https://api.github.com"
 MARKER_PREFIX = "<!-- ratchet:sticky config="

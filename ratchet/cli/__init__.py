@@ -21,8 +21,8 @@ from ratchet.cli import docs as docs_cli
 from ratchet.cli import judges as judges_cli
 from ratchet.cli import merge as merge_cli
 from ratchet.cli import store as store_cli
-from ratchet.errors import RatchetError
-from ratchet.settings import debug_enabled
+from ratchet.config.env import debug_enabled
+from ratchet.core.errors import RatchetError
 
 
 def _flags_show_no_type() -> None:

@@ -11,9 +11,9 @@ from typing import Any
 
 import typer
 
-from ratchet import SIMULATED
 from ratchet.cli import bench_run
-from ratchet.errors import InputError
+from ratchet.core.errors import InputError
+from ratchet.core.labels import SIMULATED
 from ratchet.gate.models import Decision
 
 bench_app = typer.Typer(
@@ -71,12 +71,12 @@ def build_command(
     project_dir: Path = typer.Option(Path("."), "--project", help="Project root (holds ratchet.yaml)."),
 ) -> None:
     """Record goldens and build the N0/D1 controls and R1-R6 edits with their labels."""
-    from ratchet.bench.build import ALL_TYPES, BuildOptions, build_bench, parse_list
-    from ratchet.bench.models import REGRESSION_TYPES
-    from ratchet.skill_sets import load_skills
+    from ratchet.bench.build.build import ALL_TYPES, BuildOptions, build_bench, parse_list
+    from ratchet.bench.data.models import REGRESSION_TYPES
+    from ratchet.skills.sets import load_skills
 
     root = project_dir.resolve()
-    from ratchet.bench.dataset import BenchPaths
+    from ratchet.bench.data.dataset import BenchPaths
 
     known_skills = sorted(load_skills(BenchPaths.at(root).skills))
     options = BuildOptions(
@@ -120,7 +120,7 @@ def validate_command(
     project_dir: Path = typer.Option(Path("."), "--project", help="Project root (holds ratchet.yaml)."),
 ) -> None:
     """Check skills, world, workspaces and routing; audit goldens and edits; print the dataset digest."""
-    from ratchet.bench.validate import validate_bench
+    from ratchet.bench.build.validate import validate_bench
 
     report = validate_bench(
         project_dir.resolve(), audit=not no_audit, work=work, record=record_digest, report=typer.echo
@@ -144,15 +144,15 @@ def label_command(
     project_dir: Path = typer.Option(Path("."), "--project", help="Project root (holds ratchet.yaml)."),
 ) -> None:
     """Review labels: --status for the queue, EDIT_ID with --agree/--disagree, or walk the queue (a/r/s)."""
-    from ratchet.bench.dataset import BenchPaths
-    from ratchet.bench.labels import checked_labels
-    from ratchet.bench.review import (
+    from ratchet.bench.build.label_review import (
         load_edit,
         parse_pairs,
         record_review,
         render_edit,
         review_queue,
     )
+    from ratchet.bench.build.labels import checked_labels
+    from ratchet.bench.data.dataset import BenchPaths
 
     paths = BenchPaths.at(project_dir.resolve())
     who = reviewer or os.environ.get("USER", "")
@@ -191,8 +191,8 @@ def label_command(
 
 def _walk(paths: object, who: str) -> None:
     """Insta-style: each pending item shows its diff and labels; a accept, r override, s skip, q quit."""
-    from ratchet.bench.dataset import BenchPaths
-    from ratchet.bench.review import DECISIONS, load_edit, record_review, render_edit, review_queue
+    from ratchet.bench.build.label_review import DECISIONS, load_edit, record_review, render_edit, review_queue
+    from ratchet.bench.data.dataset import BenchPaths
 
     assert isinstance(paths, BenchPaths)
     pending = [item for item in review_queue(paths) if item.review is None]
@@ -241,7 +241,7 @@ def calibrate_command(
     root: Path = typer.Option(Path("."), "--root", help="Project root (its configs/ override the packaged ones)."),
 ) -> None:
     """Pick each judge tier's confidence threshold on labeled pairs (Trust or Escalate); report held-out coverage."""
-    from ratchet.bench.calibrate import calibrate_results, summary_lines
+    from ratchet.bench.report.calibrate import calibrate_results, summary_lines
 
     run = calibrate_results(results, config=config, alpha=alpha, delta=delta, seed=seed, write=write, project_root=root)
     for line in summary_lines(run.calibration):

@@ -101,9 +101,9 @@ def run_command(
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from ratchet.bench.run import SMOKE_DIR, RunOptions, run_config
-    from ratchet.config import load_project
-    from ratchet.gate.gate_config import gate_config_path
+    from ratchet.bench.run.run import SMOKE_DIR, RunOptions, run_config
+    from ratchet.config.gate import gate_config_path
+    from ratchet.config.project import load_project
     from ratchet.gate.shard import Shard
 
     part = Shard.parse(shard) if shard is not None else None
@@ -175,7 +175,7 @@ def merge_command(
     results.json, summary.json, report.md and the figure are the unsharded run's, byte for byte.
     Exit 2 (one line) for shards of different runs, a shard missing, given twice or unfinished.
     """
-    from ratchet.bench.shard import merge_bench_shards
+    from ratchet.bench.run.sharded import merge_bench_shards
 
     merged = merge_bench_shards(shard_dirs, out)
     typer.echo(
@@ -185,7 +185,7 @@ def merge_command(
 
 def report_command(out: Path = typer.Argument(..., help="Results directory holding results.json.")) -> None:
     """Re-render report.md and cost_vs_recall.svg from results.json (no model call)."""
-    from ratchet.bench.report import write_report
+    from ratchet.bench.report.report import write_report
 
     path = write_report(out)
     typer.echo(f"wrote {path}")
@@ -196,7 +196,7 @@ def compare_command(
     b: Path = typer.Argument(..., help="Results directory B."),
 ) -> None:
     """Per metric and type: A, B and the difference; flags changes larger than the noise floor."""
-    from ratchet.bench.compare import compare_dirs
+    from ratchet.bench.report.compare import compare_dirs
 
     typer.echo(compare_dirs(a, b), nl=False)
 
@@ -208,7 +208,7 @@ def smoke_command(
     build: bool = typer.Option(True, "--build/--no-build", help="Build the dataset first."),
 ) -> None:
     """Simulator only: build, then every configuration, into bench/results/smoke-sim/. Offline, no keys."""
-    from ratchet.bench.smoke import run_smoke
+    from ratchet.bench.run.smoke import run_smoke
 
     result = run_smoke(root, work=work, limit=limit, build=build, echo=typer.echo)
     typer.echo(f"smoke: {len(result.configs)} configurations in {result.wall_s:.1f}s -> {result.out}")
@@ -218,8 +218,8 @@ def selftest_command(
     root: Path = typer.Option(Path("."), "--root", help="Project root whose labels the oracle reads."),
 ) -> None:
     """Three scripted gates (oracle, pass-everything, block-everything) through the real metrics and report."""
-    from ratchet.bench.selftest import run_selftest
-    from ratchet.config import project_root
+    from ratchet.bench.report.selftest import run_selftest
+    from ratchet.config.project import project_root
 
     outcome = run_selftest(project_root(root))  # no project there is fine (synthetic labels); a file is not
     typer.echo(outcome.render(), nl=False)

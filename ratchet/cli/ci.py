@@ -57,8 +57,8 @@ def comment(
         pull_request_number,
         read_github_env,
     )
-    from ratchet.errors import InputError
-    from ratchet.jsonio import read_utf8
+    from ratchet.core.errors import InputError
+    from ratchet.core.jsonio import read_utf8
 
     env = read_github_env()
     number = pull_request_number(env.event_path)

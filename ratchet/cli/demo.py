@@ -8,8 +8,8 @@ from pathlib import Path
 
 import typer
 
-from ratchet.errors import InfraError
-from ratchet.harness.settings import HarnessChoice
+from ratchet.config.harness import HarnessChoice
+from ratchet.core.errors import InfraError
 
 
 def invocation(*, absolute: bool = False, argv0: str | None = None, path: str | None = None) -> str:
@@ -44,9 +44,9 @@ def register(app: typer.Typer) -> None:
         """Record goldens for two skills, then gate five edits through Level 0 and the judge cascade."""
         from rich.console import Console
 
-        from ratchet.cli.render import render_verdict
-        from ratchet.demo import run_demo
         from ratchet.gate.static import proved_cosmetic
+        from ratchet.outputs.table import render_verdict
+        from ratchet.setup.demo import run_demo
 
         console = Console(highlight=False)
         result = run_demo(

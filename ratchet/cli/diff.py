@@ -7,8 +7,8 @@ from pathlib import Path
 
 import typer
 
-from ratchet.errors import InputError
-from ratchet.harness.settings import HarnessChoice
+from ratchet.config.harness import HarnessChoice
+from ratchet.core.errors import InputError
 
 
 def register(app: typer.Typer) -> None:

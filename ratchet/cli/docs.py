@@ -11,7 +11,7 @@ from pathlib import PurePosixPath
 
 import typer
 
-from ratchet.errors import InputError
+from ratchet.core.errors import InputError
 
 
 def page_parts(name: str) -> tuple[str, ...]:

@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING
 import typer
 from rich.console import Console
 
-from ratchet.errors import BudgetError, InfraError, InputError
+from ratchet.config.harness import HarnessChoice
+from ratchet.core.errors import BudgetError, InfraError, InputError
+from ratchet.core.jsonio import atomic_write_text
 from ratchet.gate.policy import BUDGET_STOPPED, OnError
 from ratchet.gate.shard import EXIT_PARTIAL, Shard, ShardJob, ShardResult, partial_note
-from ratchet.harness.settings import HarnessChoice
-from ratchet.jsonio import atomic_write_text
 from ratchet.llm.cache import CacheMode
 from ratchet.outputs.formats import (
     OutputFormat,
@@ -90,7 +90,7 @@ def terminal_format(fmt: OutputFormat, *, as_json: bool) -> OutputFormat:
 
 def table_text(verdict: Verdict) -> str:
     """The terminal table as plain text for a file: no colour, a fixed width, so equal verdicts are equal bytes."""
-    from ratchet.cli.render import render_verdict
+    from ratchet.outputs.table import render_verdict
 
     out = io.StringIO()
     render_verdict(
@@ -242,7 +242,7 @@ def register(app: typer.Typer) -> None:
 
 def emit_verdict(verdict: Verdict, terminal: OutputFormat, targets: list[OutputTarget]) -> None:
     """The verdict on stdout in `terminal`'s format, then into every `--output` file."""
-    from ratchet.cli.render import render_verdict
+    from ratchet.outputs.table import render_verdict
 
     if terminal is OutputFormat.TABLE:
         render_verdict(verdict, Console(highlight=False, soft_wrap=False))

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import typer
 
-from ratchet.config import Project, load_project
-from ratchet.errors import InfraError, InputError, RoutingError, SkillError
-from ratchet.harness.settings import HarnessChoice
+from ratchet.config.harness import HarnessChoice
+from ratchet.config.project import Project, load_project
+from ratchet.core.errors import InfraError, InputError, RoutingError, SkillError
 
 
 def register(app: typer.Typer) -> None:
@@ -39,7 +39,7 @@ def register(app: typer.Typer) -> None:
         agent model loaded: the table is printed after the runs, and nothing is written if a task
         loaded another skill.
         """
-        from ratchet.recording import plan_record, record_tasks
+        from ratchet.bless.record import plan_record, record_tasks
 
         project = load_project(project_dir, home=work).with_harness(harness.harness_name if harness else None)
         plan = plan_record(project, task_ids or [])
@@ -88,8 +88,8 @@ def register(app: typer.Typer) -> None:
         The others are still blessed; each refusal is one `error:` line and the command exits 2.
         Blessing a golden removes its old noise record; with --repeats N a new one is measured.
         """
-        from ratchet.recording import bless_pending
-        from ratchet.trace import read_trace
+        from ratchet.bless.record import bless_pending
+        from ratchet.goldens.trace import read_trace
 
         project = load_project(project_dir, home=work)
         result = bless_pending(project, task_ids or [])
@@ -121,7 +121,7 @@ def register(app: typer.Typer) -> None:
 
 
 def _measure(project: Project, task_ids: list[str], repeats: int) -> None:
-    from ratchet.noise_recording import record_noise
+    from ratchet.bless.noise import record_noise
 
     result = record_noise(project, task_ids, repeats=repeats)
     for line in result.lines:

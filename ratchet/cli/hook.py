@@ -28,8 +28,8 @@ def install(
     empty tree, where nothing is blessed (WARN, and the push goes on). A push the check stops
     says how to go on. --pre-commit checks the staged changes against HEAD.
     """
-    from ratchet.gitops import open_repo
-    from ratchet.hooks import install_hook
+    from ratchet.repo.git import open_repo
+    from ratchet.repo.hooks import install_hook
 
     path = install_hook(open_repo(repo), "pre-commit" if pre_commit else "pre-push", force=force)
     typer.echo(f"installed {'pre-commit' if pre_commit else 'pre-push'} hook: {path}")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from ratchet.scaffold import Scaffold, init_project
+from ratchet.setup.scaffold import Scaffold, init_project
 
 NEXT_STEPS = (
     "ratchet validate --tasks     check the skills and tasks.yaml",

@@ -37,9 +37,9 @@ def register(app: typer.Typer) -> None:
         A tier is flagged when its TPR lower bound is below the config's judge_tpr_floor or its FPR
         upper bound above judge_fpr_ceiling. Warns when a judge shares the agent's model family.
         """
-        from ratchet.bench.dataset import LABELS_FILE
-        from ratchet.bench.judge_rates import judge_rates_of_dir, render_text
-        from ratchet.jsonio import canonical_dumps
+        from ratchet.bench.data.dataset import LABELS_FILE
+        from ratchet.bench.report.judge_rates import judge_rates_of_dir, render_text
+        from ratchet.core.jsonio import canonical_dumps
 
         rates = judge_rates_of_dir(
             results, labels_file=labels or project_dir / LABELS_FILE, config=config, project_root=project_dir

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from ratchet.config import load_project
+from ratchet.config.project import load_project
 
 
 def register(app: typer.Typer) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from ratchet.config import load_project
+from ratchet.config.project import load_project
 from ratchet.llm.cache import CacheMode
 
 
@@ -44,7 +44,8 @@ def register(app: typer.Typer) -> None:
         """Record any agent harness: point its OpenAI or Anthropic base URL at the printed address."""
         from ratchet.cli.gate import checked_budget
         from ratchet.llm.proxy import CaptureProxy, parse_alias, serve
-        from ratchet.store import open_store
+        from ratchet.sim.models import SIMULATOR
+        from ratchet.store.db import open_store
 
         budget = checked_budget(budget)
         aliases = dict(parse_alias(spec) for spec in model_alias)
@@ -60,6 +61,7 @@ def register(app: typer.Typer) -> None:
                 budget_usd=budget,
                 model_aliases=aliases,
                 max_body_bytes=max_body_mib * 1024 * 1024,
+                gateway_options={"simulator": SIMULATOR},
             )
         except BaseException:
             store.close()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from ratchet.errors import InputError
+from ratchet.core.errors import InputError
 
 
 def register(app: typer.Typer) -> None:
@@ -34,8 +34,8 @@ def register(app: typer.Typer) -> None:
         the label queue); reject leaves a pending trace where it is; skip does nothing. A
         verdict page is read only. See docs/review.md (`ratchet docs review` prints where it is installed).
         """
-        from ratchet.config import load_project
-        from ratchet.jsonio import atomic_write_text
+        from ratchet.config.project import load_project
+        from ratchet.core.jsonio import atomic_write_text
         from ratchet.review.actions import labels_session, pending_session, verdict_session
         from ratchet.review.page import render_page
         from ratchet.review.serve import ReviewServer

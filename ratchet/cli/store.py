@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from ratchet.errors import InputError
+from ratchet.core.errors import InputError
 
 store_app = typer.Typer(help="The work area's SQLite store (ledger, reservations).", no_args_is_help=True)
 
@@ -31,8 +31,8 @@ def compact(
     Spend totals, run totals, call and cache-hit counts and the estimate's observed means are
     unchanged; reservations of calls in flight are never touched. Safe while other runs write.
     """
-    from ratchet.config import load_project
-    from ratchet.store import STORE_FILE, Store
+    from ratchet.config.project import load_project
+    from ratchet.store.db import STORE_FILE, Store
 
     if older_than < 0:
         raise InputError(f"--older-than must be 0 or more days, not {older_than}")

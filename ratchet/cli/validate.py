@@ -6,12 +6,12 @@ from pathlib import Path
 
 import typer
 
-from ratchet.config import CONFIG_FILE, load_project
-from ratchet.discovery import harness_roots, is_skill_folder, no_harness_skills
-from ratchet.errors import ConfigError, RoutingError
-from ratchet.library import lint_library, task_probes
-from ratchet.skill_sets import leaving_skills_message, link_target, read_paths, skill_folders
-from ratchet.skills import Problem
+from ratchet.config.project import CONFIG_FILE, load_project
+from ratchet.core.errors import ConfigError, RoutingError
+from ratchet.lint.library import lint_library, task_probes
+from ratchet.skills.discovery import harness_roots, is_skill_folder, no_harness_skills
+from ratchet.skills.problems import Problem
+from ratchet.skills.sets import leaving_skills_message, link_target, read_paths, skill_folders
 
 
 def _shown(path: Path, cwd: Path) -> Path:
@@ -61,7 +61,7 @@ def validate_command(
     has_config = _has_config(cwd)
     refusal: RoutingError | None = None
     if tasks:
-        from ratchet.routing import project_routing
+        from ratchet.lint.routing import project_routing
 
         routing = project_routing(load_project(cwd))
         typer.echo(routing.table())
@@ -151,7 +151,7 @@ def gate_config_problems(root: Path) -> list[Problem]:
     Each is loaded as a check loads it (schema, judge_prompt inside the project, judge tiers that
     ratchet.yaml configures), so a fault shows here rather than when a check first names the config.
     """
-    from ratchet.gate.gate_config import PROJECT_CONFIGS_DIR, check_judge_tiers, load_gate_config
+    from ratchet.config.gate import PROJECT_CONFIGS_DIR, check_judge_tiers, load_gate_config
 
     tiers = load_project(root).config.tiers
     problems: list[Problem] = []

@@ -1,10 +1,13 @@
 """The behavioural diff of a skill folder, without a model (docs/diff.md, docs/adr/0018-behavioural-diff.md).
 
-    instructions  SKILL.md read as instructions, for one harness's view
+    lexicon/      the words a finding rests on: side-effect verbs, commands, rule markers, scope words
+    instructions/ SKILL.md read as instructions, for one harness's view
     align         base and head instructions paired: same, moved, changed, removed, added
     reading       what one instruction says: actions, rules, constants, conditions, output name
+    changes       how two versions of one instruction differ: rule, condition, constants, scope, tools
+    wording       how a finding's message quotes and names things
     classify      each real change named (DiffKind)
-    scripts       scripts diffed with Bandit, ShellCheck and a plain reading of added lines
+    scripts/      scripts diffed with Bandit, ShellCheck and a plain reading of added lines
     folder        one skill folder, every file by what it is -> SkillDiff
     edit          an edit read from git -> EditDiff (`ratchet diff`)
     measure       precision and recall per kind on labelled edits

@@ -10,30 +10,24 @@ block is compared line by line, so a line added to it reads like an added instru
 from __future__ import annotations
 
 import dataclasses
-from collections import Counter
 from difflib import SequenceMatcher
 
+from ratchet.config.harness import HarnessName
 from ratchet.diff.align import Alignment
+from ratchet.diff.changes import (
+    SCOPE_FIELDS,
+    TOOL_FIELDS,
+    condition_change,
+    constant_changes,
+    rule_weakening,
+    scope_change,
+    tool_names,
+)
 from ratchet.diff.effects import ToolCatalog
 from ratchet.diff.instructions import Instruction
-from ratchet.diff.lexicon import BROAD_WORDS, NARROW_WORDS, STOPWORDS
 from ratchet.diff.models import DiffFinding, DiffKind
-from ratchet.diff.reading import (
-    Action,
-    actions,
-    conditions,
-    constants,
-    output_name,
-    rules,
-    words_of,
-)
-from ratchet.harness.settings import HarnessName
-
-SCOPE_FIELDS = frozenset({"description", "when_to_use"})
-"""Frontmatter keys a harness routes on: a change there is read for scope (broader, narrower)."""
-TOOL_FIELDS = frozenset({"allowed-tools"})
-_TAKES_RECIPIENT = frozenset({"email", "e-mail", "mail", "cc", "notify", "ping", "invite", "message", "dm", "pay"})
-QUOTE_CHARS = 90
+from ratchet.diff.reading import Action, actions, output_name, rules
+from ratchet.diff.wording import act, does, located, quote, what, word_change
 
 
 def classify(
@@ -59,17 +53,6 @@ def classify(
                 reader.now_after_close(b)
     order = list(DiffKind)
     return sorted(reader.findings, key=lambda f: (f.line or 0, f.side, order.index(f.kind), f.message))
-
-
-def quote(text: str, limit: int = QUOTE_CHARS) -> str:
-    """`text` in single quotes, cut at `limit` characters with an ellipsis."""
-    text = " ".join(text.split())
-    return f"'{text if len(text) <= limit else text[: limit - 1].rstrip() + '…'}'"
-
-
-def _in(instruction: Instruction) -> str:
-    where = instruction.where
-    return f" in {where}" if where else ""
 
 
 class _Classifier:
@@ -114,7 +97,9 @@ class _Classifier:
         for action in found:
             self._action_added(b, action)
         if not found:
-            self._add(DiffKind.INSTRUCTION_ADDED, b, f"adds {self._what(b)} {quote(b.text)}{_in(b)}", new=b.text)
+            self._add(
+                DiffKind.INSTRUCTION_ADDED, b, f"adds {what(b, self.harness)} {quote(b.text)}{located(b)}", new=b.text
+            )
 
     def removed(self, a: Instruction) -> None:
         if a.kind == "field":
@@ -144,7 +129,7 @@ class _Classifier:
             self._add(
                 DiffKind.ACTION_REMOVED,
                 a,
-                f"no longer {self._does(action)}: {quote(a.text)}",
+                f"no longer {does(action)}: {quote(a.text)}",
                 side="base",
                 action=action.name,
                 effect=action.effect,
@@ -155,7 +140,7 @@ class _Classifier:
             self._add(
                 DiffKind.INSTRUCTION_REMOVED,
                 a,
-                f"removes {self._what(a)} {quote(a.text)}{_in(a)}",
+                f"removes {what(a, self.harness)} {quote(a.text)}{located(a)}",
                 side="base",
                 old=a.text,
             )
@@ -205,7 +190,7 @@ class _Classifier:
             self._add(
                 DiffKind.INSTRUCTION_CHANGED,
                 b,
-                f"rewords {self._what(b)}{_in(b)}: {word_change(a.text, b.text)}",
+                f"rewords {what(b, self.harness)}{located(b)}: {word_change(a.text, b.text)}",
                 old=a.text,
                 new=b.text,
             )
@@ -230,7 +215,7 @@ class _Classifier:
             self._add(
                 DiffKind.ACTION_REMOVED,
                 b,
-                f"no longer {self._does(action)}{_in(b)}: {quote(b.text)}",
+                f"no longer {does(action)}{located(b)}: {quote(b.text)}",
                 action=action.name,
                 effect=action.effect,
                 target=action.target,
@@ -243,56 +228,31 @@ class _Classifier:
         self._constants_changed(a, b, skip=skip)
 
     def _rules_changed(self, a: Instruction, b: Instruction) -> None:
-        old, new = rules(a), rules(b)
-        if not old.is_rule:
-            return
-        lost = [family for family in old.strong if family not in new.strong]
-        hedged = [hedge for hedge in new.hedges if hedge not in old.hedges]
-        if not lost and not hedged:
-            return
-        parts = [
-            f"{old.strong[family]!r} became {new.soft[family]!r}"
-            if family in new.soft
-            else f"{old.strong[family]!r} is gone"
-            for family in lost
-        ]
-        parts += [f"adds {hedge!r}" for hedge in hedged]
-        self._add(
-            DiffKind.RULE_WEAKENED,
-            b,
-            f"weakens the rule {quote(a.text)}{_in(b)}: {', '.join(parts)}",
-            old=a.text,
-            new=b.text,
-        )
+        weakening = rule_weakening(a, b)
+        if weakening is not None:
+            self._add(
+                DiffKind.RULE_WEAKENED,
+                b,
+                f"weakens the rule {quote(a.text)}{located(b)}: {weakening}",
+                old=a.text,
+                new=b.text,
+            )
 
     def _conditions_changed(self, a: Instruction, b: Instruction) -> None:
-        old, new = conditions(a), conditions(b)
-        if old == new:
-            return
-        gone, came = sorted((old - new).elements()), sorted((new - old).elements())
-        if gone and came:
-            change = f"{' '.join(repr(x) for x in gone)} became {' '.join(repr(x) for x in came)}"
-        elif gone:
-            change = f"drops {' '.join(repr(x) for x in gone)}"
-        else:
-            change = f"adds {' '.join(repr(x) for x in came)}"
-        self._add(DiffKind.CONDITION_CHANGED, b, f"changes the condition{_in(b)}: {change}", old=a.text, new=b.text)
+        change = condition_change(a, b)
+        if change is not None:
+            self._add(
+                DiffKind.CONDITION_CHANGED, b, f"changes the condition{located(b)}: {change}", old=a.text, new=b.text
+            )
 
     def _constants_changed(self, a: Instruction, b: Instruction, *, skip: set[str]) -> None:
-        old, new = Counter(constants(a)), Counter(constants(b))
-        gone = [item for item in dict.fromkeys(constants(a)) if old[item] > new[item] and item[1] not in skip]
-        came = [item for item in dict.fromkeys(constants(b)) if new[item] > old[item] and item[1] not in skip]
-        for kind, value in gone:
-            partner = next((item for item in came if item[0] == kind), None)
-            if partner is not None:
-                came.remove(partner)
-                self._add(
-                    DiffKind.CONSTANT_CHANGED, b, f"changes {value} to {partner[1]}{_in(b)}", old=value, new=partner[1]
-                )
+        for old, new in constant_changes(a, b, skip=skip):
+            if old is not None and new is not None:
+                self._add(DiffKind.CONSTANT_CHANGED, b, f"changes {old} to {new}{located(b)}", old=old, new=new)
+            elif old is not None:
+                self._add(DiffKind.CONSTANT_CHANGED, b, f"drops {old}{located(b)}", old=old)
             else:
-                self._add(DiffKind.CONSTANT_CHANGED, b, f"drops {value}{_in(b)}", old=value)
-        for _, value in came:
-            self._add(DiffKind.CONSTANT_CHANGED, b, f"adds {value}{_in(b)}", new=value)
+                self._add(DiffKind.CONSTANT_CHANGED, b, f"adds {new}{located(b)}", new=new)
 
     # -- code blocks, line by line
 
@@ -316,7 +276,7 @@ class _Classifier:
             self._add(
                 DiffKind.INSTRUCTION_CHANGED,
                 b,
-                f"changes the code block{_in(b)}: {word_change(a.text, b.text)}",
+                f"changes the code block{located(b)}: {word_change(a.text, b.text)}",
                 old=a.text,
                 new=b.text,
             )
@@ -333,7 +293,7 @@ class _Classifier:
             self._add(
                 DiffKind.INSTRUCTION_ADDED,
                 dataclasses.replace(b, line=quiet[0][0]),
-                f"adds code{_in(b)}: {quote(' / '.join(line for _, line in quiet))}",
+                f"adds code{located(b)}: {quote(' / '.join(line for _, line in quiet))}",
                 new="\n".join(line for _, line in quiet),
             )
 
@@ -341,7 +301,7 @@ class _Classifier:
 
     def _field_added(self, b: Instruction) -> None:
         if b.field_name in TOOL_FIELDS:
-            self._tools_changed(b, set(), _tool_names(b.text))
+            self._tools_changed(b, set(), tool_names(b.text))
             return
         self._add(
             DiffKind.INSTRUCTION_ADDED, b, f"adds the frontmatter key {b.field_name!r}: {quote(b.text)}", new=b.text
@@ -352,7 +312,7 @@ class _Classifier:
         if a.field_name in SCOPE_FIELDS:
             self._scope_changed(a, b)
         elif a.field_name in TOOL_FIELDS:
-            self._tools_changed(b, _tool_names(a.text), _tool_names(b.text))
+            self._tools_changed(b, tool_names(a.text), tool_names(b.text))
         else:
             self._constants_changed(a, b, skip=set())
         if len(self.findings) == before:
@@ -373,90 +333,25 @@ class _Classifier:
                 )
 
     def _scope_changed(self, a: Instruction, b: Instruction) -> None:
-        old_words, new_words = words_of(a.text), words_of(b.text)
-        old_terms, new_terms = _terms(old_words), _terms(new_words)
-        added, dropped = sorted(new_terms - old_terms), sorted(old_terms - new_terms)
-        broad = sorted((new_words & BROAD_WORDS) - old_words) + sorted((old_words & NARROW_WORDS) - new_words)
-        narrow = sorted((new_words & NARROW_WORDS) - old_words) + sorted((old_words & BROAD_WORDS) - new_words)
-        score = len(added) - len(dropped) + 3 * (len(broad) - len(narrow))
-        if score == 0:
-            return
-        kind = DiffKind.DESCRIPTION_BROADENED if score > 0 else DiffKind.DESCRIPTION_NARROWED
-        terms = ", ".join(repr(t) for t in (added if score > 0 else dropped)[:8])
-        more = len(added if score > 0 else dropped) - 8
-        scope = ", ".join(repr(w) for w in (broad if score > 0 else narrow))
-        detail = "; ".join(
-            part
-            for part in (
-                f"{'adds' if score > 0 else 'drops'} {terms}{f' and {more} more' if more > 0 else ''}" if terms else "",
-                f"{'widens' if score > 0 else 'narrows'} with {scope}" if scope else "",
-            )
-            if part
-        )
-        verb = "broadens" if score > 0 else "narrows"
-        self._add(kind, b, f"{verb} the {a.field_name}: {detail}", old=a.text, new=b.text)
+        change = scope_change(a, b)
+        if change is not None:
+            kind, message = change
+            self._add(kind, b, message, old=a.text, new=b.text)
 
-    # -- wording
+    # -- an added action
 
     def _action_added(self, at: Instruction, action: Action) -> None:
         self._add(
             DiffKind.ACTION_ADDED,
             at,
-            f"adds an instruction to {self._act(action)} ({action.effect}){_in(at)}: {quote(at.text)}",
+            f"adds an instruction to {act(action)} ({action.effect}){located(at)}: {quote(at.text)}",
             action=action.name,
             effect=action.effect,
             target=action.target,
             new=at.text,
         )
 
-    @staticmethod
-    def _act(action: Action) -> str:
-        target = f" {action.target}" if action.target else ""
-        if action.via == "tool":
-            return f"call {action.name}{target}"
-        if action.via == "command":
-            return f"run `{action.name}`{target}"
-        # "email finance@example.com", but "post to #finance", "send to ops@example.com".
-        joined = target if action.name in _TAKES_RECIPIENT or not target else f" to{target}"
-        return f"{action.name}{joined}"
-
-    def _does(self, action: Action) -> str:
-        return f"tells the agent to {self._act(action)} ({action.effect})"
-
-    def _what(self, instruction: Instruction) -> str:
-        if instruction.kind == "comment":
-            return f"a comment the model reads ({self.harness} sends SKILL.md as written):"
-        return {"heading": "the heading", "code": "the code", "row": "the table row", "item": "the list item"}.get(
-            instruction.kind, "the instruction"
-        )
-
 
 def _code_body(instruction: Instruction) -> list[str]:
     lines = instruction.text.split("\n")
     return lines[len(lines) - len(instruction.code_lines) :] if instruction.code_lines else lines
-
-
-def _terms(words: set[str]) -> set[str]:
-    """Content words of a description, plural and singular as one."""
-    kept = {w for w in words if len(w) > 2 and w not in STOPWORDS and w not in BROAD_WORDS and w not in NARROW_WORDS}
-    return {w[:-1] if w.endswith("s") and not w.endswith("ss") and len(w) > 3 else w for w in kept}
-
-
-def _tool_names(text: str) -> set[str]:
-    """Tool names of an allowed-tools value ("Read Grep Bash(git push:*)" -> Read, Grep, Bash)."""
-    names = set()
-    for token in text.replace(",", " ").split():
-        name = token.split("(", 1)[0].strip()
-        if name:
-            names.add(name)
-    return names
-
-
-def word_change(old: str, new: str) -> str:
-    """The first differing stretch of two texts, with two words of context: "'a friendly' -> 'a warm, friendly'"."""
-    a, b = old.split(), new.split()
-    for op, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if op != "equal":
-            start_a, start_b = max(i1 - 2, 0), max(j1 - 2, 0)
-            return f"{quote(' '.join(a[start_a : i2 + 2]))} -> {quote(' '.join(b[start_b : j2 + 2]))}"
-    return f"{quote(old)} -> {quote(new)}"

@@ -1,8 +1,8 @@
-"""An edit's behavioural diff, read from git: both revisions through ratchet.gitops, nothing written to the user's tree.
+"""An edit's behavioural diff, read from git: both revisions through ratchet.repo, nothing written to the user's tree.
 
 What is compared comes from the base (docs/adr/0011): its ratchet.yaml names the skills folder, the
 world whose declared tools' effects are read, and the harness whose view is compared, so an edit
-cannot change how it is itself read. Files are read as bytes from git (ratchet.gitops.files_at);
+cannot change how it is itself read. Files are read as bytes from git (ratchet.repo.trees.files_at);
 only what an analyser must open as a file (a script, the base's declared tools) is exported, into
 a scratch folder under Ratchet's home that is gone when this returns.
 """
@@ -14,30 +14,18 @@ from pathlib import Path, PurePosixPath
 
 import git
 
-from ratchet.config import CONFIG_FILE, Project, project_from_text
+from ratchet.config.harness import HarnessName
+from ratchet.config.project import CONFIG_FILE, Project, project_from_text
+from ratchet.core.errors import ConfigError, InputError
 from ratchet.diff.effects import ToolCatalog, tool_catalog
 from ratchet.diff.folder import diff_skill_folder
 from ratchet.diff.models import EditDiff, SkillDiff
 from ratchet.diff.scripts import Analysers
-from ratchet.errors import ConfigError, InputError
-from ratchet.gitops import (
-    INDEX,
-    ChangedPath,
-    blobs_read_once,
-    changed_paths,
-    export_tree,
-    files_at,
-    open_repo,
-    path_exists_at,
-    read_file_at,
-    repo_root,
-    resolve_rev,
-    resolve_revs,
-    skill_folders_at,
-    skills_touched,
-)
-from ratchet.harness.settings import HarnessName
-from ratchet.scratch import scratch_folder
+from ratchet.repo.changes import ChangedPath, changed_paths, skills_touched
+from ratchet.repo.git import INDEX, open_repo, repo_root, resolve_rev, resolve_revs
+from ratchet.repo.scratch import scratch_folder
+from ratchet.repo.skill_folders import skill_folders_at
+from ratchet.repo.trees import blobs_read_once, export_tree, files_at, path_exists_at, read_file_at
 from ratchet.world.state import DECLARED_TOOLS_FOLDER
 
 

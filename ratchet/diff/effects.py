@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ratchet.diff.lexicon import HARNESS_BUILTINS, ActionEffect
+from ratchet.diff.lexicon.actions import HARNESS_BUILTINS, ActionEffect
 from ratchet.world.tools import ALL_TOOLS
 from ratchet.world.tools.base import Tool
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
+from ratchet.config.harness import HarnessName
+from ratchet.core.markup import drop_html_comments, kept_outside_html_comments
 from ratchet.diff.align import align
 from ratchet.diff.classify import classify
 from ratchet.diff.effects import ToolCatalog
@@ -19,9 +21,7 @@ from ratchet.diff.layout import layout_units
 from ratchet.diff.models import DiffFinding, DiffKind, SkillDiff, SkillStatus
 from ratchet.diff.reading import actions
 from ratchet.diff.scripts import Analysers, diff_script, script_language
-from ratchet.discovery import SKILL_FILE
-from ratchet.harness.settings import HarnessName
-from ratchet.markup import drop_html_comments, kept_outside_html_comments
+from ratchet.skills.discovery import SKILL_FILE
 
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdx"})
 

@@ -16,12 +16,12 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ratchet.config.harness import HarnessName
+from ratchet.core.yamlio import load_yaml_file
 from ratchet.diff.effects import ToolCatalog
 from ratchet.diff.folder import diff_skill_folder
 from ratchet.diff.models import DiffKind, SkillDiff
 from ratchet.diff.scripts import Analysers
-from ratchet.harness.settings import HarnessName
-from ratchet.yamlio import load_yaml_file
 
 BENCH_TYPE_KINDS: dict[str, frozenset[DiffKind]] = {
     "R1": frozenset({DiffKind.CONSTANT_CHANGED, DiffKind.CONDITION_CHANGED}),  # logic drift: a value or a test

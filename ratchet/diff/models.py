@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from ratchet.harness.settings import HarnessName
+from ratchet.config.harness import HarnessName
 
 DIFF_SCHEMA_VERSION = 1
 

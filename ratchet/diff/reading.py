@@ -12,20 +12,9 @@ from dataclasses import dataclass
 
 from ratchet.diff.effects import ToolCatalog
 from ratchet.diff.instructions import Instruction
-from ratchet.diff.lexicon import (
-    CODE_OPERATORS,
-    COMMANDS,
-    CONDITION_WORDS,
-    CONTRACTIONS,
-    HEDGES,
-    NOUN_AFTER,
-    NOUN_BEFORE,
-    SOFT_RULES,
-    STRONG_RULES,
-    VERBS,
-    ActionEffect,
-    Family,
-)
+from ratchet.diff.lexicon.actions import COMMANDS, NOUN_AFTER, NOUN_BEFORE, VERBS, ActionEffect
+from ratchet.diff.lexicon.conditions import CODE_OPERATORS, CONDITION_WORDS
+from ratchet.diff.lexicon.rules import CONTRACTIONS, HEDGES, SOFT_RULES, STRONG_RULES, Family
 
 _CODE_SPAN = re.compile(r"`+([^`]+?)`+")
 _COMMENT_MARKS = re.compile(r"<!--|-->")

@@ -1,1 +1,3 @@
-"""The gate: select -> replay -> level0 -> (cascade -> drift) -> decide, for one edit."""
+"""The gate: one edit in, one Verdict out (check -> behavioural diff -> select -> each pair: replay ->
+level0 -> drift -> hard fail -> cascade, repeated while the exact test is open -> unseen -> decide ->
+static floor). gate/pair.py states a pair's order; docs/architecture.md follows a pair through it all."""

@@ -18,10 +18,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from ratchet.clock import Clock, elapsed_ms, wall_clock
+from ratchet.config.gate import TierStep
+from ratchet.core.chat import ChatModel, Usage
+from ratchet.core.clock import Clock, elapsed_ms, wall_clock
+from ratchet.core.errors import ConfigError, InfraError
 from ratchet.diff.models import SkillDiff
-from ratchet.errors import ConfigError, InfraError
-from ratchet.gate.gate_config import GateConfig, TierStep
+from ratchet.gate.context import CheckContext
 from ratchet.gate.judge_prompt import (
     JudgePrompt,
     build_judge_request,
@@ -31,9 +33,8 @@ from ratchet.gate.judge_prompt import (
 from ratchet.gate.level0 import needs_judging
 from ratchet.gate.models import Finding, JudgeResult, Opinion, Outcome
 from ratchet.gate.opinion import parse_answer
-from ratchet.llm.types import ChatModel, Usage
-from ratchet.tasks import Task
-from ratchet.trace import Trace
+from ratchet.goldens.tasks import Task
+from ratchet.goldens.trace import Trace
 
 MAX_ATTEMPTS = 2  # one retry for an unparseable answer; call failures are retried in the gateway
 
@@ -207,33 +208,31 @@ def run_cascade(
     golden: Trace,
     replay: Trace,
     findings: Sequence[Finding],
+    run: CheckContext,
     *,
     task: Task,
-    config: GateConfig,
-    judges: Mapping[str, ChatModel],
     pair_id: str,
-    prompt: JudgePrompt | None = None,
-    clock: Clock = wall_clock,
     known_variation: str | None = None,
     diffs: Sequence[SkillDiff] = (),
 ) -> JudgeResult:
-    """The tiers in order until one is sure enough; with no tiers, the pair is `unsure`.
+    """The tiers of `run.config` in order until one is sure enough; with no tiers, the pair is `unsure`.
 
     `known_variation`: what the golden's noise record says varies (shown to every tier). `diffs`: the
     behavioural diff of the skills this pair ran (judge_prompt.pair_diffs), shown to every tier as context."""
+    config, judges = run.config, run.judges
     if not config.tiers:
         return JudgeResult(outcome="unsure", decided_by="level0", reason=needs_judging(list(findings)))
     missing = [s.tier for s in config.tiers if s.tier not in judges]
     if missing:
         raise ConfigError(f"gate config {config.name!r} needs judge tiers with no model: {', '.join(missing)}")
-    prompt = prompt or load_judge_prompt(config.prompt_path())
+    prompt = load_judge_prompt(config.prompt_path())
     shown = findings if config.level0 else []
     sections = judge_sections(task.prompt, golden, replay, shown, known_variation, diffs)
     if not config.level0:
         sections["level0_findings"] = "(Level 0 is off in this configuration)"
     said: list[TierSay] = []
     for index, step in enumerate(config.tiers):
-        say = ask_tier(judges[step.tier], prompt, sections, pair_id=pair_id, step=step, clock=clock)
+        say = ask_tier(judges[step.tier], prompt, sections, pair_id=pair_id, step=step, clock=run.clock)
         said.append(say)
         if index == len(config.tiers) - 1 or not escalates(say.opinion, step):
             break

@@ -17,11 +17,11 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from ratchet.errors import ConfigError, InfraError, InputError, RatchetError
+from ratchet.core.errors import ConfigError, InfraError, InputError, RatchetError
+from ratchet.core.jsonio import canonical_dumps
+from ratchet.core.yamlio import load_yaml_file
 from ratchet.gate.models import DriftEvidence, MovedFact
-from ratchet.jsonio import canonical_dumps
-from ratchet.trace import Trace
-from ratchet.yamlio import load_yaml_file
+from ratchet.goldens.trace import Trace
 
 FIXTURES_SCHEMA_VERSION = 1
 

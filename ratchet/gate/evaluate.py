@@ -4,174 +4,153 @@ select -> (gate_pair for each selected golden, again while repeats can change it
 named once per edit and folded into the decision. `check_edit` reads two git states and
 calls this; the bench calls it with an edited SKILL.md and a world overlay, and stores the
 replays it returns so other configurations can re-judge them without a second round of agent
-calls (`stored=`).
+calls (a Replayer of stored replays). What the stages gate with comes in one object, the check's
+context (ratchet.gate.context).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
-from ratchet.clock import Clock, elapsed_ms, wall_clock
-from ratchet.config import Project
-from ratchet.diff.models import EditDiff
-from ratchet.errors import BudgetError
+from ratchet.config.project import Project
+from ratchet.core.clock import elapsed_ms
+from ratchet.core.errors import BudgetError
+from ratchet.gate.context import CheckContext
 from ratchet.gate.decide import decide_edit, no_change, with_unchecked
-from ratchet.gate.drift import FactSearch
-from ratchet.gate.gate_config import GateConfig
-from ratchet.gate.models import EditReplays, PairOutcome, Selected, Verdict
-from ratchet.gate.policy import BUDGET_STOPPED, OnError
+from ratchet.gate.models import EditReplays, PairOutcome, Selected, Unseen, Verdict
+from ratchet.gate.policy import BUDGET_STOPPED
 from ratchet.gate.repeats import gate_repeated
 from ratchet.gate.replay import Replayer
 from ratchet.gate.select import affected_goldens
 from ratchet.gate.unseen import unseen_notes
-from ratchet.llm.types import ChatModel
-from ratchet.noise_record import NoiseRecord
-from ratchet.skills import Skill
-from ratchet.tasks import Task
-from ratchet.trace import Trace
+from ratchet.goldens.tasks import Task
+from ratchet.goldens.trace import Trace
 from ratchet.world.state import WorldFiles
 from ratchet.world.tools import offered_tools
 
-if TYPE_CHECKING:  # a pool's threads (concurrent.futures) only for --concurrency > 1: ratchet.gate.check makes it
-    from ratchet.pool import WorkPool
-
 
 class Evaluation(BaseModel):
-    """A verdict and the replays behind it."""
+    """A verdict and the replays behind it, with the whole run's selection and unseen notes (what a shard's
+    file needs beyond its own pairs, ratchet.gate.shard)."""
 
     verdict: Verdict
     replays: EditReplays
+    selected: list[str] = Field(default_factory=list, description="Task ids of the whole selection, in order.")
+    unseen: list[Unseen] = Field(default_factory=list, description="What no replay could see, over all goldens.")
 
 
 def evaluate_edit(
+    run: CheckContext,
+    replays: Replayer,
     *,
-    project: Project,
     changed: Sequence[str],
-    base_skills: Mapping[str, Skill],
-    head_skills: Mapping[str, Skill],
     tasks: Sequence[Task],
     goldens: Mapping[str, Trace],
-    tree: Path,
-    agent: ChatModel | None,
-    config: GateConfig,
-    judges: Mapping[str, ChatModel] | None = None,
-    search: FactSearch | None = None,
-    overlays: tuple[Path, ...] = (),
-    stored: EditReplays | None = None,
-    keep_base_replays: bool = False,
-    on_error: OnError = OnError.WARN,
-    base: str = "base",
-    head: str = "head",
-    clock: Clock = wall_clock,
-    started: float | None = None,
     changed_files: Mapping[str, Sequence[str]] | None = None,
-    pool: WorkPool | None = None,
     offered: frozenset[str] | None = None,
-    noise: Mapping[str, NoiseRecord] | None = None,
-    unchecked_at_cap: bool = False,
-    diffs: EditDiff | None = None,
 ) -> Evaluation:
     """Gate one edit: select, then each selected golden through the pair pipeline, then decide.
 
-    `tree` holds the world and workspaces (project paths); `overlays` are world files merged
-    over it. A config with no judge tiers is Level 0 only: a pair that needs judging is
-    `unsure` (WARN). With `stored`, no agent call is made: a missing replay is an InputError.
-    `started` is when the caller's clock started (check counts exporting the two states too).
+    `replays` holds the two skill sets and where the replays come from: the agent over its tree (the
+    world and workspaces, with its overlays), or stored replays (no agent call; a missing one is an
+    InputError). `run` is the check's context: a config with no judge tiers is Level 0 only, and a pair
+    that needs judging is `unsure` (WARN); with `run.shard`, only that shard's part of the selection is
+    replayed, while the selection and the unseen notes are the whole run's (returned for its shard file).
     `changed_files` maps a changed skill to the repo paths changed in its folder: any but its
     SKILL.md is never sent to the agent, so the verdict names it (ratchet.gate.unseen).
-    `pool` runs the selected pairs side by side (ratchet.pool; the pairs and replays come back in
-    selection order, as without it); `offered` is the tool names offered over the world with
-    these overlays, when the caller already has them (the bench computes them once per overlay).
-    `noise` maps a task id to its golden's noise record: a pair that differs only where its golden is
-    known to vary is replayed again and blocks only on the exact test (ratchet.gate.repeats).
-    `unchecked_at_cap`: a pair the spend cap refuses (BudgetError) is an `error` pair decided by
-    BUDGET_STOPPED and the others go on, so the verdict so far is kept (`ratchet check`); without it the
-    refusal stops the run (the bench).
-    `diffs`: the edit's behavioural diff (ratchet.diff), context for the judges: each pair's judges see the
-    findings of the skills it ran, in a fenced `skill_diff` section. `ratchet check` and the bench pass it,
-    so both judge with the same context; None (the noise measurement, tests) shows none.
+    `offered` is the tool names offered over the world with these overlays, when the caller already has
+    them (the bench computes them once per overlay).
     """
-    started = clock() if started is None else started
-    policy = OnError(on_error).value
-    simulated = project.config.upstream == "sim"
-    replayer = Replayer(
-        project,
-        tree=tree,
-        head_skills=head_skills,
-        base_skills=base_skills,
-        agent=agent,
-        stored=stored,
-        overlays=overlays,
-        clock=clock,
-    )
+    started = run.clock() if run.started is None else run.started
     if not changed:
         verdict = no_change(
-            base=base, head=head, simulated=simulated, on_error=policy, wall_ms=elapsed_ms(clock, started)
+            base=run.base,
+            head=run.head,
+            simulated=replays.simulated,
+            on_error=run.policy,
+            wall_ms=elapsed_ms(run.clock, started),
         )
-        return Evaluation(verdict=verdict, replays=replayer.recorded)
+        return Evaluation(verdict=verdict, replays=replays.recorded)
+    project = replays.project
     selected = affected_goldens(
         tasks,
         goldens,
         changed,
-        head_skills,
+        replays.head_skills,
         routing="model" if project.config.routes_by_model else "lexical",
-        base_skills=base_skills,
+        base_skills=replays.base_skills,
         neighbours=project.config.routing_neighbours,
     )
-
-    def one_pair(item: Selected) -> PairOutcome:
-        try:
-            return gate_repeated(
-                item,
-                replayer,
-                record=(noise or {}).get(item.task.id),
-                config=config,
-                judges=judges or {},
-                search=search,
-                clock=clock,
-                record_base=keep_base_replays,
-                diffs=diffs.skills if diffs is not None else (),
-            )
-        except BudgetError as exc:
-            if not unchecked_at_cap:
-                raise
-            return budget_stopped(item, exc)
-
-    pairs = pool.map_ordered(one_pair, selected) if pool is not None else [one_pair(item) for item in selected]
+    shard = run.shard
+    replayed = selected if shard is None else [item for at, item in enumerate(selected) if shard.owns(at)]
+    pairs = _gate_pairs(run, replays, replayed)
     if offered is None:
         offered = (
-            offered_tool_names(project, tree, overlays, world_files=replayer.world_files) if simulated else frozenset()
+            offered_tool_names(project, replays.tree, replays.overlays, world_files=replays.world_files)
+            if replays.simulated
+            else frozenset()
         )
-    unseen = unseen_notes(
-        changed=changed,
-        base_skills=base_skills,
-        head_skills=head_skills,
-        tasks=tasks,
-        goldens=goldens,
-        changed_files=changed_files or {},
-        tools=offered,
-        simulated=simulated,
-    )
-    decision, summary = decide_edit(pairs, on_error=policy, block_confidence=config.block_confidence)
+    unseen = _unseen(replays, changed, tasks, goldens, changed_files=changed_files or {}, offered=offered)
+    decision, summary = decide_edit(pairs, on_error=run.policy, block_confidence=run.config.block_confidence)
     verdict = Verdict(
-        base=base,
-        head=head,
+        base=run.base,
+        head=run.head,
         skills_changed=list(changed),
         decision=decision,
         summary=summary,
         pairs=pairs,
         goldens_total=len(goldens),
         cost_usd=sum(p.cost_usd for p in pairs),
-        wall_ms=elapsed_ms(clock, started),
-        simulated=simulated,
-        on_error=policy,
-        gate_config=config.name,
+        wall_ms=elapsed_ms(run.clock, started),
+        simulated=replays.simulated,
+        on_error=run.policy,
+        gate_config=run.config.name,
     )
-    return Evaluation(verdict=with_unchecked(verdict, unseen=unseen), replays=_in_order(replayer.recorded, selected))
+    return Evaluation(
+        verdict=with_unchecked(verdict, unseen=unseen),
+        replays=_in_order(replays.recorded, replayed),
+        selected=[item.task.id for item in selected],
+        unseen=unseen,
+    )
+
+
+def _unseen(
+    replays: Replayer,
+    changed: Sequence[str],
+    tasks: Sequence[Task],
+    goldens: Mapping[str, Trace],
+    *,
+    changed_files: Mapping[str, Sequence[str]],
+    offered: frozenset[str],
+) -> list[Unseen]:
+    """What no replay could see (ratchet.gate.unseen), over all of the run's goldens."""
+    return unseen_notes(
+        changed=changed,
+        base_skills=replays.base_skills,
+        head_skills=replays.head_skills,
+        tasks=tasks,
+        goldens=goldens,
+        changed_files=changed_files,
+        tools=offered,
+        simulated=replays.simulated,
+    )
+
+
+def _gate_pairs(run: CheckContext, replays: Replayer, selected: Sequence[Selected]) -> list[PairOutcome]:
+    """Each selected golden through the pair pipeline (ratchet.gate.repeats), on the run's pool if it has one."""
+
+    def one_pair(item: Selected) -> PairOutcome:
+        try:
+            return gate_repeated(item, replays, run)
+        except BudgetError as exc:
+            if not run.unchecked_at_cap:
+                raise
+            return budget_stopped(item, exc)
+
+    return run.pool.map_ordered(one_pair, selected) if run.pool is not None else [one_pair(item) for item in selected]
 
 
 def budget_stopped(item: Selected, refusal: BudgetError) -> PairOutcome:

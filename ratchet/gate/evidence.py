@@ -24,7 +24,7 @@ from pathlib import PurePosixPath
 
 import git
 
-from ratchet.errors import TaskFileError
+from ratchet.core.errors import TaskFileError
 from ratchet.gate.models import (
     CoverageLoss,
     EvidenceChange,
@@ -33,10 +33,12 @@ from ratchet.gate.models import (
     EvidenceKind,
     PairOutcome,
 )
-from ratchet.gitops import INDEX, ChangedPath, files_at, read_file_at
-from ratchet.names import optional_skill_key
-from ratchet.tasks import Task, parse_tasks
-from ratchet.trace import NO_SKILL_DIR, NOISE_SUFFIX
+from ratchet.goldens.tasks import Task, parse_tasks
+from ratchet.goldens.trace import NO_SKILL_DIR, NOISE_SUFFIX
+from ratchet.repo.changes import ChangedPath
+from ratchet.repo.git import INDEX
+from ratchet.repo.trees import files_at, read_file_at
+from ratchet.skills.names import optional_skill_key
 
 __all__ = [
     "EVIDENCE_LABELS",

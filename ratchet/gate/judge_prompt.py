@@ -26,20 +26,18 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from ratchet.core.chat import ChatRequest, Message
+from ratchet.core.errors import ConfigError
+from ratchet.core.fence import NONCE_CHARS, SKILL_DIFF, fence
+from ratchet.core.jsonio import canonical_dumps
+from ratchet.core.yamlio import load_yaml_text
 from ratchet.diff.models import SkillDiff
-from ratchet.errors import ConfigError
 from ratchet.gate.models import Finding
 from ratchet.gate.opinion import OPINION_SCHEMA
-from ratchet.jsonio import canonical_dumps
-from ratchet.llm.types import ChatRequest, Message
-from ratchet.names import optional_skill_key, skill_key
-from ratchet.trace import ToolCall, Trace
-from ratchet.yamlio import load_yaml_text
+from ratchet.goldens.trace import ToolCall, Trace
+from ratchet.skills.names import optional_skill_key, skill_key
 
 SECTIONS: tuple[str, ...] = ("task", "golden_output", "replay_output", "level0_findings", "trace_diff")
-NONCE_CHARS = 24
-FENCE_TOKEN = re.compile(rf"^Fence token: ([0-9a-f]{{{NONCE_CHARS}}})$", re.MULTILINE)
-SKILL_DIFF = "skill_diff"
 RETRY_NOTE = "Your previous answer could not be parsed. Answer with the JSON object only."
 _PLACEHOLDER = "{{nonce}}"
 
@@ -186,10 +184,6 @@ def _fit(sections: Mapping[str, str], budget_chars: int) -> dict[str, str]:
     return fitted
 
 
-def fence(name: str, text: str, nonce: str) -> str:
-    return f"<<<BEGIN {nonce} {name}>>>\n{text}\n<<<END {nonce} {name}>>>"
-
-
 def build_judge_request(
     prompt: JudgePrompt,
     sections: Mapping[str, str],
@@ -225,16 +219,3 @@ def build_judge_request(
         temperature=0.0,
     )
     return request
-
-
-def fence_token(system_text: str) -> str | None:
-    """The nonce a prompt declares in its (trusted) system message."""
-    match = FENCE_TOKEN.search(system_text)
-    return match.group(1) if match else None
-
-
-def read_fenced(text: str, nonce: str) -> dict[str, str]:
-    """Sections fenced with exactly this nonce; a forged delimiter with another token is just data."""
-    token = re.escape(nonce)
-    pattern = re.compile(rf"^<<<BEGIN {token} (\w+)>>>\n(.*?)\n<<<END {token} \1>>>$", re.MULTILINE | re.DOTALL)
-    return {m.group(1): m.group(2) for m in pattern.finditer(text)}

@@ -9,11 +9,12 @@ the agent do something to the world that it did not do before.
 from __future__ import annotations
 
 import difflib
+from typing import Any
 
+from ratchet.core.jsonio import canonical_dumps
 from ratchet.gate.models import Finding, JudgeResult
-from ratchet.jsonio import canonical_dumps
-from ratchet.names import optional_skill_key
-from ratchet.trace import SIDE_EFFECTS, ToolCall, Trace
+from ratchet.goldens.trace import SIDE_EFFECTS, ToolCall, Trace
+from ratchet.skills.names import optional_skill_key
 
 
 def _signature(call: ToolCall) -> str:
@@ -110,15 +111,25 @@ def diff_tool_calls(golden: list[ToolCall], replay: list[ToolCall]) -> list[Find
 
 
 def _volatile_changes(golden: Trace, replay: Trace) -> list[Finding]:
-    before = {read.key: read.value for read in golden.volatile_reads}
+    # The replay's n-th read of a fact against the golden's n-th (its last, past the golden's reads): a fact
+    # a write moves within one run is read with the same values by an identical replay, and has not moved.
+    before: dict[str, list[Any]] = {}
+    for read in golden.volatile_reads:
+        before.setdefault(read.key, []).append(read.value)
+    seen: dict[str, int] = {}
     findings: list[Finding] = []
     for read in replay.volatile_reads:
-        if read.key in before and before[read.key] != read.value:
+        values = before.get(read.key)
+        if values is None:
+            continue
+        value = values[min(seen.get(read.key, 0), len(values) - 1)]
+        seen[read.key] = seen.get(read.key, 0) + 1
+        if value != read.value:
             findings.append(
                 Finding(
                     kind="volatile_changed",
                     severity="info",
-                    detail=f"volatile fact {read.key} moved: {before[read.key]!r} -> {read.value!r}",
+                    detail=f"volatile fact {read.key} moved: {value!r} -> {read.value!r}",
                 )
             )
     return findings

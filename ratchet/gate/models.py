@@ -7,15 +7,18 @@ stage can change without dragging the others' models with it.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from ratchet.config.gate import JudgeVerdict
+from ratchet.core.chat import USD, Usage
+from ratchet.core.errors import InputError
+from ratchet.core.jsonio import canonical_dumps
 from ratchet.diff.models import SkillDiff
-from ratchet.jsonio import canonical_dumps
-from ratchet.llm.types import USD, Usage
-from ratchet.tasks import Task
-from ratchet.trace import Trace
+from ratchet.goldens.tasks import Task
+from ratchet.goldens.trace import Trace
 
 VERDICT_SCHEMA_VERSION = 1
 REPLAYS_SCHEMA_VERSION = 1
@@ -33,13 +36,37 @@ FindingKind = Literal[
 Severity = Literal["hard", "diff", "info"]
 Outcome = Literal["same", "pass", "drift", "regression", "unsure", "inconclusive", "error"]
 Decision = Literal["PASS", "WARN", "BLOCK"]
-JudgeVerdict = Literal["same", "pass", "regression", "unsure"]
 JUDGE_VERDICTS: tuple[str, ...] = ("same", "pass", "regression", "unsure")
 SelectedBecause = Literal["routed", "trigger-neighbourhood", "catalog-neighbour"]
 UnseenKind = Literal["unfollowed", "unrouted", "unsent", "prose"]
 UnseenLevel = Literal["warn", "note"]
 EvidenceKind = Literal["golden", "noise_record", "task"]
 EvidenceChangeKind = Literal["added", "changed", "moved", "removed"]
+
+_SHARD = re.compile(r"^(\d+)/(\d+)$")
+
+
+class Shard(BaseModel):
+    """Which part of a run: shard `index` of `count` (1-based, as `--shard K/N` spells it)."""
+
+    index: int = Field(ge=1)
+    count: int = Field(ge=1)
+
+    @classmethod
+    def parse(cls, text: str, *, flag: str = "--shard") -> Shard:
+        """`K/N` with 1 <= K <= N; anything else is one InputError saying what to write."""
+        match = _SHARD.match(text.strip())
+        if match is None or not 1 <= int(match.group(1)) <= int(match.group(2)):
+            raise InputError(f"{flag} {text!r}: expected K/N with 1 <= K <= N, e.g. {flag} 2/3")
+        return cls(index=int(match.group(1)), count=int(match.group(2)))
+
+    @property
+    def label(self) -> str:
+        return f"{self.index}/{self.count}"
+
+    def owns(self, position: int) -> bool:
+        """Whether the pair at `position` (0-based) in the run's selection is this shard's."""
+        return position % self.count == self.index - 1
 
 
 class Selected(BaseModel):

@@ -15,19 +15,17 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from ratchet.clock import Clock, wall_clock
-from ratchet.config import Project
+from ratchet.config.project import Project
+from ratchet.core.chat import ChatModel
+from ratchet.core.ids import derived_seed
+from ratchet.core.pool import WorkPool
 from ratchet.gate.level0 import level0_findings
-from ratchet.gate.replay import replay_task
+from ratchet.gate.replay import Replayer
 from ratchet.gate.variation import variation_parts
-from ratchet.ids import derived_seed
-from ratchet.llm.types import ChatModel
-from ratchet.noise_record import NoiseRecord, golden_hash
-from ratchet.pool import WorkPool
-from ratchet.skills import Skill
-from ratchet.tasks import Task
-from ratchet.trace import Trace
-from ratchet.world.state import WorldFiles
+from ratchet.goldens.noise import NoiseRecord, golden_hash
+from ratchet.goldens.tasks import Task
+from ratchet.goldens.trace import Trace
+from ratchet.skills.skill import Skill
 
 MAX_REPEATS = 200
 
@@ -76,19 +74,9 @@ class Measured(BaseModel):
     first_error: str | None = None
 
 
-def measure_golden(
-    task: Task,
-    golden: Trace,
-    skills: Mapping[str, Skill],
-    agent: ChatModel,
-    *,
-    project: Project,
-    tree: Path,
-    repeats: int,
-    world_files: WorldFiles | None = None,
-    clock: Clock = wall_clock,
-) -> Measured:
-    """One golden's record over `repeats` replays, what they cost and why the first failed repeat failed."""
+def measure_golden(task: Task, golden: Trace, replays: Replayer, *, repeats: int) -> Measured:
+    """One golden's record over `repeats` replays under `replays`' skills, what they cost and why the first
+    failed repeat failed."""
     differed = errors = 0
     first_error: str | None = None
     varying: dict[str, int] = {}
@@ -96,17 +84,7 @@ def measure_golden(
     cost = 0.0
     for repeat in range(repeats):
         reseeded = golden.model_copy(update={"seed": noise_seed(task.id, repeat)})
-        replay = replay_task(
-            task,
-            reseeded,
-            skills,
-            agent,
-            project=project,
-            tree=tree,
-            purpose="bless",
-            clock=clock,
-            world_files=world_files,
-        )
+        replay = replays.run(task, reseeded, replays.head_skills, purpose="bless")
         cost += replay.cost_usd
         if replay.status != "ok":
             errors += 1
@@ -122,8 +100,8 @@ def measure_golden(
     record = NoiseRecord(
         task_id=task.id,
         golden_hash=golden_hash(golden),
-        agent=agent.model_id,
-        simulated=project.config.upstream == "sim",
+        agent=replays.model.model_id,
+        simulated=replays.simulated,
         repeats=max(len(runs), 1),
         differed=differed,
         errors=errors,
@@ -143,11 +121,12 @@ def measure_noise(
     repeats: int,
     tree: Path,
     pool: WorkPool | None = None,
-    clock: Clock = wall_clock,
 ) -> NoiseRun:
-    """Records for every golden of `tasks` (in task order); a golden that cannot be measured is refused."""
+    """Records for every golden of `tasks` (in task order); a golden that cannot be measured is refused.
+
+    Every repeat replays over the world of `tree`, read once for all of them (a Replayer)."""
     run = NoiseRun()
-    files = WorldFiles(tree / project.config.paths.world)
+    replays = Replayer(project, tree=tree, head_skills=skills, base_skills=skills, agent=agent)
     measurable: list[Task] = []
     for task in (task for task in tasks if task.id in goldens):
         why = stale_skill(goldens[task.id], skills)
@@ -157,17 +136,7 @@ def measure_noise(
             run.refused.append(f"{task.id}: {why}")
 
     def one(task: Task) -> Measured:
-        return measure_golden(
-            task,
-            goldens[task.id],
-            skills,
-            agent,
-            project=project,
-            tree=tree,
-            repeats=repeats,
-            world_files=files,
-            clock=clock,
-        )
+        return measure_golden(task, goldens[task.id], replays, repeats=repeats)
 
     results = pool.map_ordered(one, measurable) if pool is not None else [one(task) for task in measurable]
     for task, measured in zip(measurable, results, strict=True):

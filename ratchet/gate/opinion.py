@@ -11,7 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from ratchet.gate.models import JUDGE_VERDICTS, JudgeVerdict
+from ratchet.config.gate import JudgeVerdict
+from ratchet.gate.models import JUDGE_VERDICTS
 
 OPINION_SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -16,21 +16,18 @@ stated once, here:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Protocol
 
-from ratchet.clock import Clock, elapsed_ms, wall_clock
-from ratchet.diff.models import SkillDiff
+from ratchet.core.chat import Usage
+from ratchet.core.clock import elapsed_ms
 from ratchet.gate.cascade import run_cascade
-from ratchet.gate.drift import FactSearch, drift_check, moved_facts
-from ratchet.gate.gate_config import GateConfig
-from ratchet.gate.judge_prompt import JudgePrompt, pair_diffs
+from ratchet.gate.context import CheckContext
+from ratchet.gate.drift import DriftCheck, drift_check, moved_facts
+from ratchet.gate.judge_prompt import pair_diffs
 from ratchet.gate.level0 import level0_findings, settled_by_level0
 from ratchet.gate.models import DriftEvidence, Finding, JudgeResult, PairOutcome, Selected
 from ratchet.gate.variation import known_variation_text, mark_known, variation_parts
-from ratchet.llm.types import ChatModel, Usage
-from ratchet.noise_record import NoiseRecord
-from ratchet.trace import Trace
+from ratchet.goldens.trace import Trace
 
 REBLESS_HINT = "the world moved, not the skill: re-bless this golden (ratchet golden bless)"
 
@@ -48,70 +45,69 @@ class ReplaySource(Protocol):
 
 
 def gate_pair(
-    item: Selected,
-    source: ReplaySource,
-    *,
-    config: GateConfig,
-    judges: Mapping[str, ChatModel],
-    search: FactSearch | None,
-    pair_id: str | None = None,
-    clock: Clock = wall_clock,
-    record_base: bool = False,
-    prompt: JudgePrompt | None = None,
-    noise: NoiseRecord | None = None,
-    diffs: Sequence[SkillDiff] = (),
+    item: Selected, source: ReplaySource, run: CheckContext, *, pair_id: str | None = None, record_base: bool = False
 ) -> PairOutcome:
-    """Gate one selected golden; see the module docstring for the order.
+    """Gate one selected golden with `run`'s config, judges and search; see the module docstring for the order.
 
     `record_base` replays the unchanged skill whenever a volatile fact moved, even if this
-    configuration will not ask for it, so a re-judging configuration finds it stored. `noise`, the
-    golden's noise record: when it saw the golden vary, the judges are told where (and whether this
-    replay differs only there); whether to replay again is ratchet.gate.repeats' question. `diffs`: the
+    configuration will not ask for it, so a re-judging configuration finds it stored. The golden's
+    noise record (`run.noise`): when it saw the golden vary, the judges are told where (and whether this
+    replay differs only there); whether to replay again is ratchet.gate.repeats' question. `run.diffs`: the
     edit's behavioural diff per changed skill; the judges see the findings of the skills this pair ran.
     """
-    started = clock()
-    pair_id = pair_id or item.task.id
-    golden = item.golden
+    started = run.clock()
+    golden, noise = item.golden, run.noise.get(item.task.id)
     replay = source.replay(item)
     findings = level0_findings(golden, replay)
     if noise is not None and noise.known_to_vary:
         findings = mark_known(findings, golden, replay, noise)
     if record_base and replay.status == "ok" and moved_facts(golden, replay):
         source.replay_base(item)
-    settled = settled_by_level0(findings, hard_fails_decide=config.level0)
+    settled = settled_by_level0(findings, hard_fails_decide=run.config.level0)
     if settled is not None and settled.outcome in ("error", "same"):
-        return _outcome(item, replay, findings, settled, clock=clock, started=started)
+        return _outcome(item, replay, findings, settled, latency_ms=elapsed_ms(run.clock, started))
 
-    drift: DriftEvidence | None = None
-    base_usage = Usage()
+    check: DriftCheck | None = None
+    if run.config.drift.enabled and run.search is not None:
+        check = drift_check(golden, replay, replay_base=lambda: source.replay_base(item), search=run.search)
+    drift = check.evidence if check is not None else None
+    base_usage = check.base_replay.usage if check is not None and check.base_replay is not None else Usage()
+    if drift is not None and drift.is_drift:
+        result = JudgeResult(outcome="drift", decided_by="drift", reason=drift.note)
+        latency_ms = elapsed_ms(run.clock, started)
+        return _outcome(
+            item, replay, findings, result, latency_ms=latency_ms, drift=drift, base_usage=base_usage, hint=REBLESS_HINT
+        )
+    result = _judged(item, replay, findings, settled, check, run, pair_id=pair_id or item.task.id)
+    latency_ms = elapsed_ms(run.clock, started)
+    return _outcome(item, replay, findings, result, latency_ms=latency_ms, drift=drift, base_usage=base_usage)
+
+
+def _judged(
+    item: Selected,
+    replay: Trace,
+    findings: list[Finding],
+    settled: JudgeResult | None,
+    check: DriftCheck | None,
+    run: CheckContext,
+    *,
+    pair_id: str,
+) -> JudgeResult:
+    """A pair drift did not explain: Level 0's hard fail, else the judge cascade.
+
+    When drift replayed the unchanged skill on the moved world and it behaves unlike this replay, that
+    replay is the reference: judge only what the edit changed."""
+    golden = item.golden
     reference, reference_findings, prefix = golden, findings, ""
-    if config.drift.enabled and search is not None:
-        check = drift_check(golden, replay, replay_base=lambda: source.replay_base(item), search=search)
-        if check is not None:
-            drift = check.evidence
-            if check.base_replay is not None:
-                base_usage = check.base_replay.usage
-            if drift.is_drift:
-                result = JudgeResult(outcome="drift", decided_by="drift", reason=drift.note)
-                return _outcome(
-                    item,
-                    replay,
-                    findings,
-                    result,
-                    drift=drift,
-                    base_usage=base_usage,
-                    hint=REBLESS_HINT,
-                    clock=clock,
-                    started=started,
-                )
-            if check.base_replay is not None and drift.base_replay_ran and not drift.base_matches_replay:
-                # Judge only what the edit changed: the unchanged skill on the moved world is the reference.
-                reference = check.base_replay
-                reference_findings = level0_findings(reference, replay)
-                settled = settled_by_level0(reference_findings, hard_fails_decide=config.level0)
-                pair_id = f"{pair_id}:vs-base"
-                prefix = "judged against the unchanged skill on the current world: "
-
+    if check is not None and check.base_replay is not None:
+        drift = check.evidence
+        if drift.base_replay_ran and not drift.base_matches_replay:
+            reference = check.base_replay
+            reference_findings = level0_findings(reference, replay)
+            settled = settled_by_level0(reference_findings, hard_fails_decide=run.config.level0)
+            pair_id = f"{pair_id}:vs-base"
+            prefix = "judged against the unchanged skill on the current world: "
+    noise = run.noise.get(item.task.id)
     known = (
         known_variation_text(noise, variation_parts(golden, replay))
         if noise is not None and noise.known_to_vary and settled is None
@@ -121,18 +117,13 @@ def gate_pair(
         reference,
         replay,
         reference_findings,
+        run,
         task=item.task,
-        config=config,
-        judges=judges,
         pair_id=pair_id,
-        prompt=prompt,
-        clock=clock,
         known_variation=known,
-        diffs=pair_diffs(diffs, golden.fired_skill, replay.fired_skill),
+        diffs=pair_diffs(run.diffs, golden.fired_skill, replay.fired_skill),
     )
-    if prefix:
-        result = result.model_copy(update={"reason": prefix + result.reason})
-    return _outcome(item, replay, findings, result, drift=drift, base_usage=base_usage, clock=clock, started=started)
+    return result.model_copy(update={"reason": prefix + result.reason}) if prefix else result
 
 
 def _outcome(
@@ -141,8 +132,7 @@ def _outcome(
     findings: list[Finding],
     result: JudgeResult,
     *,
-    clock: Clock,
-    started: float,
+    latency_ms: float,
     drift: DriftEvidence | None = None,
     base_usage: Usage | None = None,
     hint: str | None = None,
@@ -158,7 +148,7 @@ def _outcome(
         reason=result.reason,
         findings=findings,
         cost_usd=Usage.total([replay.usage, result.usage, base_usage or Usage()]).usd,
-        latency_ms=elapsed_ms(clock, started),
+        latency_ms=latency_ms,
         error=replay.error,
         confidence=result.confidence,
         opinions=result.opinions,

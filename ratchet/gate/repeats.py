@@ -1,7 +1,7 @@
 """Repeats: replay a pair again only when that can change the decision, and BLOCK only on evidence.
 
 One replay decides, as before, unless the pair's golden is known to vary (its noise record,
-ratchet.noise_record, saw it or another golden of its skill vary) and either
+ratchet.goldens.noise, saw it or another golden of its skill vary) and either
 - every difference this replay has is in a part seen to vary (`known-variation`), or
 - the judges were not confident: `unsure`, or a regression below block confidence (`unsure-judges`).
 Then the pair is replayed again (each repeat with a seed from its task id and number), each
@@ -18,22 +18,16 @@ the noise, and `same`, `pass`, `drift` and `error` stand. A repeat that fails ma
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-
-from ratchet.clock import Clock, wall_clock
-from ratchet.diff.models import SkillDiff
-from ratchet.errors import BudgetError
-from ratchet.gate.drift import FactSearch
-from ratchet.gate.gate_config import GateConfig
-from ratchet.gate.judge_prompt import JudgePrompt
+from ratchet.config.gate import GateConfig
+from ratchet.core.errors import BudgetError
+from ratchet.core.ids import derived_seed
+from ratchet.gate.context import CheckContext
 from ratchet.gate.models import Outcome, PairOutcome, RepeatEvidence, Selected
 from ratchet.gate.pair import ReplaySource, gate_pair
 from ratchet.gate.variation import variation_parts
-from ratchet.ids import derived_seed
-from ratchet.llm.types import ChatModel
-from ratchet.noise_record import NoiseRecord
+from ratchet.goldens.noise import NoiseRecord
+from ratchet.goldens.trace import Trace
 from ratchet.stats.binomial import CurtailedTest, plan_test
-from ratchet.trace import Trace
 
 JUDGE_DECIDERS = frozenset({"level0", "drift", "error", "repeats"})
 
@@ -75,37 +69,15 @@ def _trigger(
 
 
 def gate_repeated(
-    item: Selected,
-    source: ReplaySource,
-    *,
-    record: NoiseRecord | None,
-    config: GateConfig,
-    judges: Mapping[str, ChatModel],
-    search: FactSearch | None,
-    clock: Clock = wall_clock,
-    record_base: bool = False,
-    prompt: JudgePrompt | None = None,
-    pair_id: str | None = None,
-    diffs: Sequence[SkillDiff] = (),
+    item: Selected, source: ReplaySource, run: CheckContext, *, pair_id: str | None = None
 ) -> PairOutcome:
     """The pair through gate_pair once, and again while the test says more replays can change the decision.
 
-    `diffs`: the edit's behavioural diff per changed skill, context for every replay's judges (gate_pair)."""
+    The first replay is gated with `run.record_base` (gate_pair); the golden's noise record is `run.noise`'s."""
     watched = _Watched(source)
     pair_id = pair_id or item.task.id
-    first = gate_pair(
-        item,
-        watched,
-        config=config,
-        judges=judges,
-        search=search,
-        clock=clock,
-        record_base=record_base,
-        prompt=prompt,
-        pair_id=pair_id,
-        noise=record,
-        diffs=diffs,
-    )
+    record, config = run.noise.get(item.task.id), run.config
+    first = gate_pair(item, watched, run, pair_id=pair_id, record_base=run.record_base)
     trigger = _trigger(first, watched.last, item, record, config)
     if trigger is None or record is None:
         return first
@@ -117,28 +89,15 @@ def gate_repeated(
     outcomes: list[PairOutcome] = [first]
     stopped = False
     while not test.settled(_regressions(outcomes[1:]), len(outcomes) - 1):
-        run = len(outcomes)
-        again = item.model_copy(
+        again = len(outcomes)
+        repeat = item.model_copy(
             update={
-                "run": run,
-                "golden": item.golden.model_copy(update={"seed": repeat_seed(item.task.id, item.golden.seed, run)}),
+                "run": again,
+                "golden": item.golden.model_copy(update={"seed": repeat_seed(item.task.id, item.golden.seed, again)}),
             }
         )
         try:
-            outcomes.append(
-                gate_pair(
-                    again,
-                    source,
-                    config=config,
-                    judges=judges,
-                    search=search,
-                    clock=clock,
-                    pair_id=f"{pair_id}#{run}",
-                    prompt=prompt,
-                    noise=record,
-                    diffs=diffs,
-                )
-            )
+            outcomes.append(gate_pair(repeat, source, run, pair_id=f"{pair_id}#{again}"))
         except BudgetError:
             stopped = True
             break

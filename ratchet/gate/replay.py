@@ -13,14 +13,14 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ratchet.agent.runner import run_task
-from ratchet.clock import Clock, wall_clock
-from ratchet.config import Project
-from ratchet.errors import InputError
+from ratchet.config.project import Project
+from ratchet.core.chat import ChatModel
+from ratchet.core.clock import Clock, wall_clock
+from ratchet.core.errors import InputError
 from ratchet.gate.models import EditReplays, Selected
-from ratchet.llm.types import ChatModel
-from ratchet.skills import Skill
-from ratchet.tasks import Task
-from ratchet.trace import Trace
+from ratchet.goldens.tasks import Task
+from ratchet.goldens.trace import Trace
+from ratchet.skills.skill import Skill
 from ratchet.world.state import WorldFiles
 
 
@@ -33,59 +33,15 @@ def replay_task(
     project: Project,
     tree: Path,
     overlays: tuple[Path, ...] = (),
-    purpose: str = "replay",
     clock: Clock = wall_clock,
-    world_files: WorldFiles | None = None,
 ) -> Trace:
-    """Replay one task with the golden's seed and clock over the world found in `tree`, through the
-    minimal runner or the configured harness. `world_files`: that world (tree and overlays)
-    already read, as a Replayer passes it; without it the files are read for this replay."""
-    paths = project.config.paths
-    harness = project.config.harness
-    files = world_files if world_files is not None else WorldFiles(tree / paths.world, overlays=overlays)
-    if not harness.is_minimal:
-        # Imported here: the harness runner brings the loopback endpoint (FastAPI, uvicorn), a third of
-        # what importing ratchet.gate.check cost, and no minimal replay uses it.
-        from ratchet.harness.runner import WorldSource, run_through_harness
-
-        source = WorldSource(
-            world_dir=tree / paths.world,
-            workspaces_dir=tree / paths.workspaces,
-            workspace=task.workspace,
-            frozen_time=golden.frozen_time,
-            overlays=overlays,
-        )
-        return run_through_harness(
-            task,
-            skills,
-            source,
-            model,
-            settings=harness,
-            home=project.home,
-            seed=golden.seed,
-            models={"agent": model.model_id},
-            upstream=project.config.upstream,
-            purpose=purpose,
-            world_files=files,
-        )
-    world = files.world(
-        workspaces_dir=tree / paths.workspaces, workspace=task.workspace, frozen_time=golden.frozen_time
+    """Replay one task with the golden's seed and clock over the world found in `tree` (with `overlays`),
+    through the minimal runner or the configured harness: Replayer.run, with the world read for this
+    replay alone (a Replayer reads it once for all of its replays)."""
+    replayer = Replayer(
+        project, tree=tree, head_skills=skills, base_skills=skills, agent=model, overlays=overlays, clock=clock
     )
-    return run_task(
-        task,
-        skills,
-        world,
-        model,
-        seed=golden.seed,
-        frozen_time=golden.frozen_time,
-        models={"agent": model.model_id},
-        upstream=project.config.upstream,
-        routing=project.config.routing,
-        max_turns=project.config.max_agent_turns,
-        max_tokens=project.agent_max_tokens(),
-        purpose=purpose,
-        clock=clock,
-    )
+    return replayer.run(task, golden, skills)
 
 
 class Replayer:
@@ -117,18 +73,63 @@ class Replayer:
         # Read on the first replay (stored replays need no world), once for every replay after it.
         self.world_files = WorldFiles(tree / project.config.paths.world, overlays=overlays)
 
-    def _run(self, item: Selected, skills: Mapping[str, Skill]) -> Trace:
+    @property
+    def simulated(self) -> bool:
+        """Whether the replays run on the simulator (`upstream: sim`), as a verdict and a noise record say."""
+        return self.project.config.upstream == "sim"
+
+    @property
+    def model(self) -> ChatModel:
+        """The agent model; a Replayer of stored replays has none, and never runs one (_fetch)."""
         assert self.agent is not None
-        return replay_task(
-            item.task,
-            item.golden,
+        return self.agent
+
+    def run(self, task: Task, golden: Trace, skills: Mapping[str, Skill], *, purpose: str = "replay") -> Trace:
+        """Replay `task` under `skills` with the golden's seed and clock over this Replayer's world, through the
+        minimal runner or the configured harness; `purpose` names its model calls (`bless` for noise)."""
+        paths, harness = self.project.config.paths, self.project.config.harness
+        if not harness.is_minimal:
+            # Imported here: the harness runner brings the loopback endpoint (FastAPI, uvicorn), a third of
+            # what importing ratchet.gate.check cost, and no minimal replay uses it.
+            from ratchet.harness.driver import WorldSource, run_through_harness
+
+            source = WorldSource(
+                world_dir=self.tree / paths.world,
+                workspaces_dir=self.tree / paths.workspaces,
+                workspace=task.workspace,
+                frozen_time=golden.frozen_time,
+                overlays=self.overlays,
+            )
+            return run_through_harness(
+                task,
+                skills,
+                source,
+                self.model,
+                settings=harness,
+                home=self.project.home,
+                seed=golden.seed,
+                models={"agent": self.model.model_id},
+                upstream=self.project.config.upstream,
+                purpose=purpose,
+                world_files=self.world_files,
+            )
+        world = self.world_files.world(
+            workspaces_dir=self.tree / paths.workspaces, workspace=task.workspace, frozen_time=golden.frozen_time
+        )
+        return run_task(
+            task,
             skills,
-            self.agent,
-            project=self.project,
-            tree=self.tree,
-            overlays=self.overlays,
+            world,
+            self.model,
+            seed=golden.seed,
+            frozen_time=golden.frozen_time,
+            models={"agent": self.model.model_id},
+            upstream=self.project.config.upstream,
+            routing=self.project.config.routing,
+            max_turns=self.project.config.max_agent_turns,
+            max_tokens=self.project.agent_max_tokens(),
+            purpose=purpose,
             clock=self.clock,
-            world_files=self.world_files,
         )
 
     def replay(self, item: Selected) -> Trace:
@@ -165,7 +166,7 @@ class Replayer:
         missing: str,
     ) -> Trace:
         if stored is None:
-            trace = self._run(item, skills)
+            trace = self.run(item.task, item.golden, skills)
         elif key in stored:
             trace = stored[key]
         else:

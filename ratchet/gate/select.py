@@ -14,7 +14,7 @@ between base and head.
 Routing reads one index per skill set (trigger.routing_index), built once and shared with the
 runner's replays, so selection costs each task's words rather than tasks x skills.
 
-Skills are compared by identity (ratchet.names.skill_key, NFKC), not spelling: a changed folder
+Skills are compared by identity (ratchet.skills.names.skill_key, NFKC), not spelling: a changed folder
 spelled with a fullwidth f (U+FF46) is the skill the goldens recorded as `fx-expense-converter`.
 """
 
@@ -24,12 +24,12 @@ from collections.abc import Mapping, Sequence
 
 from ratchet.agent.catalog import model_invocable, nearest_skills
 from ratchet.agent.trigger import routing_index
-from ratchet.config import DEFAULT_ROUTING_NEIGHBOURS, Routing
+from ratchet.config.project import DEFAULT_ROUTING_NEIGHBOURS, Routing
 from ratchet.gate.models import Selected, SelectedBecause
-from ratchet.names import optional_skill_key, skill_key
-from ratchet.skills import Skill
-from ratchet.tasks import Task
-from ratchet.trace import Trace
+from ratchet.goldens.tasks import Task
+from ratchet.goldens.trace import Trace
+from ratchet.skills.names import optional_skill_key, skill_key
+from ratchet.skills.skill import Skill
 
 
 def affected_goldens(

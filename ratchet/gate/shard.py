@@ -17,7 +17,6 @@ WARN, and the CLI exits EXIT_PARTIAL (4) for it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,41 +24,17 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from ratchet.config import StaticPolicy
-from ratchet.errors import InputError
+from ratchet.config.project import StaticPolicy
+from ratchet.core.errors import InputError
+from ratchet.core.jsonio import canonical_dumps, load_json_file
 from ratchet.gate.decide import decide_edit, with_unchecked
 from ratchet.gate.models import EvidenceChanges, PairOutcome, Unseen, Verdict
+from ratchet.gate.models import Shard as Shard  # a check's context holds it; callers import it here
 from ratchet.gate.static import proved_cosmetic, with_static
-from ratchet.jsonio import canonical_dumps, load_json_file
 
 SHARD_SCHEMA_VERSION = 1
 EXIT_PARTIAL = 4
 """`ratchet check --shard`'s exit code once its shard file is written: not 0, so a shard alone never passes."""
-
-_SHARD = re.compile(r"^(\d+)/(\d+)$")
-
-
-class Shard(BaseModel):
-    """Which part of a run: shard `index` of `count` (1-based, as `--shard K/N` spells it)."""
-
-    index: int = Field(ge=1)
-    count: int = Field(ge=1)
-
-    @classmethod
-    def parse(cls, text: str, *, flag: str = "--shard") -> Shard:
-        """`K/N` with 1 <= K <= N; anything else is one InputError saying what to write."""
-        match = _SHARD.match(text.strip())
-        if match is None or not 1 <= int(match.group(1)) <= int(match.group(2)):
-            raise InputError(f"{flag} {text!r}: expected K/N with 1 <= K <= N, e.g. {flag} 2/3")
-        return cls(index=int(match.group(1)), count=int(match.group(2)))
-
-    @property
-    def label(self) -> str:
-        return f"{self.index}/{self.count}"
-
-    def owns(self, position: int) -> bool:
-        """Whether the pair at `position` (0-based) in the run's selection is this shard's."""
-        return position % self.count == self.index - 1
 
 
 @dataclass
@@ -169,6 +144,94 @@ def whole_verdict(run: ShardRun, pairs: Sequence[PairOutcome], *, wall_ms: float
         )
         decided = with_static(decided, run.frame.diff, policy=run.static)
     return run.unchecked.named(decided)
+
+
+def shard_of(
+    job: ShardJob,
+    verdict: Verdict,
+    *,
+    block_confidence: float,
+    selected: list[str],
+    goldens_total: int,
+    replay_unseen: list[Unseen],
+    unchecked: Unchecked,
+    static: StaticPolicy,
+) -> Verdict:
+    """The shard's partial verdict (check_edit); its file's content into `job.result`.
+
+    `verdict` holds this shard's pairs; `selected` and `replay_unseen` are the whole run's (evaluate_edit
+    selects once over all goldens and names what no replay could see over all of them, as the unsharded
+    check does), and the frame takes the whole run's golden count.
+    """
+    frame = verdict.model_copy(
+        update={
+            "pairs": [],
+            "decision": "PASS",
+            "summary": "",
+            "cost_usd": 0.0,
+            "wall_ms": 0.0,
+            "unseen": [],
+            "goldens_total": goldens_total,
+            "settings_changed": [],
+            "submodules_changed": [],
+        }
+    )
+    return _shard_result(
+        job,
+        frame,
+        verdict,
+        block_confidence=block_confidence,
+        selected=selected,
+        replay_unseen=replay_unseen,
+        unchecked=unchecked,
+        static=static,
+    )
+
+
+def shard_of_no_change(
+    job: ShardJob, verdict: Verdict, unchecked: Unchecked, *, block_confidence: float, static: StaticPolicy
+) -> Verdict:
+    """An edit that changes no skill, or none the model reads (static.proved_cosmetic), has no pairs to split:
+    every shard holds the same verdict."""
+    frame = verdict.model_copy(update={"wall_ms": 0.0})
+    return _shard_result(
+        job,
+        frame,
+        verdict,
+        block_confidence=block_confidence,
+        selected=[],
+        replay_unseen=[],
+        unchecked=unchecked,
+        static=static,
+    )
+
+
+def _shard_result(
+    job: ShardJob,
+    frame: Verdict,
+    verdict: Verdict,
+    *,
+    block_confidence: float,
+    selected: list[str],
+    replay_unseen: list[Unseen],
+    unchecked: Unchecked,
+    static: StaticPolicy,
+) -> Verdict:
+    run = ShardRun(
+        base=frame.base,
+        head=frame.head,
+        gate_config=frame.gate_config,
+        on_error=frame.on_error,
+        block_confidence=block_confidence,
+        shards=job.shard.count,
+        selected=selected,
+        frame=frame,
+        replay_unseen=replay_unseen,
+        unchecked=unchecked,
+        static=static,
+    )
+    job.result = ShardResult(shard=job.shard.index, run=run, pairs=verdict.pairs, wall_ms=verdict.wall_ms)
+    return partial_verdict(job.result)
 
 
 def partial_note(result: ShardResult) -> str:

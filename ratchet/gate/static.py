@@ -24,10 +24,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ratchet.config import StaticPolicy
+from ratchet.config.project import StaticPolicy
 from ratchet.diff.models import DiffFinding, DiffKind, SkillDiff
 from ratchet.gate.models import Decision, Outcome, PairOutcome, Verdict
-from ratchet.names import optional_skill_key, skill_key
+from ratchet.skills.names import optional_skill_key, skill_key
 
 __all__ = [
     "EXERCISED",
@@ -80,7 +80,7 @@ def cosmetic_verdict(
 
 
 def exercised_skills(pairs: Sequence[PairOutcome]) -> set[str]:
-    """The skill keys (ratchet.names.skill_key) some pair exercised: see the module docstring."""
+    """The skill keys (ratchet.skills.names.skill_key) some pair exercised: see the module docstring."""
     return {
         key
         for pair in pairs

@@ -15,12 +15,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import PurePosixPath
 
 from ratchet.gate.models import Unseen
-from ratchet.names import optional_skill_key, skill_key
+from ratchet.goldens.tasks import Task
+from ratchet.goldens.trace import Trace
 from ratchet.sim.follow import FollowReport, follow_report
 from ratchet.sim.program import numbered_lines
-from ratchet.skills import Skill
-from ratchet.tasks import Task
-from ratchet.trace import Trace
+from ratchet.skills.names import optional_skill_key, skill_key
+from ratchet.skills.skill import Skill
 
 SENT_KEYS = frozenset({"name", "description"})
 """Frontmatter keys the gate reads (routing); the minimal runner sends no other key to the agent."""

@@ -1,6 +1,6 @@
 """Variation: which parts of a golden a replay changed, named so that repeats can be compared.
 
-The parts are the keys of a noise record (ratchet.noise_record): `routing`; `call added: T`,
+The parts are the keys of a noise record (ratchet.goldens.noise): `routing`; `call added: T`,
 `call removed: T`; `argument: T.k`; `line: <a golden output line>` for a golden line the
 replay changed or dropped; `line added` for a line the replay wrote that the golden has not.
 Tool calls are aligned as Level 0 aligns them, output lines with difflib over the non-blank
@@ -16,9 +16,9 @@ from collections.abc import Sequence
 
 from ratchet.gate.level0 import diff_tool_calls
 from ratchet.gate.models import Finding
-from ratchet.names import optional_skill_key
-from ratchet.noise_record import NoiseRecord
-from ratchet.trace import ToolCall, Trace
+from ratchet.goldens.noise import NoiseRecord
+from ratchet.goldens.trace import ToolCall, Trace
+from ratchet.skills.names import optional_skill_key
 
 LINE_ADDED = "line added"
 _SHOWN_PARTS = 12

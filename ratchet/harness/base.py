@@ -4,7 +4,7 @@ An adapter is a small module that knows four things about one agent CLI: where i
 how to start it (argv, environment, config files) against Ratchet's loopback endpoint and MCP
 server, how to read its final answer, and how to read its tool calls (which call loaded a skill,
 what effect a built-in call has). Running it, recording it and building the Trace are the same for
-every adapter (ratchet/harness/runner.py, trace_map.py). ADR 0016 says why the harness is driven
+every adapter (ratchet/harness/driver.py, trace_map.py). ADR 0016 says why the harness is driven
 from outside and traced at the model endpoint rather than patched.
 """
 
@@ -17,11 +17,11 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ratchet.config.harness import HarnessName, HarnessSettings
+from ratchet.core.chat import ToolCallRequest
+from ratchet.goldens.trace import Effect
 from ratchet.harness.sandbox import ProcessOutcome, ReplayDirs
-from ratchet.harness.settings import HarnessName, HarnessSettings
 from ratchet.llm.sessions import Rewrite
-from ratchet.llm.types import ToolCallRequest
-from ratchet.trace import Effect
 
 PLACEHOLDER_ROOT = "/ratchet-scratch"
 """What the model (and the cache key) sees instead of a replay's scratch folder."""

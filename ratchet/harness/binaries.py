@@ -23,7 +23,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ratchet.errors import InfraError
+from ratchet.core.errors import InfraError
 
 BinaryHarness = Literal["claude-code", "codex"]
 

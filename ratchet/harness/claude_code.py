@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ratchet.config.harness import HarnessName
+from ratchet.core.chat import ToolCallRequest
 from ratchet.harness.base import (
     MCP_SERVER,
     BuiltinEffect,
@@ -24,9 +26,7 @@ from ratchet.harness.base import (
     shell_effect,
 )
 from ratchet.harness.sandbox import ProcessOutcome
-from ratchet.harness.settings import HarnessName
 from ratchet.llm.sessions import Rewrite
-from ratchet.llm.types import ToolCallRequest
 
 SKILL_TOOL = "Skill"
 _READS = frozenset({"Read", "Glob", "Grep", "LS", "NotebookRead"})

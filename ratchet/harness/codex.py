@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ratchet.config.harness import HarnessName
+from ratchet.core.chat import ToolCallRequest
 from ratchet.harness.base import (
     MCP_SERVER,
     BuiltinEffect,
@@ -26,9 +28,7 @@ from ratchet.harness.base import (
     skill_of_path,
 )
 from ratchet.harness.sandbox import ProcessOutcome
-from ratchet.harness.settings import HarnessName
 from ratchet.llm.sessions import Rewrite
-from ratchet.llm.types import ToolCallRequest
 
 SHELL_TOOL = "exec_command"
 _READS = frozenset({"view_image", "list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource"})

@@ -24,7 +24,9 @@ import json
 import shlex
 from pathlib import Path
 
-from ratchet.errors import ConfigError
+from ratchet.config.harness import COMMAND_PLACEHOLDERS, HarnessName
+from ratchet.core.chat import ToolCallRequest
+from ratchet.core.errors import ConfigError
 from ratchet.harness.base import (
     MCP_SERVER,
     BuiltinEffect,
@@ -37,9 +39,7 @@ from ratchet.harness.base import (
     skill_of_path,
 )
 from ratchet.harness.sandbox import ProcessOutcome
-from ratchet.harness.settings import COMMAND_PLACEHOLDERS, HarnessName
 from ratchet.llm.sessions import Rewrite
-from ratchet.llm.types import ToolCallRequest
 
 _LOADERS = frozenset({"Skill", "skill", "load_skill"})
 _SHELLS = frozenset({"Bash", "bash", "shell", "exec_command", "run_shell", "run_command"})

@@ -1,6 +1,6 @@
 """The scratch side of one harness replay: its folders, its environment, its process group.
 
-A replay gets a fresh folder under <home>/scratch (ratchet.scratch.scratch_folder: locked while
+A replay gets a fresh folder under <home>/scratch (ratchet.repo.scratch.scratch_folder: locked while
 it runs, pruned if a crash leaves it) holding `ws/` (the task's workspace files and the skill
 set, installed where the harness reads skills) and `home/` (a fresh HOME: no user settings,
 sessions or credentials leak in, none leak out). The harness runs in its own session and process
@@ -23,9 +23,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ratchet.errors import InfraError, SkillError
-from ratchet.scratch import scratch_folder
-from ratchet.skills import Skill, leaving_link_message, links_leaving
+from ratchet.core.errors import InfraError, SkillError
+from ratchet.repo.scratch import scratch_folder
+from ratchet.skills.links import leaving_link_message, links_leaving
+from ratchet.skills.skill import Skill
 
 KILL_GRACE_S = 2.0
 _TAIL = 600

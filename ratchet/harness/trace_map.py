@@ -24,11 +24,11 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
+from ratchet.core.chat import ToolCallRequest
+from ratchet.goldens.trace import Effect, ModelCall, SkillRef, ToolCall, VolatileRead
 from ratchet.harness.base import MCP_PREFIX, MCP_SERVER, Harness, ReplayInput
 from ratchet.llm.sessions import Exchange
-from ratchet.llm.types import ToolCallRequest
-from ratchet.skills import Skill
-from ratchet.trace import Effect, ModelCall, SkillRef, ToolCall, VolatileRead
+from ratchet.skills.skill import Skill
 
 _EFFECT_TAG = re.compile(r"^\[(read|write|send|spend|destroy)\]")
 RESULT_LIMIT = 4000

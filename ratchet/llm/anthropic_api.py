@@ -20,8 +20,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ratchet.errors import validation_summary
-from ratchet.jsonio import canonical_dumps
+from ratchet.core.chat import ChatRequest, Message, ToolCallRequest, approx_tokens
+from ratchet.core.errors import validation_summary
+from ratchet.core.jsonio import canonical_dumps
 from ratchet.llm.body_checks import (
     MAX_TOKENS_LIMIT,
     BadBody,
@@ -36,7 +37,6 @@ from ratchet.llm.body_checks import (
     text,
 )
 from ratchet.llm.sse import typed_frames
-from ratchet.llm.types import ChatRequest, Message, ToolCallRequest, approx_tokens
 from ratchet.llm.wire import Answer, Asked, Dialect, block_text, function_choice
 
 _TEXT = frozenset({"text"})

@@ -11,11 +11,11 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, Field
 
-from ratchet.config import RatchetConfig
-from ratchet.errors import BudgetError, ConfigError
+from ratchet.config.env import DEFAULT_CAP_USD, read_env
+from ratchet.config.project import RatchetConfig
+from ratchet.core.errors import BudgetError, ConfigError
 from ratchet.llm.pricing import price_for
-from ratchet.settings import DEFAULT_CAP_USD, read_env
-from ratchet.store import Store
+from ratchet.store.db import Store
 
 __all__ = [
     "CAP_ENV",

@@ -43,9 +43,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ratchet.errors import InputError
-from ratchet.jsonio import canonical_dumps, digest, load_json_file
-from ratchet.llm.types import ChatRequest, ChatResponse
+from ratchet.core.chat import ChatRequest, ChatResponse
+from ratchet.core.errors import InputError
+from ratchet.core.jsonio import canonical_dumps, digest, load_json_file
 
 CACHE_SCHEMA_VERSION = 2
 _REQUEST_DIGEST_VERSION = 1  # part of every request digest (goldens keep theirs): bump only to re-key everything

@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ratchet.errors import InputError
-from ratchet.jsonio import canonical_dumps
-from ratchet.llm.types import ChatRequest, ChatResponse, Usage
-from ratchet.trace import ModelCall, ToolCall, Trace
+from ratchet.core.chat import ChatRequest, ChatResponse, Usage
+from ratchet.core.errors import InputError
+from ratchet.core.jsonio import canonical_dumps
+from ratchet.goldens.trace import ModelCall, ToolCall, Trace
 
 
 def capture_line(*, api: str, tier: str, purpose: str, request: ChatRequest, response: ChatResponse) -> str:

@@ -14,8 +14,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ratchet.errors import validation_summary
-from ratchet.jsonio import canonical_dumps
+from ratchet.core.chat import ChatRequest, ChatResponse, Message, ToolCallRequest
+from ratchet.core.errors import validation_summary
+from ratchet.core.jsonio import canonical_dumps
 from ratchet.llm.body_checks import (
     MAX_TOKENS_LIMIT,
     SEED_RANGE,
@@ -31,7 +32,6 @@ from ratchet.llm.body_checks import (
     text,
 )
 from ratchet.llm.sse import frame
-from ratchet.llm.types import ChatRequest, ChatResponse, Message, ToolCallRequest
 from ratchet.llm.wire import Answer, Asked, Dialect, openai_error
 
 _ROLES = ("system", "user", "assistant", "tool")

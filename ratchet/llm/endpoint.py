@@ -21,9 +21,9 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 
-from ratchet.errors import BudgetError, ConfigError, InputError, ModelCallError
+from ratchet.core.chat import ChatModel, ChatRequest, ChatResponse
+from ratchet.core.errors import BudgetError, ConfigError, InputError, ModelCallError
 from ratchet.llm import anthropic_api, chat_api, responses_api
-from ratchet.llm.types import ChatModel, ChatRequest, ChatResponse
 from ratchet.llm.wire import Answer, Asked, Dialect
 
 __all__ = [

@@ -10,8 +10,8 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterable
 
-from ratchet.errors import ModelCallError
-from ratchet.llm.types import ChatRequest, ChatResponse, Message, Usage, approx_tokens
+from ratchet.core.chat import ChatRequest, ChatResponse, Message, Usage, approx_tokens
+from ratchet.core.errors import ModelCallError
 
 Script = ChatResponse | str | Exception | Callable[[ChatRequest], ChatResponse]
 

@@ -14,10 +14,10 @@ import threading
 import weakref
 from typing import Any
 
-from ratchet.config import TierConfig
+from ratchet.config.project import TierConfig
+from ratchet.core.chat import ChatRequest, ChatResponse, Message, ToolCallRequest, Usage
 from ratchet.llm.retry import UpstreamError
 from ratchet.llm.secrets import key_from_env, scrub
-from ratchet.llm.types import ChatRequest, ChatResponse, Message, ToolCallRequest, Usage
 
 _RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
 _RETRYABLE_NAMES = frozenset(

@@ -6,10 +6,10 @@ consulted: it drifts from a provider's catalog, and a gate must never guess what
 
 from __future__ import annotations
 
-from ratchet.config import Price, RatchetConfig
-from ratchet.errors import ConfigError
-from ratchet.jsonio import canonical_dumps
-from ratchet.llm.types import ChatRequest, Usage
+from ratchet.config.project import Price, RatchetConfig
+from ratchet.core.chat import ChatRequest, Usage
+from ratchet.core.errors import ConfigError
+from ratchet.core.jsonio import canonical_dumps
 
 # Chat templates add a few tokens of framing per message.
 _PER_MESSAGE_TOKENS = 8

@@ -25,8 +25,10 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse, Response
 
-from ratchet.config import Project
-from ratchet.errors import ConfigError
+from ratchet.config.project import Project
+from ratchet.core.chat import ChatRequest, ChatResponse
+from ratchet.core.errors import ConfigError
+from ratchet.goldens.trace import write_trace
 from ratchet.llm import anthropic_api
 from ratchet.llm.body_checks import BadBody, kind
 from ratchet.llm.capture import capture_line, trace_from_capture
@@ -39,10 +41,8 @@ from ratchet.llm.endpoint import (
     token_matches,
 )
 from ratchet.llm.gateway import Gateway
-from ratchet.llm.types import ChatRequest, ChatResponse
 from ratchet.llm.wire import Dialect, shown_answer
-from ratchet.store import Store
-from ratchet.trace import write_trace
+from ratchet.store.db import Store
 
 __all__ = ["CaptureProxy", "parse_alias", "serve", "trace_from_capture"]
 

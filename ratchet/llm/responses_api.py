@@ -23,7 +23,8 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from ratchet.errors import validation_summary
+from ratchet.core.chat import ChatRequest, Message, ToolCallRequest
+from ratchet.core.errors import validation_summary
 from ratchet.llm.body_checks import (
     MAX_TOKENS_LIMIT,
     BadBody,
@@ -38,7 +39,6 @@ from ratchet.llm.body_checks import (
     text,
 )
 from ratchet.llm.sse import typed_frames
-from ratchet.llm.types import ChatRequest, Message, ToolCallRequest
 from ratchet.llm.wire import (
     Answer,
     Asked,

@@ -2,7 +2,7 @@
 
 Upstream adapters raise UpstreamError (already free of secrets) and say whether it is worth
 retrying; nothing below this layer retries (litellm's own retries are switched off). The
-policy is ratchet.yaml's `retry:` section, so this module must not import ratchet.config.
+policy is ratchet.yaml's `retry:` section (ratchet.config.retry).
 """
 
 from __future__ import annotations
@@ -12,9 +12,8 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from ratchet.errors import ModelCallError
+from ratchet.config.retry import RetryPolicy
+from ratchet.core.errors import ModelCallError
 
 T = TypeVar("T")
 
@@ -34,22 +33,6 @@ class CallFailed(ModelCallError):
     def __init__(self, message: str, *, attempts: int) -> None:
         super().__init__(message)
         self.attempts = attempts
-
-
-class RetryPolicy(BaseModel):
-    """Bounded: at most max_attempts tries, delays capped at max_delay_s."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    max_attempts: int = Field(default=4, ge=1, description="Tries in all, the first one included.")
-    base_delay_s: float = Field(default=0.5, ge=0, description="Delay after the first failure; doubles after each.")
-    max_delay_s: float = Field(default=8.0, ge=0, description="Cap on one delay, before jitter.")
-    jitter: float = Field(default=0.5, ge=0, le=1, description="Each delay is scaled by 1 +/- jitter at random.")
-
-    def delay(self, attempt: int, rng: random.Random) -> float:
-        """Delay after failed attempt number `attempt` (1-based)."""
-        base = min(self.max_delay_s, self.base_delay_s * float(2 ** (attempt - 1)))
-        return base * (1 - self.jitter + 2 * self.jitter * rng.random())
 
 
 def call_with_retries(

@@ -32,7 +32,8 @@ import uvicorn
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from ratchet.errors import InfraError
+from ratchet.core.chat import ChatModel, ChatRequest, ChatResponse, ToolCallRequest
+from ratchet.core.errors import InfraError
 from ratchet.llm import anthropic_api
 from ratchet.llm.body_checks import BadBody
 from ratchet.llm.cache import cache_key
@@ -44,7 +45,6 @@ from ratchet.llm.endpoint import (
     reply,
     token_matches,
 )
-from ratchet.llm.types import ChatModel, ChatRequest, ChatResponse, ToolCallRequest
 from ratchet.llm.wire import Answer, ApiName, Asked, Dialect, shown_answer
 
 __all__ = ["Exchange", "Rewrite", "Session", "SessionEndpoint", "SessionSpec"]

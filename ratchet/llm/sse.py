@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ratchet.jsonio import canonical_dumps
+from ratchet.core.jsonio import canonical_dumps
 
 
 def frame(data: dict[str, Any] | str, *, event: str | None = None) -> str:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ratchet.jsonio import canonical_dumps, digest
-from ratchet.llm.types import ChatRequest, ChatResponse, Message, ToolCallRequest
+from ratchet.core.chat import ChatRequest, ChatResponse, Message, ToolCallRequest
+from ratchet.core.jsonio import canonical_dumps, digest
 
 PROTOCOL = (
     "You can call tools. To call one, reply with exactly one JSON object and nothing else:\n"

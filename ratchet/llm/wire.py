@@ -16,9 +16,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from ratchet.jsonio import canonical_dumps
+from ratchet.core.chat import ChatRequest, ChatResponse, ToolCallRequest
+from ratchet.core.jsonio import canonical_dumps
 from ratchet.llm.body_checks import BadBody, array, kind, obj, text
-from ratchet.llm.types import ChatRequest, ChatResponse, ToolCallRequest
 
 ApiName = Literal["chat", "responses", "anthropic"]
 

@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from ratchet.errors import RatchetError
+from ratchet.config.env import debug_enabled
+from ratchet.core.errors import RatchetError
 from ratchet.mcp.launch import ServeOptions, launch
-from ratchet.settings import debug_enabled
 
 
 class _OneLineParser(argparse.ArgumentParser):

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import mcp_types as types
 
-from ratchet.trace import Effect
+from ratchet.goldens.trace import Effect
 from ratchet.world.tools import Tool
 from ratchet.world.tools.declared import DeclaredTool
 

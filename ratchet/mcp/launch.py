@@ -14,10 +14,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ratchet.errors import InputError
+from ratchet.config.env import utc_instant
+from ratchet.core.errors import InputError
 from ratchet.mcp.record import CallRecorder, VolatileRecorder
 from ratchet.mcp.server import serve
-from ratchet.settings import utc_instant
 from ratchet.world.state import World, load_world
 from ratchet.world.tools import offered_tools
 

@@ -1,6 +1,6 @@
 """The `--record` and `--volatile` files: one JSON object per line, flushed per call.
 
-`--record` holds one ToolCall (ratchet/trace.py's own model) per line, `--volatile` one
+`--record` holds one ToolCall (ratchet/goldens/trace.py's own model) per line, `--volatile` one
 VolatileRead per volatile world fact a call read: together they are what the minimal runner
 puts in a trace's `tool_calls` and `volatile_reads`, so a harness adapter builds the same Trace.
 
@@ -17,9 +17,9 @@ from typing import TextIO
 
 from pydantic import BaseModel, TypeAdapter
 
-from ratchet.errors import InputError
-from ratchet.jsonio import canonical_dumps
-from ratchet.trace import ToolCall, VolatileRead
+from ratchet.core.errors import InputError
+from ratchet.core.jsonio import canonical_dumps
+from ratchet.goldens.trace import ToolCall, VolatileRead
 
 _CALLS = TypeAdapter(ToolCall)
 _READS = TypeAdapter(VolatileRead)

@@ -25,12 +25,12 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
-from ratchet import __version__
-from ratchet.errors import RatchetError
-from ratchet.jsonio import canonical_dumps
+from ratchet.core.errors import RatchetError
+from ratchet.core.jsonio import canonical_dumps
+from ratchet.core.labels import __version__
+from ratchet.goldens.trace import ToolCall
 from ratchet.mcp.annotations import EFFECT_META_KEY, annotations_for
 from ratchet.mcp.record import CallRecorder, VolatileRecorder
-from ratchet.trace import ToolCall
 from ratchet.world.state import World
 from ratchet.world.tools import Tool, call_tool, offered_tools
 

@@ -1,7 +1,7 @@
 """Which formats a verdict can be written in, and `--output FORMAT=FILE` parsed and written.
 
 The formats that are pure text live here (json, markdown, junit); `table` is the terminal's rich
-table and is drawn by ratchet.cli.render, which this module must not import (outputs sit below
+table and is drawn by ratchet.outputs.table, which this module must not import (outputs sit below
 the CLI). Files are written atomically, so a CI step reading one never sees half a report.
 """
 
@@ -12,9 +12,9 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from ratchet.errors import InputError
+from ratchet.core.errors import InputError
+from ratchet.core.jsonio import atomic_write_text
 from ratchet.gate.models import Verdict
-from ratchet.jsonio import atomic_write_text
 from ratchet.outputs.junit import render_junit
 from ratchet.outputs.markdown import render_markdown
 
@@ -79,7 +79,7 @@ def render_text(verdict: Verdict, fmt: OutputFormat) -> str:
         case OutputFormat.JUNIT:
             return render_junit(verdict)
         case OutputFormat.TABLE:
-            raise ValueError("the table is drawn by ratchet.cli.render")
+            raise ValueError("the table is drawn by ratchet.outputs.table")
 
 
 def write_output(target: OutputTarget, text: str) -> None:

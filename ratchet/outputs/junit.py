@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from ratchet import SIMULATED_CHECK_BANNER
+from ratchet.core.labels import SIMULATED_CHECK_BANNER
 from ratchet.gate.models import PairOutcome, Verdict
 from ratchet.outputs.edit_diff import diff_lines
 from ratchet.outputs.evidence import evidence_lines

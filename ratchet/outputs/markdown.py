@@ -7,7 +7,7 @@ per pair that differs. Every piece of user text is escaped (ratchet.outputs.text
 
 from __future__ import annotations
 
-from ratchet import SIMULATED_CHECK_BANNER
+from ratchet.core.labels import SIMULATED_CHECK_BANNER
 from ratchet.gate.models import DriftEvidence, Finding, Opinion, PairOutcome, Verdict
 from ratchet.outputs.edit_diff import diff_lines
 from ratchet.outputs.evidence import evidence_lines

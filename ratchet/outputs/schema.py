@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ratchet.core.jsonio import atomic_write_text, canonical_dumps
 from ratchet.gate.models import VERDICT_SCHEMA_VERSION, Verdict
-from ratchet.jsonio import atomic_write_text, canonical_dumps
 
 SCHEMA_PATH = Path("docs/schema/verdict.json")
 DIALECT = "https://json-schema.org/draft/2020-12/schema"

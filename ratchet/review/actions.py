@@ -16,12 +16,12 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from ratchet.bench.dataset import BenchPaths
-from ratchet.bench.review import DECISIONS, record_review
-from ratchet.config import Project
-from ratchet.errors import InputError
+from ratchet.bench.build.label_review import DECISIONS, record_review
+from ratchet.bench.data.dataset import BenchPaths
+from ratchet.bless.record import bless_pending
+from ratchet.config.project import Project
+from ratchet.core.errors import InputError
 from ratchet.gate.models import Decision
-from ratchet.recording import bless_pending
 from ratchet.review.collect import labels_page, pending_page, verdict_page
 from ratchet.review.models import ACTIONS, ReviewMode, ReviewPage
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ratchet.gate.level0 import diff_tool_calls
+from ratchet.goldens.trace import ToolCall
 from ratchet.review.models import AlignedRow
-from ratchet.trace import ToolCall
 
 
 def changed_args(golden: ToolCall, replay: ToolCall) -> list[str]:

@@ -20,22 +20,22 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ratchet.bench.dataset import BenchPaths
-from ratchet.bench.review import load_edit, render_edit, review_queue
-from ratchet.config import Project
-from ratchet.errors import InputError, RatchetError, validation_summary
+from ratchet.bench.build.label_review import load_edit, render_edit, review_queue
+from ratchet.bench.data.dataset import BenchPaths
+from ratchet.bless.record import pending_traces
+from ratchet.config.project import Project
+from ratchet.core.errors import InputError, RatchetError, validation_summary
+from ratchet.core.jsonio import load_json_text, read_utf8
 from ratchet.gate.evaluate import offered_tool_names
 from ratchet.gate.level0 import level0_findings
 from ratchet.gate.models import EditReplays, PairOutcome, Unseen, Verdict
 from ratchet.gate.unseen import unseen_notes
-from ratchet.jsonio import load_json_text, read_utf8
-from ratchet.names import optional_skill_key, skill_key
+from ratchet.goldens.tasks import Task, load_tasks
+from ratchet.goldens.trace import Trace, load_goldens, read_trace
 from ratchet.outputs.edit_diff import diff_lines
-from ratchet.recording import pending_traces
 from ratchet.review.models import ReviewItem, ReviewPage
-from ratchet.skill_sets import load_skills
-from ratchet.tasks import Task, load_tasks
-from ratchet.trace import Trace, load_goldens, read_trace
+from ratchet.skills.names import optional_skill_key, skill_key
+from ratchet.skills.sets import load_skills
 
 _M = TypeVar("_M", bound=BaseModel)
 

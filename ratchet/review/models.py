@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from ratchet.gate.models import DriftEvidence, Finding, Opinion, Unseen
-from ratchet.trace import ToolCall, Trace
+from ratchet.goldens.trace import ToolCall, Trace
 
 ReviewMode = Literal["pending", "verdict", "labels"]
 RowKind = Literal["same", "changed", "added", "removed"]

@@ -12,13 +12,13 @@ import difflib
 from html import escape
 from typing import Any
 
-from ratchet import SIMULATED_CHECK_BANNER
+from ratchet.core.jsonio import canonical_dumps
+from ratchet.core.labels import SIMULATED_CHECK_BANNER
 from ratchet.gate.models import DriftEvidence, Finding, Opinion, Unseen
-from ratchet.jsonio import canonical_dumps
+from ratchet.goldens.trace import ToolCall, Trace
 from ratchet.review.align import align_calls, golden_only
 from ratchet.review.assets import CSP, CSS, JS
 from ratchet.review.models import AlignedRow, ReviewItem, ReviewPage
-from ratchet.trace import ToolCall, Trace
 
 _HOW_TO_ACT = {
     "pending": "to bless from the terminal: ratchet bless {id}",

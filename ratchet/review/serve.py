@@ -22,7 +22,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import ValidationError
 
-from ratchet.errors import InfraError, RatchetError
+from ratchet.core.errors import InfraError, RatchetError
 from ratchet.review.actions import DecideRequest, ReviewSession
 from ratchet.review.page import render_page
 

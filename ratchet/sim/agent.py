@@ -12,8 +12,7 @@ import random
 from typing import Any
 
 from ratchet.agent.prompt import read_skill_block
-from ratchet.jsonio import canonical_dumps
-from ratchet.llm.types import (
+from ratchet.core.chat import (
     ChatRequest,
     ChatResponse,
     Message,
@@ -21,6 +20,7 @@ from ratchet.llm.types import (
     Usage,
     approx_tokens,
 )
+from ratchet.core.jsonio import canonical_dumps
 from ratchet.sim.interp import Interpreter
 from ratchet.sim.program import parse_program
 
@@ -62,7 +62,7 @@ class SimAgentModel:
 
     def complete(self, request: ChatRequest) -> ChatResponse:
         # A real harness's request (Claude Code, Codex): load through its tool, follow as below.
-        from ratchet.sim.harness import harness_turn
+        from ratchet.sim.harness_agent import harness_turn
 
         harness = harness_turn(request)
         if harness is not None:

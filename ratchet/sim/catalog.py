@@ -13,8 +13,8 @@ from __future__ import annotations
 from ratchet.agent.catalog import LOAD_SKILL, read_catalog
 from ratchet.agent.prompt import SKILL_BLOCK
 from ratchet.agent.trigger import match_skill
-from ratchet.llm.types import ChatRequest, Message, ToolCallRequest
-from ratchet.skills import Skill
+from ratchet.core.chat import ChatRequest, Message, ToolCallRequest
+from ratchet.skills.skill import Skill
 
 
 def catalog_turn(request: ChatRequest) -> tuple[Message | None, ChatRequest]:

@@ -18,7 +18,7 @@ The operators live in ratchet.sim.mutate_logic (R1-R3) and ratchet.sim.mutate_sc
 helpers they share in ratchet.sim.mutate_common; this module is the entry point and re-exports the
 public names.
 
-Whether a proposal is kept (valid skill, same name, manifests) is decided by ratchet.bench.inject.
+Whether a proposal is kept (valid skill, same name, manifests) is decided by ratchet.bench.build.inject.
 """
 
 from __future__ import annotations

@@ -22,9 +22,9 @@ import json
 import re
 from dataclasses import dataclass
 
-from ratchet.gate.judge_prompt import SKILL_DIFF, fence_token, read_fenced
-from ratchet.jsonio import canonical_dumps
-from ratchet.llm.types import ChatRequest, ChatResponse, Message, Usage, approx_tokens
+from ratchet.core.chat import ChatRequest, ChatResponse, Message, Usage, approx_tokens
+from ratchet.core.fence import SKILL_DIFF, fence_token, read_fenced
+from ratchet.core.jsonio import canonical_dumps
 from ratchet.sim.reading import ITEM, LABEL, is_framing, reader_changes
 
 SIM_JUDGE_PREFIX = "sim/judge-"

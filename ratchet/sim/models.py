@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from ratchet.errors import ConfigError
-from ratchet.llm.types import ChatModel
+from ratchet.core.chat import ChatModel
+from ratchet.core.errors import ConfigError
 from ratchet.sim.agent import SimAgentModel
+from ratchet.sim.version import sim_code_digest
 
 
 def sim_model_for(tier: str, *, noise: float = 0.0) -> ChatModel:
@@ -16,3 +17,19 @@ def sim_model_for(tier: str, *, noise: float = 0.0) -> ChatModel:
 
         return SimJudge(tier)
     raise ConfigError(f"no simulated model for tier {tier!r} (agent, nano, super, ultra)")
+
+
+class Simulator:
+    """The offline upstream as a Gateway is handed it: a model per tier, and the simulator's version,
+    which is part of every simulated cache key (ratchet.sim.version)."""
+
+    def model(self, tier: str, *, noise: float) -> ChatModel:
+        return sim_model_for(tier, noise=noise)
+
+    @property
+    def version(self) -> str:
+        return sim_code_digest()
+
+
+SIMULATOR = Simulator()
+"""The one simulator; stateless, so every gateway may share it."""

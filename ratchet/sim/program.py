@@ -31,7 +31,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ratchet.markup import kept_outside_html_comments
+from ratchet.core.markup import kept_outside_html_comments
 from ratchet.sim.expr import FUNCTIONS, ExprError, to_python
 
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")

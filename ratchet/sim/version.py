@@ -11,7 +11,14 @@ from functools import cache
 from pathlib import Path
 
 # Modules outside ratchet/sim whose code decides what the simulator reads in a prompt.
-_READS = ("markup.py", "agent/prompt.py", "agent/catalog.py", "agent/trigger.py", "gate/judge_prompt.py")
+_READS = (
+    "core/markup.py",
+    "core/fence.py",
+    "agent/prompt.py",
+    "agent/catalog.py",
+    "agent/trigger.py",
+    "gate/judge_prompt.py",
+)
 
 
 @cache

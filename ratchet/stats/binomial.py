@@ -1,6 +1,6 @@
 """The exact test behind a statistical BLOCK: Fisher's one-sided test, curtailed at a fixed maximum.
 
-A golden with a noise record (ratchet.noise_record) was replayed N times under its unchanged
+A golden with a noise record (ratchet.goldens.noise) was replayed N times under its unchanged
 skill and differed from itself f times: its flip rate is f/N. When a pair differs only where
 the golden is known to vary, the gate replays it up to K times and counts r judged regressions
 of k. BLOCK needs the edit's regression rate to beat the flip rate: Fisher's exact test, one

@@ -31,7 +31,7 @@ GRID_STEP = 0.01
 
 
 class JudgedPair(Protocol):
-    """What calibration reads of a labeled opinion (ratchet.bench.labeled.LabeledOpinion has it)."""
+    """What calibration reads of a labeled opinion (ratchet.bench.report.labeled.LabeledOpinion has it)."""
 
     @property
     def verdict(self) -> str | None: ...

@@ -23,11 +23,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ratchet.errors import InputError
-from ratchet.ids import IdKind, check_id, inside
-from ratchet.jsonio import digest as json_digest
-from ratchet.trace import StateChange, VolatileRead
-from ratchet.yamlio import load_yaml_text, read_yaml_file
+from ratchet.core.errors import InputError
+from ratchet.core.ids import IdKind, check_id, inside
+from ratchet.core.jsonio import digest as json_digest
+from ratchet.core.yamlio import load_yaml_text, read_yaml_file
+from ratchet.goldens.trace import StateChange, VolatileRead
 
 if TYPE_CHECKING:
     from ratchet.world.tools.declared import DeclaredTool
@@ -267,7 +267,7 @@ class WorldFiles:
         self._merged: tuple[dict[str, Any], tuple[str, ...], dict[str, tuple[str, ...]]] | None = None
         self._workspaces: dict[tuple[Path | None, str], dict[str, str]] = {}
         self._declared: tuple[DeclaredTool, ...] | None = None
-        self._lock = threading.RLock()  # pairs replay side by side (ratchet.pool): still one read of each file
+        self._lock = threading.RLock()  # pairs replay side by side (ratchet.core.pool): still one read of each file
 
     def world(self, *, workspaces_dir: Path | None, workspace: str | None, frozen_time: str) -> World:
         """A World of its own (data deep-copied) with the task's workspace and the frozen clock.

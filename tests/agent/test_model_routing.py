@@ -19,13 +19,13 @@ from ratchet.agent.catalog import (
 )
 from ratchet.agent.prompt import system_prompt
 from ratchet.agent.runner import run_task
-from ratchet.config import Routing
+from ratchet.config.project import Routing
+from ratchet.core.chat import ChatModel, ChatResponse, Message, ToolCallRequest
+from ratchet.goldens.tasks import Task, task_seed
+from ratchet.goldens.trace import SkillRef, Trace, load_goldens
 from ratchet.llm.fake import ScriptedModel
-from ratchet.llm.types import ChatModel, ChatResponse, Message, ToolCallRequest
 from ratchet.sim.models import sim_model_for
-from ratchet.skills import Skill, parse_skill_text
-from ratchet.tasks import Task, task_seed
-from ratchet.trace import SkillRef, Trace, load_goldens
+from ratchet.skills.skill import Skill, parse_skill_text
 from ratchet.world import load_world
 from ratchet.world.tools import tool_specs
 from tests.helpers.sim_run import CLOCK, OWN_TASKS, REPO, SKILLS, TASKS

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ratchet.config import RatchetConfig, parse_config
-from ratchet.errors import ConfigError
+from ratchet.config.project import RatchetConfig, parse_config
+from ratchet.core.errors import ConfigError
 
 
 def test_routing_defaults_to_lexical_with_three_neighbours() -> None:

@@ -14,9 +14,10 @@ from ratchet.agent.prompt import (
     read_skill_block,
     system_prompt,
 )
-from ratchet.bench.models import Edit
-from ratchet.skill_sets import load_skills
-from ratchet.skills import SKILL_CLOSE, Skill, parse_skill_text
+from ratchet.bench.data.models import Edit
+from ratchet.skills.rules import SKILL_CLOSE
+from ratchet.skills.sets import load_skills
+from ratchet.skills.skill import Skill, parse_skill_text
 
 ROOT = Path(__file__).resolve().parents[2]
 CLOCK = "2026-10-14T16:00:00Z"

@@ -23,10 +23,10 @@ from ratchet.agent.trigger import (
     route_scores,
     routing_index,
 )
-from ratchet.bench.dataset import read_edits
-from ratchet.skill_sets import load_skills
-from ratchet.skills import Skill, parse_skill_text
-from ratchet.tasks import load_tasks
+from ratchet.bench.data.dataset import read_edits
+from ratchet.goldens.tasks import load_tasks
+from ratchet.skills.sets import load_skills
+from ratchet.skills.skill import Skill, parse_skill_text
 from tests.helpers.routing_oracle import (
     old_ranked_scores,
     old_route_scores,

@@ -13,9 +13,9 @@ import pytest
 
 from ratchet.agent.catalog import model_invocable, nearest_skills
 from ratchet.agent.trigger import tokens
-from ratchet.bench.dataset import read_edits
-from ratchet.skill_sets import load_skills
-from ratchet.skills import Skill, parse_skill_text
+from ratchet.bench.data.dataset import read_edits
+from ratchet.skills.sets import load_skills
+from ratchet.skills.skill import Skill, parse_skill_text
 from tests.helpers.routing_oracle import random_skills
 
 REPO = Path(__file__).resolve().parents[2]

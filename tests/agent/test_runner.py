@@ -2,11 +2,11 @@ from __future__ import annotations
 
 import pytest
 
-from ratchet.clock import frozen_clock
-from ratchet.errors import ModelCallError
+from ratchet.core.chat import ChatResponse, Message, ToolCallRequest
+from ratchet.core.clock import frozen_clock
+from ratchet.core.errors import ModelCallError
+from ratchet.goldens.trace import SIDE_EFFECTS
 from ratchet.llm.fake import ScriptedModel
-from ratchet.llm.types import ChatResponse, Message, ToolCallRequest
-from ratchet.trace import SIDE_EFFECTS
 from tests.helpers.sim_run import OWN_TASKS, SKILLS, TASKS, run
 
 

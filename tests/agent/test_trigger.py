@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from ratchet.agent.trigger import match_skill, route_scores, stem, tokens
-from ratchet.skills import Skill
+from ratchet.skills.skill import Skill
 from tests.helpers.sim_run import OWN_SKILLS, OWN_TASKS, SKILLS, TASKS
 
 

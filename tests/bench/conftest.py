@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ratchet.bench.build import BuildOptions, BuildResult, build_bench
+from ratchet.bench.build.build import BuildOptions, BuildResult, build_bench
 
 SOURCE = Path(__file__).resolve().parents[2]
 SKILLS = ("fx-expense-converter", "github-triage")

@@ -12,19 +12,21 @@ from pathlib import Path
 
 import yaml
 
-from ratchet.bench.models import Edit, Label, LabelsFile, Review, ReviewsFile, edit_hash
-from ratchet.bench.run import RunOptions, RunSummary, run_config
-from ratchet.config import load_project
+from ratchet.bench.data.models import Edit, Label, LabelsFile, Review, ReviewsFile, edit_hash
+from ratchet.bench.run.run import RunOptions, RunSummary, run_config
+from ratchet.bless.record import bless, record_tasks
+from ratchet.config.gate import resolve_gate_config
+from ratchet.config.project import load_project
+from ratchet.core.jsonio import atomic_write_text, canonical_dumps
 from ratchet.data import packaged_config
-from ratchet.demo import EDITS, _cosmetic
+from ratchet.gate.context import CheckContext
 from ratchet.gate.evaluate import evaluate_edit
-from ratchet.gate.gate_config import resolve_gate_config
-from ratchet.jsonio import atomic_write_text, canonical_dumps
-from ratchet.recording import bless, record_tasks
-from ratchet.skill_sets import load_skills
-from ratchet.skills import parse_skill_text
-from ratchet.tasks import load_tasks
-from ratchet.trace import load_goldens
+from ratchet.gate.replay import Replayer
+from ratchet.goldens.tasks import load_tasks
+from ratchet.goldens.trace import load_goldens
+from ratchet.setup.demo import EDITS, _cosmetic
+from ratchet.skills.sets import load_skills
+from ratchet.skills.skill import parse_skill_text
 
 SOURCE = Path(__file__).resolve().parents[2]
 SKILLS = ("github-triage", "fx-expense-converter")
@@ -132,18 +134,16 @@ def build_mini_dataset(root: Path) -> Path:
                 overlays = (path,)
             from ratchet.sim.models import sim_model_for
 
-            found = evaluate_edit(
-                project=project,
-                changed=[skill],
-                base_skills=skills,
-                head_skills=head,
-                tasks=tasks,
-                goldens=goldens,
+            replays = Replayer(
+                project,
                 tree=root,
+                head_skills=head,
+                base_skills=skills,
                 agent=sim_model_for("agent"),
                 overlays=overlays,
-                config=resolve_gate_config("level0_only"),
             )
+            run = CheckContext(config=resolve_gate_config("level0_only"))
+            found = evaluate_edit(run, replays, changed=[skill], tasks=tasks, goldens=goldens)
             differing = "drift" if kind == "D1" else "regression"
             pairs = {p.task_id: ("same" if p.outcome == "same" else differing) for p in found.verdict.pairs}
             if kind.startswith("R"):

@@ -10,14 +10,16 @@ import git
 import pytest
 from typer.testing import CliRunner
 
-from ratchet.bench.build import BuildOptions, BuildResult, build_bench, commit_edit
-from ratchet.bench.dataset import BenchPaths, read_edits, read_labels
-from ratchet.bench.models import REGRESSION_TYPES
+from ratchet.bench.build.build import BuildOptions, BuildResult, build_bench
+from ratchet.bench.build.scratch_repo import commit_edit
+from ratchet.bench.data.dataset import BenchPaths, read_edits, read_labels
+from ratchet.bench.data.models import REGRESSION_TYPES
 from ratchet.cli import app
-from ratchet.config import load_project
+from ratchet.config.project import load_project
 from ratchet.sim.injector import InjectContext, ToolInfo, propose, split_skill
-from ratchet.skills import parse_skill_text
+from ratchet.skills.skill import parse_skill_text
 from tests.bench.conftest import SOURCE, make_project
+from tests.gateways import sim_gateway
 
 
 def test_build_counts_and_labels(built_template: tuple[Path, BuildResult]) -> None:
@@ -193,14 +195,13 @@ def test_model_proposer_reads_the_fenced_skill_and_is_checked_like_a_template(be
     """The live injector path with a scripted model: the prompt is filled, the reply parsed and checked."""
     from contextlib import closing
 
-    from ratchet.bench.inject import ModelProposer, inject_type
-    from ratchet.bench.replays import ReplayEnv
+    from ratchet.bench.build.inject import ModelProposer, inject_type
+    from ratchet.bench.build.replays import ReplayEnv
+    from ratchet.goldens.tasks import load_tasks
+    from ratchet.goldens.trace import load_goldens
     from ratchet.llm.fake import ScriptedModel
-    from ratchet.llm.gateway import Gateway
-    from ratchet.skill_sets import load_skills
-    from ratchet.store import open_store
-    from ratchet.tasks import load_tasks
-    from ratchet.trace import load_goldens
+    from ratchet.skills.sets import load_skills
+    from ratchet.store.db import open_store
 
     project = load_project(bench_project / "var" / "bench" / "repo", home=bench_project / "var" / "bench" / "home")
     text = (project.path("skills") / "github-triage" / "SKILL.md").read_text(encoding="utf-8")
@@ -212,7 +213,7 @@ def test_model_proposer_reads_the_fenced_skill_and_is_checked_like_a_template(be
         ],
         echo=False,
     )
-    with closing(open_store(project.home)) as store, Gateway(project, store, run_id="t") as gateway:
+    with closing(open_store(project.home)) as store, sim_gateway(project, store, run_id="t") as gateway:
         env = ReplayEnv(
             project,
             load_tasks(project.path("tasks")),

@@ -10,7 +10,16 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from ratchet.bench.calibrate import (
+from ratchet.bench.data.results import (
+    SUMMARY_FILE,
+    BenchConfigRun,
+    BenchResults,
+    ScoredEdit,
+    read_results,
+    write_results,
+)
+from ratchet.bench.data.summary import write_summary
+from ratchet.bench.report.calibrate import (
     CALIBRATION_FILE,
     CALIBRATION_REPORT,
     SIMULATED_LINE,
@@ -18,20 +27,11 @@ from ratchet.bench.calibrate import (
     calibrate_results,
     split_pairs,
 )
-from ratchet.bench.labeled import SINGLE_TIER_RUNS
-from ratchet.bench.results import (
-    SUMMARY_FILE,
-    BenchConfigRun,
-    BenchResults,
-    ScoredEdit,
-    read_results,
-    write_results,
-    write_summary,
-)
+from ratchet.bench.report.labeled import SINGLE_TIER_RUNS
 from ratchet.cli import app
-from ratchet.errors import InputError
-from ratchet.gate.gate_config import load_gate_config
-from ratchet.gate.models import JudgeVerdict, Opinion, PairOutcome, Verdict
+from ratchet.config.gate import JudgeVerdict, load_gate_config
+from ratchet.core.errors import InputError
+from ratchet.gate.models import Opinion, PairOutcome, Verdict
 
 SMOKE = Path(__file__).resolve().parents[2] / "bench" / "results" / "smoke-sim"
 TASKS = ("t-01", "t-02")

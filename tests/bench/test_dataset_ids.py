@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.bench.dataset import read_edit, read_edits, write_edit
-from ratchet.bench.models import Edit
-from ratchet.errors import InputError
+from ratchet.bench.data.dataset import read_edit, read_edits, write_edit
+from ratchet.bench.data.models import Edit
+from ratchet.core.errors import InputError
 
 
 def _edit(edit_id: str, skill: str = "weekly-report") -> Edit:

@@ -10,9 +10,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from ratchet.bench.journal import JOURNAL_DIR, JOURNAL_RUN, journal_item, journal_run, merge_journal
-from ratchet.bench.report import write_report
-from ratchet.bench.results import (
+from ratchet.bench.data.journal import JOURNAL_DIR, JOURNAL_RUN, journal_item, journal_run, merge_journal
+from ratchet.bench.data.results import (
     RESULTS_FILE,
     SUMMARY_FILE,
     TIMINGS_FILE,
@@ -24,11 +23,12 @@ from ratchet.bench.results import (
     read_timings,
     write_results,
 )
-from ratchet.bench.schedule import execute
+from ratchet.bench.report.report import write_report
+from ratchet.bench.run.schedule import execute
 from ratchet.cli import _wrap_commands
 from ratchet.cli.bench_run import register
-from ratchet.pool import WorkPool
-from ratchet.store import STORE_FILE
+from ratchet.core.pool import WorkPool
+from ratchet.store.db import STORE_FILE
 from tests.bench.fixtures_mini import run_packaged
 
 

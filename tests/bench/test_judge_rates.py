@@ -8,17 +8,18 @@ import pytest
 from pydantic import ValidationError
 
 from ratchet import SIMULATED_BANNER
-from ratchet.bench.judge_rates import family_warning, judge_rates, model_family, render_text
-from ratchet.bench.labeled import (
+from ratchet.bench.data.models import Review
+from ratchet.bench.data.results import BenchResults, Timings
+from ratchet.bench.data.summary import read_summary, write_summary
+from ratchet.bench.report.judge_rates import family_warning, judge_rates, model_family, render_text
+from ratchet.bench.report.labeled import (
     LabeledOpinion,
     labeled_opinions,
     labeled_opinions_by_tier,
     tier_sources,
 )
-from ratchet.bench.models import Review
-from ratchet.bench.report import render_report
-from ratchet.bench.results import BenchResults, Timings, read_summary, write_summary
-from ratchet.gate.gate_config import GateConfig
+from ratchet.bench.report.report import render_report
+from ratchet.config.gate import GateConfig
 from ratchet.gate.models import Opinion
 from tests.helpers.scripted_judges import (
     NANO,
@@ -213,7 +214,7 @@ def test_the_bench_report_has_the_judges_section() -> None:
     assert head in text
     section = text[text.index(head) : text.index("## Worked examples")]
     assert f"> **{SIMULATED_BANNER}**" in section
-    assert "_Computed by `ratchet.bench.judge_rates.judge_rates`._" in section
+    assert "_Computed by `ratchet.bench.report.judge_rates.judge_rates`._" in section
     assert (
         "| nano | nano_only | sim/judge-nano | 40 (20 regression, 20 not) | 70.0% [48.1%, 85.5%] (14/20) | "
         "10.0% [2.8%, 30.1%] (2/20) | 5.0% | TPR lower bound 48.1% < floor 60.0%; FPR upper bound 30.1% > "

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from ratchet.bench.run import SMOKE_DIR
-from ratchet.bench.smoke import run_smoke
+from ratchet.bench.run.run import SMOKE_DIR
+from ratchet.bench.run.smoke import run_smoke
 from ratchet.cli import app
-from ratchet.errors import ConfigError
+from ratchet.core.errors import ConfigError
 
 KNOWN = "injector, nano, super, ultra"
 AGENT = f"tier 'agent' runs the tasks and is never a judge: name a judge tier ({KNOWN})"

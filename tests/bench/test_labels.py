@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from ratchet.bench.build import BuildOptions, build_bench
-from ratchet.bench.dataset import BenchPaths, read_labels, read_reviews
-from ratchet.bench.labels import effective_labels
-from ratchet.bench.models import Label, Review
+from ratchet.bench.build.build import BuildOptions, build_bench
+from ratchet.bench.build.labels import effective_labels
+from ratchet.bench.data.dataset import BenchPaths, read_labels, read_reviews
+from ratchet.bench.data.models import Label, Review
 from ratchet.cli import app
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ratchet.bench.metrics import (
+from ratchet.bench.data.results import NoiseGolden, ScoredEdit, TierUsage
+from ratchet.bench.report.metrics import (
     block_recall,
     cost_per_verdict,
     detection_recall,
@@ -16,8 +17,8 @@ from ratchet.bench.metrics import (
     pair_level,
     prompt_cache_share,
 )
-from ratchet.bench.results import NoiseGolden, ScoredEdit, TierUsage
-from ratchet.gate.models import Decision, JudgeVerdict, Opinion, Outcome, PairOutcome, Verdict
+from ratchet.config.gate import JudgeVerdict
+from ratchet.gate.models import Decision, Opinion, Outcome, PairOutcome, Verdict
 
 
 def _pair(task: str, outcome: Outcome, said: dict[str, JudgeVerdict] | None = None) -> PairOutcome:

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.bench.metrics import noise_stats
-from ratchet.bench.noisy import noise_settings
-from ratchet.bench.results import read_results
+from ratchet.bench.data.results import read_results
+from ratchet.bench.report.metrics import noise_stats
+from ratchet.bench.run.noisy import noise_settings
+from ratchet.config.gate import load_gate_config
+from ratchet.core.errors import InputError
 from ratchet.data import packaged_config
-from ratchet.errors import InputError
-from ratchet.gate.gate_config import load_gate_config
 from tests.bench.fixtures_mini import run_packaged
 
 _run = run_packaged

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from ratchet import SIMULATED_BANNER
-from ratchet.bench.compare import compare_dirs
-from ratchet.bench.report import write_report
-from ratchet.bench.results import FIGURE_FILE
-from ratchet.bench.run import RunOptions, run_config
+from ratchet.bench.data.results import FIGURE_FILE
+from ratchet.bench.report.compare import compare_dirs
+from ratchet.bench.report.report import write_report
+from ratchet.bench.run.run import RunOptions, run_config
 from ratchet.data import packaged_config
 from tests.bench.fixtures_mini import build_mini_dataset
 
@@ -49,7 +49,7 @@ def test_report_has_every_section_and_the_banner_on_each(results_dir: Path) -> N
     for heading in SECTIONS:
         assert heading in text
     assert text.count(f"> **{SIMULATED_BANNER}**") == len(SECTIONS) + 1
-    assert "_Computed by `ratchet.bench.metrics.judge_kappa`._" in text
+    assert "_Computed by `ratchet.bench.report.metrics.judge_kappa`._" in text
     assert "| Date | 2026-10-14 (from the data) |" in text
     assert "cmd cascade" in text
     assert "[cascade](" in text and "configs/cascade.yaml)" in text

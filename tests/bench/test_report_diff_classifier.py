@@ -14,18 +14,13 @@ from pathlib import Path
 import pytest
 
 from ratchet import SIMULATED_BANNER
-from ratchet.bench import run as bench_run
-from ratchet.bench.benchdata import BenchData
-from ratchet.bench.diffs import CORPUS_DIR, bench_diffs
-from ratchet.bench.report import MODEL_FREE, write_report
-from ratchet.bench.results import (
-    REPORT_FILE,
-    RESULTS_FILE,
-    DiffClassifierRun,
-    read_results,
-    read_summary,
-    summary_text,
-)
+from ratchet.bench.build.benchdata import BenchData
+from ratchet.bench.data.results import REPORT_FILE, RESULTS_FILE, DiffClassifierRun, read_results
+from ratchet.bench.data.summary import read_summary, summary_text
+from ratchet.bench.report.diffs import CORPUS_DIR, bench_diffs
+from ratchet.bench.report.report import write_report
+from ratchet.bench.report.sections import MODEL_FREE
+from ratchet.bench.run import run as bench_run
 from ratchet.diff.measure import bench_table, corpus_table
 from ratchet.diff.models import DiffKind, EditDiff
 from tests.bench.fixtures_mini import run_packaged
@@ -100,7 +95,7 @@ def test_results_written_before_the_measurement_say_not_measured(mini: Path) -> 
     run_packaged(mini, "cascade", out)
     results = read_results(out)
     results.diff_classifier = None
-    from ratchet.bench.results import write_results
+    from ratchet.bench.data.results import write_results
 
     write_results(out, results)
     mine = section(write_report(out).read_text(encoding="utf-8"))

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.bench.results import (
+from ratchet.bench.data.results import (
     RESULTS_FILE,
     TIMINGS_FILE,
     Timings,
@@ -14,9 +14,9 @@ from ratchet.bench.results import (
     read_results,
     read_timings,
 )
-from ratchet.errors import InputError
+from ratchet.core.errors import InputError
+from ratchet.core.jsonio import MAX_JSON_DEPTH
 from ratchet.gate.models import EditReplays
-from ratchet.jsonio import MAX_JSON_DEPTH
 
 _DEEP = "[" * 5000 + "]" * 5000
 _BAD = {

@@ -9,20 +9,20 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from ratchet.bench.results import read_results, read_timings
-from ratchet.bench.run import (
+from ratchet.bench.data.results import read_results, read_timings
+from ratchet.bench.run.run import (
     RunOptions,
     load_bench_data,
     rejudge_ledger_replays,
     run_config,
     sample_ids,
 )
-from ratchet.bench.sampling import stratified_sample
+from ratchet.bench.run.sampling import stratified_sample
 from ratchet.cli import _wrap_commands
 from ratchet.cli.bench_run import register
+from ratchet.config.gate import load_gate_config
+from ratchet.core.errors import ConfigError, InputError
 from ratchet.data import packaged_config
-from ratchet.errors import ConfigError, InputError
-from ratchet.gate.gate_config import load_gate_config
 from tests.bench.fixtures_mini import run_packaged
 
 _run = run_packaged

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.bench.results import RESULTS_FILE, read_timings
-from ratchet.bench.run import RunOptions, run_config
+from ratchet.bench.data.results import RESULTS_FILE, read_timings
+from ratchet.bench.run.run import RunOptions, run_config
 from ratchet.data import packaged_config
-from ratchet.store import open_store
+from ratchet.store.db import open_store
 from tests.bench.fixtures_mini import build_mini_dataset, mini_copy
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from ratchet.bench.metrics import DEFAULT_FNS
-from ratchet.bench.results import ScoredEdit
-from ratchet.bench.selftest import run_selftest
+from ratchet.bench.data.results import ScoredEdit
+from ratchet.bench.report.metrics import DEFAULT_FNS
+from ratchet.bench.report.selftest import run_selftest
 from ratchet.cli.bench_run import _standalone
 
 

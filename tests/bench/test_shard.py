@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from ratchet.bench.report import write_report
-from ratchet.bench.results import read_results
-from ratchet.bench.run import RunOptions, run_config
-from ratchet.bench.shard import SHARD_FILE, merge_bench_shards, owned_ids, shard_dir
+from ratchet.bench.data.results import read_results
+from ratchet.bench.report.report import write_report
+from ratchet.bench.run.run import RunOptions, run_config
+from ratchet.bench.run.sharded import SHARD_FILE, merge_bench_shards, owned_ids, shard_dir
 from ratchet.cli import app
+from ratchet.core.errors import InputError
 from ratchet.data import packaged_config
-from ratchet.errors import InputError
 from ratchet.gate.shard import Shard
 from tests.bench.fixtures_mini import build_mini_dataset, mini_copy
 

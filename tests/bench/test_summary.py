@@ -12,18 +12,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from ratchet.bench.report import render_report
-from ratchet.bench.results import (
-    SUMMARY_FILE,
-    compact_results,
-    read_results,
-    read_summary,
-    read_timings,
-    summary_text,
-    write_summary,
-)
+from ratchet.bench.data.results import SUMMARY_FILE, read_results, read_timings
+from ratchet.bench.data.summary import compact_results, read_summary, summary_text, write_summary
+from ratchet.bench.report.report import render_report
 from ratchet.cli import app
-from ratchet.errors import InputError
+from ratchet.core.errors import InputError
 
 SMOKE = Path(__file__).resolve().parents[2] / "bench" / "results" / "smoke-sim"
 

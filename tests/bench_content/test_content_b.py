@@ -18,11 +18,11 @@ import pytest
 from ratchet.agent.runner import run_task
 from ratchet.agent.trigger import match_skill
 from ratchet.gate.drift import FixtureSearch
+from ratchet.goldens.tasks import Task, load_tasks, task_seed
+from ratchet.goldens.trace import Trace
 from ratchet.sim.models import sim_model_for
-from ratchet.skill_sets import load_skills
-from ratchet.skills import validate_skill_folder
-from ratchet.tasks import Task, load_tasks, task_seed
-from ratchet.trace import Trace
+from ratchet.skills.sets import load_skills
+from ratchet.skills.skill import validate_skill_folder
 from ratchet.world import load_world
 
 REPO = Path(__file__).resolve().parents[2]

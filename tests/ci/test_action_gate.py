@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.demo import EDITS, apply_edit
+from ratchet.setup.demo import EDITS, apply_edit
 from tests.helpers.action_runner import Job, run_action
 from tests.helpers.fake_github import BOT, FakeGitHub
 from tests.helpers.gitrepo import git, git_env

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 from ratchet.data import packaged_config
-from ratchet.demo import EDITS
+from ratchet.setup.demo import EDITS
 from tests.ci.test_action_gate import ours, run_pr
 from tests.helpers.fake_github import FakeGitHub
 from tests.helpers.gitrepo import commit, git

@@ -14,7 +14,7 @@ from ratchet.ci.github import (
     read_github_env,
     sticky_marker,
 )
-from ratchet.errors import ConfigError, InfraError, InputError
+from ratchet.core.errors import ConfigError, InfraError, InputError
 from tests.helpers.fake_github import BOT, FakeGitHub
 
 TOKEN = "ghs_fake_token_0123456789"

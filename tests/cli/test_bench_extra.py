@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from ratchet.agent.catalog import nearest_skills
 from ratchet.cli import app
-from ratchet.skills import Skill, parse_skill_text
+from ratchet.skills.skill import Skill, parse_skill_text
 
 BENCH_ONLY = ("matplotlib", "numpy", "scipy", "sklearn")
 runner = CliRunner()

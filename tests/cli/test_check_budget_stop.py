@@ -19,8 +19,8 @@ import pytest
 from typer.testing import CliRunner
 
 from ratchet.cli import app
-from ratchet.demo import EDITS, apply_edit
-from ratchet.store import open_store
+from ratchet.setup.demo import EDITS, apply_edit
+from ratchet.store.db import open_store
 from tests.helpers.gitrepo import git
 
 runner = CliRunner()

@@ -8,8 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 from ratchet.cli import app
-from ratchet.config import RatchetConfig, load_project
-from ratchet.tasks import load_tasks
+from ratchet.config.project import RatchetConfig, load_project
+from ratchet.goldens.tasks import load_tasks
 from tests.helpers.gitrepo import git, make_repo
 
 runner = CliRunner()

@@ -91,5 +91,5 @@ def test_a_prose_skill_recorded_anyway_is_never_a_silent_pass(team_repo: Path) -
     )
     checked = runner.invoke(app, ["check", "--base", base, "--level0-only", "--json"])
     assert checked.exit_code in (0, 1), checked.output
-    # DESIGN "Never a silent PASS": prose the simulator cannot read is a named outcome, at least WARN.
+    # Never a silent PASS (ADR 0012): prose the simulator cannot read is a named outcome, at least WARN.
     assert json.loads(checked.stdout)["decision"] in ("WARN", "BLOCK")

@@ -48,8 +48,8 @@ def test_ctrl_c_while_the_cli_loads_is_one_line_and_exit_130(tmp_path: Path, tri
 
 
 def test_ctrl_c_while_a_command_runs_is_one_line_and_exit_130(tmp_path: Path) -> None:
-    # `record` imports ratchet.recording when it starts: the signal lands inside the command.
-    result = _interrupted("ratchet.recording", "record", cwd=tmp_path)
+    # `record` imports ratchet.bless.record when it starts: the signal lands inside the command.
+    result = _interrupted("ratchet.bless.record", "record", cwd=tmp_path)
     assert (result.returncode, result.stdout, result.stderr) == (130, "", "interrupted\n")
 
 

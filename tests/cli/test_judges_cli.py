@@ -9,12 +9,12 @@ import pytest
 from typer.testing import CliRunner
 
 from ratchet import SIMULATED_BANNER
-from ratchet.bench.dataset import LABELS_FILE, REVIEWS_FILE, write_labels, write_reviews
-from ratchet.bench.judge_rates import judge_rates
-from ratchet.bench.models import LabelsFile, Review, ReviewsFile
-from ratchet.bench.results import write_results
+from ratchet.bench.data.dataset import LABELS_FILE, REVIEWS_FILE, write_labels, write_reviews
+from ratchet.bench.data.models import LabelsFile, Review, ReviewsFile
+from ratchet.bench.data.results import write_results
+from ratchet.bench.report.judge_rates import judge_rates
 from ratchet.cli import app
-from ratchet.gate.gate_config import GateConfig
+from ratchet.config.gate import GateConfig
 from tests.helpers.cli import flat_stderr
 from tests.helpers.scripted_judges import edit_id, labels_for, scripted_results, task_id
 

@@ -11,8 +11,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from ratchet.cli import app
-from ratchet.noise_record import golden_hash, noise_path
-from ratchet.trace import read_trace
+from ratchet.goldens.noise import golden_hash, noise_path
+from ratchet.goldens.trace import read_trace
 from tests.helpers.noise_repo import (
     golden_paths,
     noise_cli,

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ratchet.cli import app
-from ratchet.demo import EDITS, apply_edit
+from ratchet.setup.demo import EDITS, apply_edit
 from tests.helpers.gitrepo import commit
 
 runner = CliRunner()

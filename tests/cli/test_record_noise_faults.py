@@ -16,8 +16,8 @@ import yaml
 from typer.testing import CliRunner
 
 from ratchet.cli import app
-from ratchet.config import load_project
-from ratchet.trace import NOISE_SUFFIX
+from ratchet.config.project import load_project
+from ratchet.goldens.trace import NOISE_SUFFIX
 from tests.helpers.demo_repo import demo_project, pending_traces
 
 runner = CliRunner()

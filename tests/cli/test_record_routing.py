@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from ratchet.bless.record import record_tasks
 from ratchet.cli import app
-from ratchet.config import load_project
-from ratchet.errors import RoutingError
-from ratchet.recording import record_tasks
-from ratchet.routing import project_routing
+from ratchet.config.project import load_project
+from ratchet.core.errors import RoutingError
+from ratchet.lint.routing import project_routing
 from tests.helpers.demo_repo import demo_project, pending_traces
 
 runner = CliRunner()

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from ratchet.bless.record import plan_record, record_tasks
 from ratchet.cli import app
-from ratchet.config import load_project
-from ratchet.errors import SkillError
-from ratchet.recording import plan_record, record_tasks
+from ratchet.config.project import load_project
+from ratchet.core.errors import SkillError
 from ratchet.sim.follow import NOTHING_TO_READ
 from tests.helpers.demo_repo import demo_project, pending_traces
 

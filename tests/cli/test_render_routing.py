@@ -6,8 +6,8 @@ import io
 
 from rich.console import Console
 
-from ratchet.cli.render import render_verdict
 from ratchet.gate.models import Finding, PairOutcome, Verdict
+from ratchet.outputs.table import render_verdict
 
 
 def _pair(
@@ -76,4 +76,4 @@ def test_an_unchanged_routing_shows_the_reason_alone() -> None:
     lines = _rendered(_pair("fx-05", "fx-expense-converter", "fx-expense-converter", reason="output differs"))
     assert _row(lines, "fx-05").split(None, 3)[3] == "output differs"
     lookalike = _rendered(_pair("fx-06", "\uff46x-expense-converter", "fx-expense-converter", reason="output differs"))
-    assert "->" not in _row(lookalike, "fx-06")  # one skill, two spellings (ratchet.names.skill_key)
+    assert "->" not in _row(lookalike, "fx-06")  # one skill, two spellings (ratchet.skills.names.skill_key)

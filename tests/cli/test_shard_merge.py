@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ratchet.cli import app
-from ratchet.demo import EDITS, apply_edit
+from ratchet.setup.demo import EDITS, apply_edit
 
 runner = CliRunner()
 EDIT = next(e for e in EDITS if e.branch == "edit/changed-argument")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ratchet.config.harness import HarnessName
 from ratchet.diff.effects import tool_catalog
 from ratchet.diff.folder import diff_skill_folder
 from ratchet.diff.models import SkillDiff
 from ratchet.diff.scripts import Analysers
-from ratchet.harness.settings import HarnessName
 
 ROOT = Path(__file__).resolve().parents[2]
 REFUND = (ROOT / "tests/data/freeform/skills/refund-reply/SKILL.md").read_text(encoding="utf-8")

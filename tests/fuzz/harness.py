@@ -4,7 +4,7 @@ A case runs against a fresh copy of a template project (the blessed demo reposit
 bench dataset from this repository's HEAD), with RATCHET_HOME in a folder beside it (never
 inside it), so a message that leaks a scratch path is told apart from one naming the user's file.
 
-The contract, checked for every case (DESIGN.md, "Contracts"):
+The contract, checked for every case (CONTRIBUTING.md, "Conventions"):
 - the exit code is the expected one (2 bad input, 3 store/infrastructure fault);
 - no traceback anywhere in the output, and no exception escaping the command;
 - it ends within the per-case timeout;
@@ -125,7 +125,7 @@ class Templates:
 
     @staticmethod
     def _build_demo(root: Path) -> Path:
-        from ratchet.demo import build_demo_repo
+        from ratchet.setup.demo import build_demo_repo
 
         repo = root / "repo"
         repo.mkdir(parents=True)

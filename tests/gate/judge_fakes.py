@@ -7,14 +7,15 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ratchet.config.gate import GateConfig
+from ratchet.core.chat import ChatModel, ChatRequest, ChatResponse, Message, Usage, approx_tokens
+from ratchet.core.fence import fence_token
+from ratchet.gate.context import CheckContext
 from ratchet.gate.drift import FactSearch
-from ratchet.gate.gate_config import GateConfig
-from ratchet.gate.judge_prompt import fence_token
 from ratchet.gate.models import PairOutcome, Selected
 from ratchet.gate.pair import gate_pair
-from ratchet.llm.types import ChatModel, ChatRequest, ChatResponse, Message, Usage, approx_tokens
-from ratchet.tasks import Task
-from ratchet.trace import ModelCall, SkillRef, ToolCall, Trace, VolatileRead
+from ratchet.goldens.tasks import Task
+from ratchet.goldens.trace import ModelCall, SkillRef, ToolCall, Trace, VolatileRead
 
 CLOCK = "2026-10-14T16:00:00Z"
 
@@ -164,4 +165,4 @@ def gate_fixed(
 ) -> PairOutcome:
     """One pair through the real pair pipeline, with the replays given."""
     item = Selected(task=make_task(), golden=golden, because="routed")
-    return gate_pair(item, source, config=config, judges=judges, search=search, pair_id=pair_id)
+    return gate_pair(item, source, CheckContext(config=config, judges=judges, search=search), pair_id=pair_id)

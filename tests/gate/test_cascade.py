@@ -2,13 +2,14 @@ from __future__ import annotations
 
 import pytest
 
-from ratchet.errors import ConfigError, ModelCallError
+from ratchet.config.gate import GateConfig, resolve_gate_config
+from ratchet.core.errors import ConfigError, ModelCallError
+from ratchet.core.fence import fence_token, read_fenced
 from ratchet.gate.cascade import run_cascade
-from ratchet.gate.gate_config import GateConfig, resolve_gate_config
-from ratchet.gate.judge_prompt import fence_token, read_fenced
+from ratchet.gate.context import CheckContext
 from ratchet.gate.level0 import level0_findings
 from ratchet.gate.models import PairOutcome
-from ratchet.trace import Trace
+from ratchet.goldens.trace import Trace
 from tests.gate.judge_fakes import (
     FixedReplays,
     ScriptedJudge,
@@ -182,9 +183,8 @@ def test_missing_judge_model_is_a_config_error() -> None:
             GOLDEN,
             CHANGED,
             level0_findings(GOLDEN, CHANGED),
+            CheckContext(config=cfg, judges={"nano": ScriptedJudge("n"), "super": ScriptedJudge("s")}),
             task=make_task(),
-            config=cfg,
-            judges={"nano": ScriptedJudge("n"), "super": ScriptedJudge("s")},
             pair_id="p",
         )
 

@@ -6,22 +6,16 @@ import json
 
 import pytest
 
-from ratchet.errors import ModelCallError
-from ratchet.gate.gate_config import GateConfig, resolve_gate_config
-from ratchet.gate.judge_prompt import (
-    build_judge_request,
-    fence_token,
-    judge_sections,
-    load_judge_prompt,
-    read_fenced,
-    swapped_sections,
-)
+from ratchet.config.gate import GateConfig, resolve_gate_config
+from ratchet.core.chat import ChatModel, ChatRequest, ChatResponse, Message, Usage, approx_tokens
+from ratchet.core.errors import ModelCallError
+from ratchet.core.fence import fence_token, read_fenced
+from ratchet.gate.judge_prompt import build_judge_request, judge_sections, load_judge_prompt, swapped_sections
 from ratchet.gate.level0 import level0_findings
 from ratchet.gate.models import PairOutcome
+from ratchet.goldens.trace import Trace
 from ratchet.llm.cache import cache_key
-from ratchet.llm.types import ChatModel, ChatRequest, ChatResponse, Message, Usage, approx_tokens
 from ratchet.sim.judges import SimJudge
-from ratchet.trace import Trace
 from tests.gate.judge_fakes import (
     FixedReplays,
     ScriptedJudge,

@@ -9,9 +9,9 @@ import pytest
 from typer.testing import CliRunner
 
 from ratchet.cli import app
-from ratchet.demo import EDITS, apply_edit
+from ratchet.config.gate import resolve_gate_config
 from ratchet.gate.check import check_edit
-from ratchet.gate.gate_config import resolve_gate_config
+from ratchet.setup.demo import EDITS, apply_edit
 from tests.helpers.gitrepo import commit, git, snapshot_git_state, stage
 
 runner = CliRunner()

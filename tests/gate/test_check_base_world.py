@@ -10,12 +10,13 @@ import pytest
 import yaml
 
 import ratchet.gate.check as check_module
-from ratchet.clock import frozen_clock
-from ratchet.config import Paths
+from ratchet.config.gate import resolve_gate_config
+from ratchet.config.project import Paths
+from ratchet.core.clock import frozen_clock
 from ratchet.data import packaged_config, packaged_prompt
-from ratchet.gate.check import _unread_at_base, check_edit
-from ratchet.gate.gate_config import resolve_gate_config
-from ratchet.skill_sets import load_skills
+from ratchet.gate.base_state import unread_at_base
+from ratchet.gate.check import check_edit
+from ratchet.skills.sets import load_skills
 from tests.helpers.gitrepo import commit, git
 
 SKILL = "skills/fx-expense-converter/SKILL.md"
@@ -134,4 +135,4 @@ def test_a_project_config_whose_judge_prompt_is_in_the_world_folder_still_finds_
     ],
 )
 def test_only_folders_no_base_reader_opens_are_left_out(paths: Paths, unread: tuple[str, ...]) -> None:
-    assert _unread_at_base(paths) == unread
+    assert unread_at_base(paths) == unread

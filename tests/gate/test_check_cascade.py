@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ratchet.demo import EDITS, apply_edit
+from ratchet.config.gate import resolve_gate_config
 from ratchet.gate.check import check_edit
-from ratchet.gate.gate_config import resolve_gate_config
+from ratchet.setup.demo import EDITS, apply_edit
 from tests.helpers.gitrepo import commit, git
 
 EDIT = {edit.branch: edit for edit in EDITS}

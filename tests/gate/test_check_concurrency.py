@@ -11,10 +11,10 @@ import pytest
 from typer.testing import CliRunner
 
 from ratchet.cli import app
-from ratchet.clock import frozen_clock
-from ratchet.demo import EDITS, apply_edit
+from ratchet.config.gate import resolve_gate_config
+from ratchet.core.clock import frozen_clock
 from ratchet.gate.check import check_edit
-from ratchet.gate.gate_config import resolve_gate_config
+from ratchet.setup.demo import EDITS, apply_edit
 
 CASCADE = resolve_gate_config("cascade")
 

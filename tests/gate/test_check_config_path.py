@@ -18,10 +18,10 @@ from typer.testing import CliRunner
 
 from ratchet import SIMULATED_CHECK_BANNER
 from ratchet.cli import app
+from ratchet.core.errors import ConfigError
 from ratchet.data import packaged_config, packaged_prompt
-from ratchet.demo import EDITS
-from ratchet.errors import ConfigError
 from ratchet.gate.check import check_edit
+from ratchet.setup.demo import EDITS
 from tests.helpers.gitrepo import commit, git
 
 GATE = ".github/ratchet-gate.yaml"

@@ -18,14 +18,14 @@ import yaml
 from typer.testing import CliRunner
 
 from ratchet import SIMULATED_CHECK_BANNER
+from ratchet.bless.record import bless, record_tasks
 from ratchet.cli import app
-from ratchet.config import load_project
-from ratchet.demo import EDITS
-from ratchet.errors import TaskFileError
+from ratchet.config.gate import resolve_gate_config
+from ratchet.config.project import load_project
+from ratchet.core.errors import TaskFileError
 from ratchet.gate.check import check_edit
-from ratchet.gate.gate_config import resolve_gate_config
 from ratchet.gate.models import CoverageLoss, EvidenceChange
-from ratchet.recording import bless, record_tasks
+from ratchet.setup.demo import EDITS
 from tests.helpers.gitrepo import commit, git, stage
 
 LEVEL0_ONLY = resolve_gate_config("level0_only")

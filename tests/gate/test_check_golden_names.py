@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.demo import EDITS
-from ratchet.errors import GoldenError
+from ratchet.config.gate import resolve_gate_config
+from ratchet.core.errors import GoldenError
 from ratchet.gate.check import check_edit
-from ratchet.gate.gate_config import resolve_gate_config
+from ratchet.setup.demo import EDITS
 from tests.helpers.gitrepo import commit
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ratchet.errors import GoldenError
+from ratchet.config.gate import resolve_gate_config
+from ratchet.core.errors import GoldenError
 from ratchet.gate.check import check_edit
-from ratchet.gate.gate_config import resolve_gate_config
 from tests.helpers.gitrepo import commit
 
 # A sentence the simulator does not read: a blank line alone is cosmetic, and replays nothing (ratchet.gate.static).

@@ -16,9 +16,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ratchet.demo import EDITS, apply_edit
+from ratchet.config.gate import resolve_gate_config
 from ratchet.gate.check import check_edit
-from ratchet.gate.gate_config import resolve_gate_config
+from ratchet.setup.demo import EDITS, apply_edit
 
 NOT_IMPORTED = (
     "litellm",
@@ -26,8 +26,8 @@ NOT_IMPORTED = (
     "fastapi",
     "uvicorn",
     "httpx",
-    "ratchet.harness.runner",
-    "ratchet.pool",
+    "ratchet.harness.driver",
+    "ratchet.core.pool",
     "ratchet.world.tools.declared",
     "ratchet.llm.budget",
 )

@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.demo import EDITS, apply_edit
+from ratchet.config.gate import resolve_gate_config
+from ratchet.core.fence import fence_token, read_fenced
 from ratchet.diff.edit import diff_revisions
 from ratchet.gate.check import check_edit
-from ratchet.gate.gate_config import resolve_gate_config
-from ratchet.gate.judge_prompt import SKILL_DIFF, fence_token, read_fenced, skill_diff_text
+from ratchet.gate.judge_prompt import SKILL_DIFF, skill_diff_text
+from ratchet.setup.demo import EDITS, apply_edit
 from tests.helpers.fake_openai import FakeOpenAI
 from tests.helpers.gitrepo import commit
 

@@ -18,18 +18,18 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from ratchet.cli import app
-from ratchet.demo import EDITS, apply_edit
+from ratchet.config.gate import resolve_gate_config
 from ratchet.gate.check import check_edit
-from ratchet.gate.gate_config import resolve_gate_config
 from ratchet.gate.models import PairOutcome, Verdict
-from ratchet.noise_record import (
+from ratchet.goldens.noise import (
     NoiseRecord,
     golden_hash,
     load_noise_records,
     noise_path,
     write_noise_record,
 )
-from ratchet.trace import read_trace, write_trace
+from ratchet.goldens.trace import read_trace, write_trace
+from ratchet.setup.demo import EDITS, apply_edit
 from tests.helpers.gitrepo import commit, git
 from tests.helpers.noise_repo import (
     FX_COSMETIC,

@@ -15,12 +15,12 @@ from typer.testing import CliRunner
 
 from ratchet import SIMULATED_CHECK_BANNER
 from ratchet.cli import app
+from ratchet.config.gate import resolve_gate_config
+from ratchet.core.errors import ConfigError, GoldenError, SkillError
 from ratchet.data import packaged_config, packaged_prompt
-from ratchet.demo import EDITS
-from ratchet.errors import ConfigError, GoldenError, SkillError
 from ratchet.gate.check import check_edit
-from ratchet.gate.gate_config import resolve_gate_config
-from ratchet.gitops import EMPTY_TREE
+from ratchet.repo.git import EMPTY_TREE
+from ratchet.setup.demo import EDITS
 from tests.helpers.gitrepo import commit, git, make_repo, stage
 
 LEVEL0_ONLY = resolve_gate_config("level0_only")
@@ -265,8 +265,8 @@ def test_nothing_at_the_base_and_no_skill_changed_is_still_a_pass(tmp_path: Path
 
 
 def test_evidence_in_a_verdict_names_the_repo_path_not_the_scratch_folder(tmp_path: Path) -> None:
-    from ratchet.gate.check import _relabel_verdict
     from ratchet.gate.models import PairOutcome, Verdict
+    from ratchet.gate.revision_names import relabel_verdict
 
     scratch = tmp_path / "home" / "scratch" / "12-abc"
     where = f"{scratch}/workspaces/fx-zurich/receipts.csv"
@@ -287,7 +287,7 @@ def test_evidence_in_a_verdict_names_the_repo_path_not_the_scratch_folder(tmp_pa
         summary=f"1 pair(s) could not be checked, first t: cannot read {where}",
         pairs=[pair],
     )
-    named = _relabel_verdict(verdict, {scratch: "hhhhhhhhhh"})
+    named = relabel_verdict(verdict, {scratch: "hhhhhhhhhh"})
     expected = "workspaces/fx-zurich/receipts.csv@hhhhhhhhhh"
     assert named.pairs[0].reason == f"replay failed: cannot read {expected}"
     assert named.pairs[0].error == f"tool: {expected}"
@@ -329,7 +329,7 @@ def test_an_edit_that_relabels_a_declared_tools_effect_is_a_settings_change(demo
 
 
 def test_the_check_names_the_tools_folder_the_declared_tools_are_read_from() -> None:
-    from ratchet.gate import check
+    from ratchet.gate import edit_paths
     from ratchet.world.tools.declared import TOOLS_FOLDER
 
-    assert check._TOOLS_FOLDER == TOOLS_FOLDER
+    assert edit_paths._TOOLS_FOLDER == TOOLS_FOLDER

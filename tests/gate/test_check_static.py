@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.demo import EDITS, apply_edit
+from ratchet.config.gate import resolve_gate_config
 from ratchet.diff.models import DiffKind
 from ratchet.gate.check import check_edit
-from ratchet.gate.gate_config import resolve_gate_config
 from ratchet.gate.models import Verdict
+from ratchet.setup.demo import EDITS, apply_edit
 from ratchet.sim.follow import NOTHING_TO_READ
 from tests.diff.skills import EMAIL, NEVER, REFLOWED_WITH_COMMENT, REFUND
 from tests.helpers.fake_openai import FakeOpenAI

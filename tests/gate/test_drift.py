@@ -5,13 +5,14 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.errors import ConfigError, ModelCallError
+from ratchet.config.gate import resolve_gate_config
+from ratchet.core.errors import ConfigError, ModelCallError
+from ratchet.core.fence import fence_token, read_fenced
+from ratchet.gate.context import CheckContext
 from ratchet.gate.drift import FixtureSearch, TavilySearch, drift_check, moved_facts
-from ratchet.gate.gate_config import resolve_gate_config
-from ratchet.gate.judge_prompt import fence_token, read_fenced
 from ratchet.gate.models import PairOutcome, Selected
 from ratchet.gate.pair import gate_pair
-from ratchet.trace import Trace
+from ratchet.goldens.trace import Trace
 from tests.gate.judge_fakes import ScriptedJudge, answer, make_task, make_trace
 
 KEY = "fx.rates.2026-10-14.EUR"
@@ -54,9 +55,8 @@ def gate(
 ) -> tuple[PairOutcome, dict[str, ScriptedJudge]]:
     judges = {tier: ScriptedJudge(f"fake/{tier}", answers.get(tier, [])) for tier in ("nano", "super", "ultra")}
     item = Selected(task=make_task(), golden=GOLDEN, because="routed")
-    result = gate_pair(
-        item, Source(replay, base), config=resolve_gate_config(config), judges=judges, pair_id="d1/t1", search=search
-    )
+    run = CheckContext(config=resolve_gate_config(config), judges=judges, search=search)
+    result = gate_pair(item, Source(replay, base), run, pair_id="d1/t1")
     return result, judges
 
 

@@ -6,19 +6,21 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.clock import frozen_clock
-from ratchet.config import load_project
-from ratchet.demo import EDITS
+from ratchet.config.gate import resolve_gate_config
+from ratchet.config.project import load_project
+from ratchet.core.clock import frozen_clock
+from ratchet.core.jsonio import canonical_dumps
+from ratchet.core.pool import WorkPool
+from ratchet.gate.context import CheckContext
 from ratchet.gate.drift import make_search
 from ratchet.gate.evaluate import Evaluation, evaluate_edit
-from ratchet.gate.gate_config import resolve_gate_config
-from ratchet.jsonio import canonical_dumps
-from ratchet.pool import WorkPool
+from ratchet.gate.replay import Replayer
+from ratchet.goldens.tasks import load_tasks
+from ratchet.goldens.trace import load_goldens
+from ratchet.setup.demo import EDITS
 from ratchet.sim.models import sim_model_for
-from ratchet.skill_sets import load_skills
-from ratchet.skills import parse_skill_text
-from ratchet.tasks import load_tasks
-from ratchet.trace import load_goldens
+from ratchet.skills.sets import load_skills
+from ratchet.skills.skill import parse_skill_text
 from tests.helpers.demo_repo import _blessed_template, demo_repo
 
 __all__ = ["_blessed_template", "demo_repo"]
@@ -38,24 +40,12 @@ def _gate_demo_edits(root: Path, pool: WorkPool | None) -> list[Evaluation]:
             **skills,
             edit.skill: parse_skill_text(edit.apply(text), folder=root / paths.skills / edit.skill, source=edit.branch),
         }
-        out.append(
-            evaluate_edit(
-                project=project,
-                changed=[edit.skill],
-                base_skills=skills,
-                head_skills=head,
-                tasks=tasks,
-                goldens=goldens,
-                tree=root,
-                agent=sim_model_for("agent"),
-                config=config,
-                judges=judges,
-                search=make_search(config.drift.search, root / config.drift.fixtures),
-                keep_base_replays=True,
-                clock=frozen_clock,
-                pool=pool,
-            )
+        search = make_search(config.drift.search, root / config.drift.fixtures)
+        run = CheckContext(config=config, judges=judges, search=search, record_base=True, clock=frozen_clock, pool=pool)
+        replays = Replayer(
+            project, tree=root, head_skills=head, base_skills=skills, agent=sim_model_for("agent"), clock=frozen_clock
         )
+        out.append(evaluate_edit(run, replays, changed=[edit.skill], tasks=tasks, goldens=goldens))
     return out
 
 

@@ -4,14 +4,14 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.data import packaged_config, packaged_config_names, packaged_prompt
-from ratchet.errors import ConfigError
-from ratchet.gate.gate_config import (
+from ratchet.config.gate import (
     GateConfig,
     gate_config_path,
     load_gate_config,
     resolve_gate_config,
 )
+from ratchet.core.errors import ConfigError
+from ratchet.data import packaged_config, packaged_config_names, packaged_prompt
 
 SEVEN = ("cascade", "nano_only", "super_only", "ultra_only", "drift_off", "level0_off", "noise")
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from ratchet.config.gate import resolve_gate_config
+from ratchet.core.chat import ChatRequest, Message
 from ratchet.gate.decide import decide_edit
-from ratchet.gate.gate_config import resolve_gate_config
 from ratchet.gate.judge_prompt import fence_nonce, judge_sections
 from ratchet.gate.level0 import level0_findings
-from ratchet.llm.types import ChatRequest, Message
 from tests.gate.judge_fakes import (
     FixedReplays,
     ObedientJudge,

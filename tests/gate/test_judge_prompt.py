@@ -4,19 +4,12 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.errors import ConfigError
-from ratchet.gate.gate_config import resolve_gate_config
-from ratchet.gate.judge_prompt import (
-    build_judge_request,
-    fence_nonce,
-    fence_token,
-    judge_sections,
-    load_judge_prompt,
-    read_fenced,
-    trace_diff,
-)
+from ratchet.config.gate import resolve_gate_config
+from ratchet.core.chat import approx_tokens
+from ratchet.core.errors import ConfigError
+from ratchet.core.fence import fence_token, read_fenced
+from ratchet.gate.judge_prompt import build_judge_request, fence_nonce, judge_sections, load_judge_prompt, trace_diff
 from ratchet.gate.level0 import level0_findings
-from ratchet.llm.types import approx_tokens
 from tests.gate.judge_fakes import make_task, make_trace
 
 PROMPT = load_judge_prompt(resolve_gate_config("cascade").prompt_path())

@@ -7,24 +7,24 @@ path evaluate -> repeats -> pair -> cascade carries it.
 
 from __future__ import annotations
 
+from ratchet.config.gate import resolve_gate_config
+from ratchet.core.chat import ChatRequest
+from ratchet.core.fence import fence_token, read_fenced
 from ratchet.diff.models import DiffFinding, DiffKind, EditDiff, SkillDiff
 from ratchet.gate.cascade import run_cascade
-from ratchet.gate.gate_config import resolve_gate_config
+from ratchet.gate.context import CheckContext
 from ratchet.gate.judge_prompt import (
     SKILL_DIFF,
     build_judge_request,
     fence_nonce,
-    fence_token,
     judge_sections,
     load_judge_prompt,
     pair_diffs,
-    read_fenced,
 )
 from ratchet.gate.level0 import level0_findings
 from ratchet.gate.models import Selected
 from ratchet.gate.repeats import gate_repeated
 from ratchet.llm.cache import cache_key
-from ratchet.llm.types import ChatRequest
 from ratchet.sim.judges import SimJudge
 from tests.gate.judge_fakes import FixedReplays, ScriptedJudge, answer, make_task, make_trace
 
@@ -145,9 +145,8 @@ def test_the_cascade_shows_every_tier_the_section() -> None:
         GOLDEN,
         REPLAY,
         level0_findings(GOLDEN, REPLAY),
+        CheckContext(config=resolve_gate_config("cascade"), judges=judges),
         task=make_task(),
-        config=resolve_gate_config("cascade"),
-        judges=judges,
         pair_id="e1/t1",
         diffs=[skill()],
     )
@@ -160,17 +159,9 @@ def test_a_pair_gets_the_findings_of_the_skill_it_ran_through_repeats_and_pair()
     config = resolve_gate_config("nano_only")
     item = Selected(task=make_task(), golden=GOLDEN, because="routed")
     edit = EditDiff(base="b", head="h", harness="minimal", skills=[skill("invoice-check"), skill("expense-report")])
-    gate_repeated(
-        item, FixedReplays(REPLAY), record=None, config=config, judges={"nano": nano}, search=None, diffs=edit.skills
-    )
+    gate_repeated(item, FixedReplays(REPLAY), CheckContext(config=config, judges={"nano": nano}, diffs=edit.skills))
     assert fenced(nano.requests[0])[SKILL_DIFF] == f"[constant_changed] {PATH}:12: changes 0.8 to 0.5 in step 3"
     gate_repeated(
-        item,
-        FixedReplays(REPLAY),
-        record=None,
-        config=config,
-        judges={"nano": nano},
-        search=None,
-        diffs=[skill("invoice-check")],
+        item, FixedReplays(REPLAY), CheckContext(config=config, judges={"nano": nano}, diffs=[skill("invoice-check")])
     )
     assert SKILL_DIFF not in fenced(nano.requests[1])

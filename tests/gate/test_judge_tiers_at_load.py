@@ -12,11 +12,11 @@ import pytest
 from typer.testing import CliRunner
 
 from ratchet.cli import app
-from ratchet.config import RatchetConfig
+from ratchet.config.gate import GateConfig, TierStep, check_judge_tiers, resolve_gate_config
+from ratchet.config.project import RatchetConfig
+from ratchet.core.errors import ConfigError
 from ratchet.data import packaged_config, packaged_config_names
-from ratchet.demo import EDITS
-from ratchet.errors import ConfigError
-from ratchet.gate.gate_config import GateConfig, TierStep, check_judge_tiers, resolve_gate_config
+from ratchet.setup.demo import EDITS
 from tests.helpers.gitrepo import commit, git
 
 EDIT = next(edit for edit in EDITS if edit.branch == "edit/reworded-status")  # differs, so judges would be asked

@@ -4,7 +4,7 @@ from typing import Any
 
 from ratchet.gate.level0 import level0_findings, needs_judging, settled_by_level0
 from ratchet.gate.models import Finding
-from ratchet.trace import SkillRef, ToolCall, Trace, VolatileRead
+from ratchet.goldens.trace import SkillRef, ToolCall, Trace, VolatileRead
 
 
 def call(index: int, name: str, effect: str = "read", **arguments: Any) -> ToolCall:

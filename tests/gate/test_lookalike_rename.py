@@ -2,7 +2,7 @@
 
 Issue 13, item 2: the rename passed, and every later edit of the renamed skill passed with "no
 golden is affected", because the changed folder's name was compared to the goldens' skill as a
-raw string. Skill identity is the NFKC form (ratchet/names.py).
+raw string. Skill identity is the NFKC form (ratchet/skills/names.py).
 """
 
 from __future__ import annotations
@@ -13,15 +13,15 @@ import pytest
 from typer.testing import CliRunner
 
 from ratchet.cli import app
-from ratchet.demo import EDITS
-from ratchet.errors import SkillError
+from ratchet.config.gate import resolve_gate_config
+from ratchet.core.errors import SkillError
 from ratchet.gate.check import check_edit
-from ratchet.gate.gate_config import resolve_gate_config
 from ratchet.gate.level0 import level0_findings
 from ratchet.gate.select import affected_goldens
-from ratchet.skill_sets import load_skills
-from ratchet.tasks import load_tasks
-from ratchet.trace import SkillRef, Trace, load_goldens
+from ratchet.goldens.tasks import load_tasks
+from ratchet.goldens.trace import SkillRef, Trace, load_goldens
+from ratchet.setup.demo import EDITS
+from ratchet.skills.sets import load_skills
 from tests.helpers.gitrepo import git
 
 SKILL = "fx-expense-converter"

@@ -6,16 +6,17 @@ from collections.abc import Callable
 
 import pytest
 
-from ratchet.errors import BudgetError
+from ratchet.config.gate import GateConfig, TierStep
+from ratchet.core.chat import ChatRequest, ChatResponse, Message, Usage
+from ratchet.core.errors import BudgetError
+from ratchet.gate.context import CheckContext
 from ratchet.gate.decide import decide_edit
-from ratchet.gate.gate_config import GateConfig, TierStep
 from ratchet.gate.models import PairOutcome, Selected
 from ratchet.gate.repeats import gate_repeated, repeat_seed
 from ratchet.gate.variation import LINE_ADDED, variation_parts
-from ratchet.llm.types import ChatRequest, ChatResponse, Message, Usage
-from ratchet.noise_record import NoiseRecord, golden_hash
+from ratchet.goldens.noise import NoiseRecord, golden_hash
+from ratchet.goldens.trace import Trace
 from ratchet.stats.binomial import plan_test
-from ratchet.trace import Trace
 from tests.gate.judge_fakes import answer, make_task, make_trace
 
 GOLDEN = make_trace("total: 42 EUR\nitems: 3", [("read_expenses", {"month": "10"}, "read")])
@@ -86,9 +87,13 @@ def gate(
     replays: Replays, noise: NoiseRecord | None, judge: DiffJudge | None = None, cfg: GateConfig | None = None
 ) -> PairOutcome:
     item = Selected(task=make_task(), golden=GOLDEN, because="routed")
-    return gate_repeated(
-        item, replays, record=noise, config=cfg or config(), judges={"ultra": judge or DiffJudge()}, search=None
-    )
+    return gate_repeated(item, replays, context(noise, judge, cfg))
+
+
+def context(noise: NoiseRecord | None, judge: DiffJudge | None = None, cfg: GateConfig | None = None) -> CheckContext:
+    """The check's context of one pair: its golden's noise record, if any, and the ultra judge."""
+    records = {make_task().id: noise} if noise is not None else {}
+    return CheckContext(config=cfg or config(), judges={"ultra": judge or DiffJudge()}, noise=records)
 
 
 def test_the_parts_of_an_added_line_and_a_changed_value() -> None:
@@ -202,31 +207,12 @@ def test_the_judges_are_told_where_the_golden_varies() -> None:
 def test_level0_marks_the_findings_the_record_saw_vary_and_never_a_hard_fail() -> None:
     item = Selected(task=make_task(), golden=GOLDEN, because="routed")
     aside = gate_repeated(
-        item,
-        Replays(lambda run, seed: ASIDE if run == 0 else GOLDEN),
-        record=record({LINE_ADDED: 6}),
-        config=config(),
-        judges={"ultra": DiffJudge()},
-        search=None,
+        item, Replays(lambda run, seed: ASIDE if run == 0 else GOLDEN), context(record({LINE_ADDED: 6}))
     )
     assert [(f.kind, f.known_to_vary) for f in aside.findings] == [("output_changed", True)]
-    sends = gate_repeated(
-        item,
-        Replays(lambda run, seed: SENDS),
-        record=record({"call added: send_email": 9}),
-        config=config(),
-        judges={"ultra": DiffJudge()},
-        search=None,
-    )
+    sends = gate_repeated(item, Replays(lambda run, seed: SENDS), context(record({"call added: send_email": 9})))
     assert [(f.kind, f.known_to_vary) for f in sends.findings] == [("new_side_effect", False)]
-    wrong = gate_repeated(
-        item,
-        Replays(lambda run, seed: WRONG),
-        record=record({LINE_ADDED: 6}),
-        config=config(),
-        judges={"ultra": DiffJudge()},
-        search=None,
-    )
+    wrong = gate_repeated(item, Replays(lambda run, seed: WRONG), context(record({LINE_ADDED: 6})))
     assert [f.known_to_vary for f in wrong.findings] == [False]
 
 

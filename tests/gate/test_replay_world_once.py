@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ratchet.clock import frozen_clock
-from ratchet.config import load_project
+from ratchet.config.project import load_project
+from ratchet.core.clock import frozen_clock
 from ratchet.gate.models import Selected
 from ratchet.gate.replay import Replayer, replay_task
+from ratchet.goldens.tasks import load_tasks
+from ratchet.goldens.trace import Trace, load_goldens
 from ratchet.sim.models import sim_model_for
-from ratchet.skill_sets import load_skills
-from ratchet.tasks import load_tasks
-from ratchet.trace import Trace, load_goldens
+from ratchet.skills.sets import load_skills
 
 
 def _items(repo: Path) -> list[Selected]:

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.bench.dataset import read_edits
+from ratchet.bench.data.dataset import read_edits
 from ratchet.gate.select import affected_goldens, catalog_neighbours
-from ratchet.names import optional_skill_key, skill_key
-from ratchet.skill_sets import load_skills
-from ratchet.skills import Skill, parse_skill_text
-from ratchet.tasks import Task, load_tasks
-from ratchet.trace import Trace, load_goldens
+from ratchet.goldens.tasks import Task, load_tasks
+from ratchet.goldens.trace import Trace, load_goldens
+from ratchet.skills.names import optional_skill_key, skill_key
+from ratchet.skills.sets import load_skills
+from ratchet.skills.skill import Skill, parse_skill_text
 from tests.helpers.routing_oracle import old_ranked_scores
 
 REPO = Path(__file__).resolve().parents[2]

@@ -17,18 +17,20 @@ import yaml
 
 from ratchet.agent.catalog import LOAD_SKILL, nearest_skills
 from ratchet.agent.runner import run_task
-from ratchet.bench.dataset import read_edits
-from ratchet.config import Project, load_project
+from ratchet.bench.data.dataset import read_edits
+from ratchet.bless.record import bless
+from ratchet.config.gate import resolve_gate_config
+from ratchet.config.project import Project, load_project
+from ratchet.core.chat import ChatRequest, ChatResponse, Message, ToolCallRequest
+from ratchet.gate.context import CheckContext
 from ratchet.gate.evaluate import evaluate_edit
-from ratchet.gate.gate_config import resolve_gate_config
+from ratchet.gate.replay import Replayer
 from ratchet.gate.select import affected_goldens
+from ratchet.goldens.tasks import load_tasks, task_seed
+from ratchet.goldens.trace import load_goldens, write_trace
 from ratchet.llm.fake import ScriptedModel
-from ratchet.llm.types import ChatRequest, ChatResponse, Message, ToolCallRequest
-from ratchet.recording import bless
-from ratchet.skill_sets import load_skills
-from ratchet.skills import Skill, parse_skill_text
-from ratchet.tasks import load_tasks, task_seed
-from ratchet.trace import load_goldens, write_trace
+from ratchet.skills.sets import load_skills
+from ratchet.skills.skill import Skill, parse_skill_text
 from ratchet.world import load_world
 
 REPO = Path(__file__).resolve().parents[2]
@@ -218,15 +220,11 @@ def test_a_broadened_description_that_pulls_a_neighbours_task_is_replayed_and_ca
     assert [(s.task.id, s.because) for s in lexical] == [("invoice-01", "routed")]
 
     evaluation = evaluate_edit(
-        project=project,
+        CheckContext(config=resolve_gate_config("level0_only")),
+        Replayer(project, tree=tmp_path, head_skills=head_skills, base_skills=base_skills, agent=fake_model()),
         changed=["invoice-sender"],
-        base_skills=base_skills,
-        head_skills=head_skills,
         tasks=tasks,
         goldens=goldens,
-        tree=tmp_path,
-        agent=fake_model(),
-        config=resolve_gate_config("level0_only"),
     )
     verdict = evaluation.verdict
     assert [(p.task_id, p.selected_because, p.outcome) for p in verdict.pairs] == [

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.config import load_project
-from ratchet.demo import EDITS, apply_edit
+from ratchet.bless.record import bless, record_tasks
+from ratchet.config.gate import resolve_gate_config
+from ratchet.config.project import load_project
 from ratchet.gate.check import check_edit
-from ratchet.gate.gate_config import resolve_gate_config
-from ratchet.recording import bless, record_tasks
-from ratchet.trace import load_goldens
+from ratchet.goldens.trace import load_goldens
+from ratchet.setup.demo import EDITS, apply_edit
 from tests.helpers.gitrepo import git
 
 EDIT = {edit.branch: edit for edit in EDITS}

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.clock import frozen_clock
-from ratchet.demo import EDITS, apply_edit
-from ratchet.errors import InputError
+from ratchet.config.gate import resolve_gate_config
+from ratchet.core.clock import frozen_clock
+from ratchet.core.errors import InputError
 from ratchet.gate.check import check_edit
-from ratchet.gate.gate_config import resolve_gate_config
 from ratchet.gate.models import Verdict
 from ratchet.gate.shard import Shard, ShardJob, ShardResult, merge_shards, shard_task_ids
 from ratchet.outputs.formats import OutputFormat, render_text
+from ratchet.setup.demo import EDITS, apply_edit
 from tests.helpers.gitrepo import git
 
 EDIT = {edit.branch: edit for edit in EDITS}

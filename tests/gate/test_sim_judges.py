@@ -4,12 +4,12 @@ import json
 
 import pytest
 
-from ratchet.gate.gate_config import resolve_gate_config
+from ratchet.config.gate import resolve_gate_config
+from ratchet.core.chat import ChatRequest, Message, approx_tokens
 from ratchet.gate.judge_prompt import build_judge_request, judge_sections, load_judge_prompt
 from ratchet.gate.level0 import level0_findings
-from ratchet.llm.types import ChatRequest, Message, approx_tokens
+from ratchet.goldens.trace import Trace
 from ratchet.sim.judges import PROFILES, SimJudge, compare, sim_judge_for
-from ratchet.trace import Trace
 from tests.gate.judge_fakes import FixedReplays, gate_fixed, make_task, make_trace
 
 PROMPT = load_judge_prompt(resolve_gate_config("cascade").prompt_path())

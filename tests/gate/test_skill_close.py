@@ -1,7 +1,7 @@
 """A `</skill>` in an edited body cannot hide the steps after it from the gate.
 
 Two layers. `ratchet validate` reports such a body as an error, naming the line
-(skills.SKILL_CLOSE). The gate still loads it, because it must judge what the edit makes the agent
+(ratchet.skills.rules.SKILL_CLOSE). The gate still loads it, because it must judge what the edit makes the agent
 do: the runner escapes the tag in the system prompt (ratchet.agent.prompt), the body is read whole,
 the hidden side-effecting step is replayed and Level 0 blocks the edit.
 """
@@ -14,9 +14,9 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from ratchet.cli import app
-from ratchet.gate.gate_config import resolve_gate_config
+from ratchet.config.gate import resolve_gate_config
 from ratchet.gate.level0 import level0_findings
-from ratchet.trace import read_trace
+from ratchet.goldens.trace import read_trace
 from tests.gate.judge_fakes import FixedReplays, gate_fixed
 from tests.helpers.gitrepo import commit, git
 from tests.helpers.sim_run import REPO, SKILLS, TASKS, run

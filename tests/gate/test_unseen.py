@@ -7,9 +7,9 @@ from pathlib import Path
 from ratchet.gate.decide import no_change, with_unchecked
 from ratchet.gate.models import Unseen
 from ratchet.gate.unseen import unseen_notes
-from ratchet.skills import Skill, parse_skill_text
-from ratchet.tasks import load_tasks
-from ratchet.trace import load_golden_files
+from ratchet.goldens.tasks import load_tasks
+from ratchet.goldens.trace import load_golden_files
+from ratchet.skills.skill import Skill, parse_skill_text
 
 HEAD = "---\nname: {name}\ndescription: Look things up by key for the team.\n---\n"
 BODY = """# Lookup

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.errors import InfraError
+from ratchet.core.errors import InfraError
 from ratchet.harness.binaries import (
     CLAUDE_CODE_VERSION,
     CODEX_VERSION,

@@ -20,13 +20,13 @@ import git
 import pytest
 import yaml
 
-from ratchet.config import load_project
-from ratchet.demo import EDITS, apply_edit
+from ratchet.config.gate import resolve_gate_config
+from ratchet.config.project import load_project
 from ratchet.gate.check import check_edit
-from ratchet.gate.gate_config import resolve_gate_config
 from ratchet.gate.models import Verdict
+from ratchet.goldens.trace import read_trace
 from ratchet.harness.sandbox import processes_under
-from ratchet.trace import read_trace
+from ratchet.setup.demo import EDITS, apply_edit
 from tests.helpers.harness_demo import build_recorded_demo, commit_all
 
 AGENT = Path(__file__).resolve().parents[1] / "data" / "harness_agent" / "agent.py"

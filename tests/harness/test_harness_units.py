@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.config import parse_config
-from ratchet.errors import ConfigError
+from ratchet.config.harness import DEFAULT_READ_COMMANDS, HarnessSettings
+from ratchet.config.project import parse_config
+from ratchet.core.errors import ConfigError
 from ratchet.harness.base import shell_effect, skill_of_path
 from ratchet.harness.sandbox import base_env, processes_under, replay_dirs, run_process
-from ratchet.harness.settings import DEFAULT_READ_COMMANDS, HarnessSettings
 
 READS = list(DEFAULT_READ_COMMANDS)
 
@@ -101,7 +101,7 @@ def test_a_child_that_leaves_the_group_is_still_killed(tmp_path: Path) -> None:
 
 
 def test_settings_keep_their_other_options_when_the_name_is_switched(tmp_path: Path) -> None:
-    from ratchet.config import project_from_text
+    from ratchet.config.project import project_from_text
 
     project = project_from_text(tmp_path, "harness:\n  name: codex\n  timeout_s: 12\n", source="r.yaml", home=tmp_path)
     switched = project.with_harness("claude-code")

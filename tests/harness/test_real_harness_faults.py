@@ -10,16 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.config import load_project
+from ratchet.config.harness import HarnessName, HarnessSettings
+from ratchet.config.project import load_project
+from ratchet.core.chat import ChatRequest, ChatResponse
 from ratchet.data import demo_files
-from ratchet.harness.runner import WorldSource, run_through_harness
+from ratchet.goldens.tasks import load_tasks, task_seed
+from ratchet.goldens.trace import Trace
+from ratchet.harness.driver import WorldSource, run_through_harness
 from ratchet.harness.sandbox import processes_under
-from ratchet.harness.settings import HarnessName, HarnessSettings
-from ratchet.llm.types import ChatRequest, ChatResponse
 from ratchet.sim.agent import SimAgentModel
-from ratchet.skill_sets import load_skills
-from ratchet.tasks import load_tasks, task_seed
-from ratchet.trace import Trace
+from ratchet.skills.sets import load_skills
 
 SENTINEL = "sk-ratchet-sentinel-77c2e1"
 ENV_OF = {"claude-code": "RATCHET_CLAUDE_BIN", "codex": "RATCHET_CODEX_BIN"}

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.demo import EDITS, apply_edit
+from ratchet.config.gate import resolve_gate_config
+from ratchet.config.harness import HarnessName
 from ratchet.gate.check import check_edit
-from ratchet.gate.gate_config import resolve_gate_config
 from ratchet.gate.models import Verdict
+from ratchet.goldens.trace import read_trace
 from ratchet.harness.sandbox import processes_under
-from ratchet.harness.settings import HarnessName
-from ratchet.trace import read_trace
+from ratchet.setup.demo import EDITS, apply_edit
 from tests.helpers.harness_demo import build_recorded_demo
 
 KEEP = (

@@ -18,9 +18,9 @@ import yaml
 from typer.testing import CliRunner
 
 from ratchet.cli import app
-from ratchet.errors import SkillError
+from ratchet.core.errors import SkillError
 from ratchet.harness.sandbox import install_skills
-from ratchet.skills import load_skill
+from ratchet.skills.skill import load_skill
 from tests.helpers.demo_repo import demo_project
 from tests.test_skill_links import LEAVES, SECRET, _host, _leaked, _skill
 

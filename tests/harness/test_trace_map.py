@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ratchet.config.harness import HarnessSettings
+from ratchet.core.chat import ChatRequest, ChatResponse, Message, ToolCallRequest, ToolSpec
 from ratchet.gate.level0 import level0_findings
+from ratchet.goldens.trace import ToolCall, Trace, VolatileRead
 from ratchet.harness.base import ReplayInput
 from ratchet.harness.claude_code import ClaudeCode
 from ratchet.harness.codex import Codex
 from ratchet.harness.sandbox import ReplayDirs
-from ratchet.harness.settings import HarnessSettings
 from ratchet.harness.trace_map import map_calls
 from ratchet.llm.sessions import Exchange
-from ratchet.llm.types import ChatRequest, ChatResponse, Message, ToolCallRequest, ToolSpec
-from ratchet.skills import Skill
-from ratchet.trace import ToolCall, Trace, VolatileRead
+from ratchet.skills.skill import Skill
 
 ROOT = Path("/r")
 DIRS = ReplayDirs(

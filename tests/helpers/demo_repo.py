@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from ratchet.data import demo_files
-from ratchet.demo import build_demo_repo
+from ratchet.setup.demo import build_demo_repo
 
 
 @pytest.fixture(scope="session")

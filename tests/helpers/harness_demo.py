@@ -10,10 +10,10 @@ from pathlib import Path
 import git
 import yaml
 
-from ratchet.config import load_project
+from ratchet.bless.record import bless, record_tasks
+from ratchet.config.harness import HarnessName
+from ratchet.config.project import load_project
 from ratchet.data import demo_files
-from ratchet.harness.settings import HarnessName
-from ratchet.recording import bless, record_tasks
 
 AUTHOR = git.Actor("Ratchet Test", "test@example.com")
 

@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from ratchet.core.chat import ChatModel
+from ratchet.goldens.trace import ToolCall
 from ratchet.llm import anthropic_api, responses_api
-from ratchet.llm.types import ChatModel
 from ratchet.llm.wire import Answer
 from ratchet.mcp.server import call_result
-from ratchet.skills import Skill
-from ratchet.trace import ToolCall
+from ratchet.skills.skill import Skill
 from ratchet.world.state import World
 from ratchet.world.tools import call_tool, tool_specs
 

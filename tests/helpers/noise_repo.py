@@ -13,9 +13,9 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from ratchet.cli import app
-from ratchet.demo import DemoEdit
-from ratchet.noise_record import NoiseRecord, parse_noise_record
-from ratchet.trace import NOISE_SUFFIX
+from ratchet.goldens.noise import NoiseRecord, parse_noise_record
+from ratchet.goldens.trace import NOISE_SUFFIX
+from ratchet.setup.demo import DemoEdit
 from tests.helpers.gitrepo import commit, git
 
 runner = CliRunner()

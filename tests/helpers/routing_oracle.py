@@ -12,7 +12,7 @@ import random
 from collections.abc import Mapping
 
 from ratchet.agent.trigger import MARGIN, THRESHOLD, Ranking, tokens, trigger_text
-from ratchet.skills import Skill
+from ratchet.skills.skill import Skill
 
 
 def _old_skill_terms(skill: Skill) -> set[str]:

@@ -15,9 +15,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ratchet.bench.models import Label
-from ratchet.bench.results import BenchConfigRun, BenchResults, NoiseGolden, ScoredEdit
-from ratchet.gate.models import JudgeVerdict, Opinion, PairOutcome, Verdict
+from ratchet.bench.data.models import Label
+from ratchet.bench.data.results import BenchConfigRun, BenchResults, NoiseGolden, ScoredEdit
+from ratchet.config.gate import JudgeVerdict
+from ratchet.gate.models import Opinion, PairOutcome, Verdict
 
 
 @dataclass(frozen=True)

@@ -6,13 +6,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ratchet.agent.runner import run_task
-from ratchet.clock import Clock, wall_clock
-from ratchet.llm.types import ChatModel
+from ratchet.core.chat import ChatModel
+from ratchet.core.clock import Clock, wall_clock
+from ratchet.goldens.tasks import Task, load_tasks, task_seed
+from ratchet.goldens.trace import Trace
 from ratchet.sim.models import sim_model_for
-from ratchet.skill_sets import load_skills
-from ratchet.skills import Skill
-from ratchet.tasks import Task, load_tasks, task_seed
-from ratchet.trace import Trace
+from ratchet.skills.sets import load_skills
+from ratchet.skills.skill import Skill
 from ratchet.world import load_world
 
 REPO = Path(__file__).resolve().parents[2]

@@ -13,8 +13,8 @@ _ROOT = str(Path(__file__).resolve().parents[2])
 if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
-from ratchet.config import Project, RatchetConfig  # noqa: E402
-from ratchet.store import Store, open_store  # noqa: E402
+from ratchet.config.project import Project, RatchetConfig  # noqa: E402
+from ratchet.store.db import Store, open_store  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

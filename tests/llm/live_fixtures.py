@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ratchet.config import Price, Project, RatchetConfig, TierConfig
+from ratchet.config.project import Price, Project, RatchetConfig, TierConfig
 from tests.helpers.fake_openai import FakeOpenAI
 
 KEY_ENV = "RATCHET_TEST_KEY"

@@ -15,9 +15,10 @@ from typing import Any, TypeVar
 
 import pytest
 
-from ratchet.config import Project, RatchetConfig
+from ratchet.config.project import Project, RatchetConfig
 from ratchet.llm.proxy import CaptureProxy
-from ratchet.store import Store, open_store
+from ratchet.sim.models import SIMULATOR
+from ratchet.store.db import Store, open_store
 from tests.helpers.fake_openai import ThreadedServer
 
 TOKEN = "tok-h6"
@@ -71,7 +72,7 @@ def running_proxy(project: Project, *, run_id: str = "h6-run", **options: Any) -
     store = open_store(project.home)
     refusals: list[str] = []
     # These tests read cache hits back as ledger rows, so they ask for them (`--ledger-hits`).
-    options["gateway_options"] = {"ledger_hits": True, **options.get("gateway_options", {})}
+    options["gateway_options"] = {"ledger_hits": True, "simulator": SIMULATOR, **options.get("gateway_options", {})}
     proxy = CaptureProxy(
         project,
         store,

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.config import Price
-from ratchet.errors import BudgetError
+from ratchet.config.project import Price
+from ratchet.core.chat import ChatRequest
+from ratchet.core.errors import BudgetError
 from ratchet.llm.budget import check_affordable, estimate
-from ratchet.llm.gateway import Gateway
 from ratchet.llm.pricing import worst_case_cost
-from ratchet.llm.types import ChatRequest
-from ratchet.store import open_store
+from ratchet.store.db import open_store
+from tests.gateways import sim_gateway
 from tests.helpers.fake_openai import FakeOpenAI
 from tests.llm.live_fixtures import KEY_ENV, SENTINEL, live_project
 
@@ -32,7 +32,7 @@ def test_cap_holds_under_50_threads(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     with FakeOpenAI(delay_s=0.3) as server:
         project = live_project(tmp_path, server, price=PRICE)
         store = open_store(project.home)
-        gw = Gateway(project, store, run_id="cap")
+        gw = sim_gateway(project, store, run_id="cap")
         model = gw.model("nano", "judge-nano")
         requests = [ChatRequest(messages=[{"role": "user", "content": f"q{i:02d}"}], max_tokens=100) for i in range(50)]
         worst = max(worst_case_cost(PRICE, r) for r in requests)
@@ -67,10 +67,10 @@ _CHILD = """
 import sys
 from pathlib import Path
 sys.path.insert(0, {root!r})
-from ratchet.config import Price
+from ratchet.config.project import Price
 from ratchet.llm.gateway import Gateway
-from ratchet.llm.types import ChatRequest
-from ratchet.store import open_store
+from ratchet.core.chat import ChatRequest
+from ratchet.store.db import open_store
 from tests.helpers.fake_openai import FakeOpenAI
 from tests.llm.live_fixtures import live_project
 
@@ -112,7 +112,7 @@ def test_kill_9_mid_run_keeps_spend_and_pays_nothing_twice(tmp_path: Path, monke
         paid_first = store.total_spend()
         assert paid_first > 0 and store.reserved() > 0  # the hung call's reservation is still held
         held = store.reserved()
-        gw = Gateway(project, store, run_id="again", ledger_hits=True)  # recovers the dead run's reservation
+        gw = sim_gateway(project, store, run_id="again", ledger_hits=True)  # recovers the dead run's reservation
         assert store.reserved() == 0.0
         assert store.total_spend() == pytest.approx(paid_first + held)  # not reset, charged worst case
         model = gw.model("agent", "replay")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ratchet.core.chat import ChatRequest, ChatResponse, Message
 from ratchet.llm.cache import ResponseCache, cache_key
-from ratchet.llm.types import ChatRequest, ChatResponse, Message
 
 BASE = {
     "messages": [{"role": "user", "content": "hi"}],

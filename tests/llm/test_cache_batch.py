@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.config import Project
+from ratchet.config.project import Project
+from ratchet.core.chat import ChatRequest, ChatResponse, Message
 from ratchet.llm import cache as cache_module
 from ratchet.llm.cache import FLUSH_EVERY, ResponseCache, cache_key, cache_root
 from ratchet.llm.fake import ScriptedModel
-from ratchet.llm.gateway import Gateway
-from ratchet.llm.types import ChatRequest, ChatResponse, Message
-from ratchet.store import Store
+from ratchet.store.db import Store
+from tests.gateways import sim_gateway
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -142,7 +142,7 @@ import os, signal, sys
 sys.path.insert(0, {repo!r})
 from pathlib import Path
 from ratchet.llm.cache import ResponseCache, cache_key
-from ratchet.llm.types import ChatRequest, ChatResponse, Message
+from ratchet.core.chat import ChatRequest, ChatResponse, Message
 cache = ResponseCache(Path(sys.argv[1]))
 for n in range(20):
     request = ChatRequest.model_validate({{"messages": [{{"role": "user", "content": f"question {{n}}"}}]}})
@@ -165,7 +165,7 @@ def test_kill_9_before_the_flush_leaves_every_entry_whole(tmp_path: Path) -> Non
 
 def test_the_gateway_syncs_its_batch_at_close(sim_project: Project, store: Store) -> None:
     fake = ScriptedModel("sim/nano", [answer("one"), answer("two")])
-    gw = Gateway(sim_project, store, run_id="r", upstream_models={"nano": fake})
+    gw = sim_gateway(sim_project, store, run_id="r", upstream_models={"nano": fake})
     model = gw.model("nano", "judge-nano")
     model.complete(req("q1"))
     model.complete(req("q2"))
@@ -182,7 +182,7 @@ def test_the_gateway_syncs_its_batch_at_close(sim_project: Project, store: Store
 
 def test_gateway_flush_ends_the_batch_early(sim_project: Project, store: Store) -> None:
     fake = ScriptedModel("sim/nano", [answer("one")])
-    with Gateway(sim_project, store, run_id="r", upstream_models={"nano": fake}) as gw:
+    with sim_gateway(sim_project, store, run_id="r", upstream_models={"nano": fake}) as gw:
         gw.model("nano", "judge-nano").complete(req("q1"))
         assert gw.flush() == 1
         assert gw.flush() == 0

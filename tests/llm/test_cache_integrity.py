@@ -10,17 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.config import Project
-from ratchet.demo import EDITS, apply_edit
-from ratchet.errors import ModelCallError
+from ratchet.config.gate import resolve_gate_config
+from ratchet.config.project import Project
+from ratchet.core.chat import ChatRequest, ChatResponse, Message
+from ratchet.core.errors import ModelCallError
+from ratchet.core.jsonio import digest
 from ratchet.gate.check import check_edit
-from ratchet.gate.gate_config import resolve_gate_config
-from ratchet.jsonio import digest
 from ratchet.llm.cache import ResponseCache, cache_key, cache_root
 from ratchet.llm.fake import ScriptedModel
-from ratchet.llm.gateway import Gateway
-from ratchet.llm.types import ChatRequest, ChatResponse, Message
-from ratchet.store import Store
+from ratchet.setup.demo import EDITS, apply_edit
+from ratchet.store.db import Store
+from tests.gateways import sim_gateway
 from tests.helpers.gitrepo import git
 
 EDIT = {edit.branch: edit for edit in EDITS}
@@ -119,10 +119,10 @@ def test_unreadable_entries_are_misses_never_tracebacks(tmp_path: Path) -> None:
 def test_cache_mode_none_fails_closed_on_a_tampered_entry(sim_project: Project, store: Store) -> None:
     request = ChatRequest(messages=[Message(role="user", content="judge this")])
     fake = ScriptedModel("sim/nano", [ANSWER])
-    Gateway(sim_project, store, run_id="a", upstream_models={"nano": fake}).model("nano", "x").complete(request)
+    sim_gateway(sim_project, store, run_id="a", upstream_models={"nano": fake}).model("nano", "x").complete(request)
     (entry,) = cache_root(sim_project.home).rglob("*.json")
     forge(entry, '"regression"', '"pass"')
-    gw = Gateway(sim_project, store, run_id="b", cache_mode="none", upstream_models={"nano": fake})
+    gw = sim_gateway(sim_project, store, run_id="b", cache_mode="none", upstream_models={"nano": fake})
     with pytest.raises(ModelCallError, match="cache mode 'none'"):
         gw.model("nano", "x").complete(request)
     assert len(fake.requests) == 1

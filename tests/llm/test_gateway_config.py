@@ -6,14 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.config import load_project
-from ratchet.errors import ConfigError, ModelCallError
+from ratchet.config.project import load_project
+from ratchet.config.retry import RetryPolicy
+from ratchet.core.chat import ChatRequest
+from ratchet.core.errors import ConfigError, ModelCallError
 from ratchet.llm.cache import CacheMode
 from ratchet.llm.fake import ScriptedModel
-from ratchet.llm.gateway import Gateway
-from ratchet.llm.retry import RetryPolicy, UpstreamError
-from ratchet.llm.types import ChatRequest
-from ratchet.store import open_store
+from ratchet.llm.retry import UpstreamError
+from ratchet.store.db import open_store
+from tests.gateways import sim_gateway
 
 FAST_YAML = "upstream: sim\nretry: {max_attempts: 3, base_delay_s: 0, max_delay_s: 0}\ntimeout_s: 7\n"
 
@@ -31,12 +32,12 @@ def test_retry_policy_and_timeout_come_from_ratchet_yaml(tmp_path: Path) -> None
     project = load_project(tmp_path, home=tmp_path / "home")
     store = open_store(project.home)
     try:
-        gw = Gateway(project, store, run_id="r", upstream_models={"nano": flaky(2)})
+        gw = sim_gateway(project, store, run_id="r", upstream_models={"nano": flaky(2)})
         assert (gw.retry, gw.timeout_s) == (RetryPolicy(max_attempts=3, base_delay_s=0, max_delay_s=0), 7.0)
         assert gw.model("nano", "x").complete(req("third time lucky")).message.content == "ok"
         assert [row.attempts for row in store.ledger("r")] == [3]
 
-        gave_up = Gateway(project, store, run_id="g", upstream_models={"nano": flaky(3)})
+        gave_up = sim_gateway(project, store, run_id="g", upstream_models={"nano": flaky(3)})
         with pytest.raises(ModelCallError, match="gave up after 3 attempts: HTTP 503"):
             gave_up.model("nano", "x").complete(req("never"))
     finally:
@@ -49,7 +50,7 @@ def test_an_explicit_policy_and_timeout_win(tmp_path: Path) -> None:
     store = open_store(project.home)
     try:
         once = RetryPolicy(max_attempts=1)
-        gw = Gateway(project, store, run_id="r", retry=once, timeout_s=0.5, upstream_models={"nano": flaky(1)})
+        gw = sim_gateway(project, store, run_id="r", retry=once, timeout_s=0.5, upstream_models={"nano": flaky(1)})
         assert (gw.retry, gw.timeout_s) == (once, 0.5)
         with pytest.raises(ModelCallError, match="gave up after 1 attempts"):
             gw.model("nano", "x").complete(req("one try"))
@@ -61,10 +62,10 @@ def test_cache_mode_is_converted_once(tmp_path: Path) -> None:
     project = load_project(tmp_path, home=tmp_path / "home")
     store = open_store(project.home)
     try:
-        assert Gateway(project, store, run_id="a", cache_mode="new").cache_mode is CacheMode.NEW
-        assert Gateway(project, store, run_id="b", cache_mode=CacheMode.ALL).cache_mode is CacheMode.ALL
+        assert sim_gateway(project, store, run_id="a", cache_mode="new").cache_mode is CacheMode.NEW
+        assert sim_gateway(project, store, run_id="b", cache_mode=CacheMode.ALL).cache_mode is CacheMode.ALL
         with pytest.raises(ConfigError) as caught:
-            Gateway(project, store, run_id="c", cache_mode="sometimes")
+            sim_gateway(project, store, run_id="c", cache_mode="sometimes")
         assert caught.value.one_line() == "cache mode must be one of once, new, none, all, not 'sometimes'"
     finally:
         store.close()

@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.config import Price
-from ratchet.errors import ConfigError, ModelCallError
+from ratchet.config.project import Price
+from ratchet.config.retry import RetryPolicy
+from ratchet.core.chat import ChatRequest
+from ratchet.core.errors import ConfigError, ModelCallError
 from ratchet.llm.gateway import Gateway
-from ratchet.llm.retry import RetryPolicy
-from ratchet.llm.types import ChatRequest
-from ratchet.store import Store, open_store
+from ratchet.store.db import Store, open_store
+from tests.gateways import sim_gateway
 from tests.helpers.fake_openai import FakeOpenAI
 from tests.llm.live_fixtures import KEY_ENV, MODEL, SENTINEL, live_project
 
@@ -38,7 +39,7 @@ def gateway(tmp_path: Path, server: FakeOpenAI, **kw: object) -> tuple[Gateway, 
     project = live_project(tmp_path, server, **{k: v for k, v in kw.items() if k in ("price", "priced", "key_env")})
     store = open_store(project.home)
     opts = {k: v for k, v in kw.items() if k not in ("price", "priced", "key_env")}
-    return Gateway(project, store, run_id="live", retry=FAST, **opts), store  # type: ignore[arg-type]
+    return sim_gateway(project, store, run_id="live", retry=FAST, **opts), store  # type: ignore[arg-type]
 
 
 def test_live_call_priced_ledgered_then_cached(tmp_path: Path, server: FakeOpenAI) -> None:

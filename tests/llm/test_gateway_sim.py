@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from ratchet.config import Project
-from ratchet.errors import BudgetError, ConfigError, ModelCallError
+from ratchet.config.project import Project
+from ratchet.config.retry import RetryPolicy
+from ratchet.core.chat import ChatRequest, ChatResponse, Message, Usage
+from ratchet.core.errors import BudgetError, ConfigError, ModelCallError
 from ratchet.llm.cache import cache_key
 from ratchet.llm.fake import ScriptedModel
-from ratchet.llm.gateway import Gateway
-from ratchet.llm.retry import RetryPolicy, UpstreamError
-from ratchet.llm.types import ChatRequest, ChatResponse, Message, Usage
-from ratchet.store import Store
+from ratchet.llm.retry import UpstreamError
+from ratchet.sim.models import Simulator
+from ratchet.store.db import Store
+from tests.gateways import sim_gateway
 
 FAST = RetryPolicy(max_attempts=3, base_delay_s=0.001, max_delay_s=0.002)
 
@@ -26,7 +28,7 @@ def answer(text: str, tin: int = 100, tout: int = 10) -> ChatResponse:
 
 def test_call_is_priced_ledgered_and_cached(sim_project: Project, store: Store) -> None:
     fake = ScriptedModel("sim/nano", [answer("one", 1000, 100)])
-    gw = Gateway(sim_project, store, run_id="r1", upstream_models={"nano": fake}, ledger_hits=True)
+    gw = sim_gateway(sim_project, store, run_id="r1", upstream_models={"nano": fake}, ledger_hits=True)
     model = gw.model("nano", "judge-nano")
     first = model.complete(req())
     # Nano at catalog price: 1000 * 0.04e-6 + 100 * 0.16e-6
@@ -50,8 +52,8 @@ def test_call_is_priced_ledgered_and_cached(sim_project: Project, store: Store) 
 
 def test_cache_mode_none_never_calls(sim_project: Project, store: Store) -> None:
     fake = ScriptedModel("sim/nano")
-    Gateway(sim_project, store, run_id="a", upstream_models={"nano": fake}).model("nano", "x").complete(req("seen"))
-    gw = Gateway(sim_project, store, run_id="b", cache_mode="none", upstream_models={"nano": fake})
+    sim_gateway(sim_project, store, run_id="a", upstream_models={"nano": fake}).model("nano", "x").complete(req("seen"))
+    gw = sim_gateway(sim_project, store, run_id="b", cache_mode="none", upstream_models={"nano": fake})
     assert gw.model("nano", "x").complete(req("seen")).cache_hit
     with pytest.raises(ModelCallError, match="cache mode 'none'"):
         gw.model("nano", "x").complete(req("unseen"))
@@ -62,9 +64,13 @@ def test_a_changed_simulator_is_not_served_old_answers(
     sim_project: Project, store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fake = ScriptedModel("sim/nano", [answer("old simulator"), answer("new simulator")])
-    first = Gateway(sim_project, store, run_id="a", upstream_models={"nano": fake}).model("nano", "x").complete(req())
-    monkeypatch.setattr("ratchet.sim.version.sim_code_digest", lambda: "a different simulator")
-    second = Gateway(sim_project, store, run_id="b", upstream_models={"nano": fake}).model("nano", "x").complete(req())
+    first = (
+        sim_gateway(sim_project, store, run_id="a", upstream_models={"nano": fake}).model("nano", "x").complete(req())
+    )
+    monkeypatch.setattr(Simulator, "version", property(lambda self: "a different simulator"))
+    second = (
+        sim_gateway(sim_project, store, run_id="b", upstream_models={"nano": fake}).model("nano", "x").complete(req())
+    )
     assert (first.message.content, second.message.content, second.cache_hit) == (
         "old simulator",
         "new simulator",
@@ -75,27 +81,27 @@ def test_a_changed_simulator_is_not_served_old_answers(
 
 def test_cache_mode_all_rerecords_and_new_keeps_first(sim_project: Project, store: Store) -> None:
     fake = ScriptedModel("sim/nano", [answer("first"), answer("second"), answer("third")])
-    Gateway(sim_project, store, run_id="a", upstream_models={"nano": fake}).model("nano", "x").complete(req())
-    new = Gateway(sim_project, store, run_id="b", cache_mode="new", upstream_models={"nano": fake})
+    sim_gateway(sim_project, store, run_id="a", upstream_models={"nano": fake}).model("nano", "x").complete(req())
+    new = sim_gateway(sim_project, store, run_id="b", cache_mode="new", upstream_models={"nano": fake})
     assert new.model("nano", "x").complete(req()).message.content == "second"
-    once = Gateway(sim_project, store, run_id="c", upstream_models={"nano": fake})
+    once = sim_gateway(sim_project, store, run_id="c", upstream_models={"nano": fake})
     assert once.model("nano", "x").complete(req()).message.content == "first"
-    rec = Gateway(sim_project, store, run_id="d", cache_mode="all", upstream_models={"nano": fake})
+    rec = sim_gateway(sim_project, store, run_id="d", cache_mode="all", upstream_models={"nano": fake})
     assert rec.model("nano", "x").complete(req()).message.content == "third"
     assert once.model("nano", "x").complete(req()).message.content == "third"
 
 
 def test_unknown_cache_mode_and_tier(sim_project: Project, store: Store) -> None:
     with pytest.raises(ConfigError, match="cache mode"):
-        Gateway(sim_project, store, run_id="a", cache_mode="sometimes")
-    gw = Gateway(sim_project, store, run_id="a")
+        sim_gateway(sim_project, store, run_id="a", cache_mode="sometimes")
+    gw = sim_gateway(sim_project, store, run_id="a")
     with pytest.raises(ConfigError, match="unknown model tier 'mega'"):
         gw.model("mega", "x")
 
 
 def test_run_budget_refuses_before_the_call(sim_project: Project, store: Store) -> None:
     fake = ScriptedModel("sim/ultra")
-    gw = Gateway(sim_project, store, run_id="a", budget_usd=0.001, upstream_models={"ultra": fake})
+    gw = sim_gateway(sim_project, store, run_id="a", budget_usd=0.001, upstream_models={"ultra": fake})
     model = gw.model("ultra", "judge-ultra")
     # worst case of max_tokens=2000 at 1.80e-6 is 0.0036 > 0.001
     with pytest.raises(BudgetError, match="refused"):
@@ -108,11 +114,11 @@ def test_run_budget_refuses_before_the_call(sim_project: Project, store: Store) 
 
 def test_retries_transient_then_fails_closed(sim_project: Project, store: Store) -> None:
     flaky = ScriptedModel("sim/nano", [UpstreamError("503", retryable=True), answer("ok")])
-    gw = Gateway(sim_project, store, run_id="a", retry=FAST, upstream_models={"nano": flaky})
+    gw = sim_gateway(sim_project, store, run_id="a", retry=FAST, upstream_models={"nano": flaky})
     assert gw.model("nano", "x").complete(req("a")).message.content == "ok"
     assert store.ledger()[-1].attempts == 2
     down = ScriptedModel("sim/nano", [UpstreamError("503 down", retryable=True)] * 5)
-    gw2 = Gateway(sim_project, store, run_id="b", retry=FAST, upstream_models={"nano": down})
+    gw2 = sim_gateway(sim_project, store, run_id="b", retry=FAST, upstream_models={"nano": down})
     with pytest.raises(ModelCallError, match="gave up after 3 attempts"):
         gw2.model("nano", "x").complete(req("b"))
     assert len(down.requests) == 3
@@ -120,7 +126,7 @@ def test_retries_transient_then_fails_closed(sim_project: Project, store: Store)
     assert (row.status, row.attempts, row.cost_usd) == ("error", 3, 0.0)
     assert store.reserved(simulated=True) == 0.0
     perm = ScriptedModel("sim/nano", [UpstreamError("401 bad key", retryable=False)])
-    gw3 = Gateway(sim_project, store, run_id="c", retry=FAST, upstream_models={"nano": perm})
+    gw3 = sim_gateway(sim_project, store, run_id="c", retry=FAST, upstream_models={"nano": perm})
     with pytest.raises(ModelCallError, match="401"):
         gw3.model("nano", "x").complete(req("c"))
     assert len(perm.requests) == 1
@@ -128,7 +134,7 @@ def test_retries_transient_then_fails_closed(sim_project: Project, store: Store)
 
 def test_failed_call_is_not_cached(sim_project: Project, store: Store) -> None:
     fake = ScriptedModel("sim/nano", [UpstreamError("boom", retryable=False), answer("later")])
-    gw = Gateway(sim_project, store, run_id="a", retry=FAST, upstream_models={"nano": fake})
+    gw = sim_gateway(sim_project, store, run_id="a", retry=FAST, upstream_models={"nano": fake})
     with pytest.raises(ModelCallError):
         gw.model("nano", "x").complete(req())
     assert gw.model("nano", "x").complete(req()).message.content == "later"
@@ -140,14 +146,25 @@ def test_sim_path_never_imports_litellm() -> None:
 
     script = (
         "import sys, tempfile\nfrom pathlib import Path\n"
-        "from ratchet.config import Project, RatchetConfig\nfrom ratchet.store import open_store\n"
-        "from ratchet.llm.gateway import Gateway\n"
+        "from ratchet.config.project import Project, RatchetConfig\nfrom ratchet.store.db import open_store\n"
+        "from ratchet.llm.gateway import Gateway\nfrom ratchet.sim.models import SIMULATOR\n"
         "home = Path(tempfile.mkdtemp())\n"
         "p = Project(root=home, config=RatchetConfig(upstream='sim'), home=home)\n"
-        "gw = Gateway(p, open_store(home), run_id='s')\n"
+        "gw = Gateway(p, open_store(home), run_id='s', simulator=SIMULATOR)\n"
         "assert gw.model('nano', 'judge-nano').model_id\n"
         "assert gw.model('agent', 'replay').model_id\n"
         "print('litellm' in sys.modules, 'openai' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert out.stdout == "False False\n"
+
+
+def test_the_gateway_is_handed_the_simulator_and_never_finds_one_itself(sim_project: Project, store: Store) -> None:
+    from ratchet.core.errors import ConfigError
+    from ratchet.llm.gateway import Gateway
+
+    bare = Gateway(sim_project, store, run_id="bare")
+    with pytest.raises(ConfigError, match="upstream is sim, but this run was given no simulator"):
+        bare.model("nano", "judge-nano").complete(req())
+    handed = sim_gateway(sim_project, store, run_id="handed")
+    assert handed.model("nano", "judge-nano").complete(req()).message.content

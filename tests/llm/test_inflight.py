@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.config import Price
-from ratchet.errors import BudgetError, ModelCallError
-from ratchet.llm.gateway import Gateway
+from ratchet.config.project import Price
+from ratchet.core.chat import ChatRequest, ChatResponse
+from ratchet.core.errors import BudgetError, ModelCallError
 from ratchet.llm.inflight import InFlight
-from ratchet.llm.types import ChatRequest, ChatResponse
-from ratchet.store import open_store
+from ratchet.store.db import open_store
+from tests.gateways import sim_gateway
 from tests.helpers.fake_openai import FakeOpenAI
 from tests.llm.live_fixtures import KEY_ENV, SENTINEL, live_project
 
@@ -97,7 +97,7 @@ def test_identical_concurrent_calls_reach_the_server_once_and_pay_once(
     with FakeOpenAI(delay_s=0.3) as server:
         project = live_project(tmp_path, server)
         store = open_store(project.home)
-        gw = Gateway(project, store, run_id="coalesce")
+        gw = sim_gateway(project, store, run_id="coalesce")
         model = gw.model("nano", "judge-nano")
         outcomes = _together(lambda: model.complete(_request()))
         answers = [o for o in outcomes if isinstance(o, ChatResponse)]
@@ -123,7 +123,7 @@ def test_different_requests_are_not_coalesced(tmp_path: Path, monkeypatch: pytes
     with FakeOpenAI(delay_s=0.2) as server:
         project = live_project(tmp_path, server)
         store = open_store(project.home)
-        gw = Gateway(project, store, run_id="distinct")
+        gw = sim_gateway(project, store, run_id="distinct")
         model = gw.model("nano", "judge-nano")
         counter = iter(range(THREADS))
         lock = threading.Lock()
@@ -150,7 +150,7 @@ def test_a_failed_shared_upstream_call_fails_every_waiter_with_one_ledger_row(
         server.script(400)  # not retried: one failed call
         project = live_project(tmp_path, server)
         store = open_store(project.home)
-        gw = Gateway(project, store, run_id="fails")
+        gw = sim_gateway(project, store, run_id="fails")
         model = gw.model("nano", "judge-nano")
         outcomes = _together(lambda: model.complete(_request()))
         assert all(isinstance(o, ModelCallError) for o in outcomes)
@@ -172,7 +172,7 @@ def test_a_refused_reservation_refuses_every_waiter_and_reaches_no_server(
     with FakeOpenAI(delay_s=0.3) as server:
         project = live_project(tmp_path, server, price=Price(input=1e-5, output=1e-3))
         store = open_store(project.home)
-        gw = Gateway(project, store, run_id="refused")
+        gw = sim_gateway(project, store, run_id="refused")
         model = gw.model("nano", "judge-nano")
         outcomes = _together(lambda: model.complete(_request()))
         assert all(isinstance(o, BudgetError) for o in outcomes)
@@ -191,11 +191,11 @@ def test_a_cached_answer_needs_no_reservation_even_at_a_zero_cap(
     with FakeOpenAI() as server:
         project = live_project(tmp_path, server)
         store = open_store(project.home)
-        with Gateway(project, store, run_id="warm") as gw:
+        with sim_gateway(project, store, run_id="warm") as gw:
             gw.model("nano", "judge-nano").complete(_request())
         spent = store.total_spend()
         monkeypatch.setenv("RATCHET_BENCH_USD_CAP", str(spent))  # nothing left to reserve
-        with Gateway(project, store, run_id="hits") as gw:
+        with sim_gateway(project, store, run_id="hits") as gw:
             model = gw.model("nano", "judge-nano")
             outcomes = _together(lambda: model.complete(_request()))
         assert all(isinstance(o, ChatResponse) and o.cache_hit for o in outcomes)

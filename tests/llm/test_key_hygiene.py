@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.errors import ModelCallError
-from ratchet.llm.gateway import Gateway
-from ratchet.llm.retry import RetryPolicy
-from ratchet.llm.types import ChatRequest
-from ratchet.store import open_store
+from ratchet.config.retry import RetryPolicy
+from ratchet.core.chat import ChatRequest
+from ratchet.core.errors import ModelCallError
+from ratchet.store.db import open_store
+from tests.gateways import sim_gateway
 from tests.helpers.fake_openai import FakeOpenAI
 from tests.llm.live_fixtures import KEY_ENV, SENTINEL, live_project
 
@@ -35,7 +35,7 @@ def test_sentinel_key_never_escapes(
     with FakeOpenAI() as server:
         project = live_project(tmp_path, server)
         store = open_store(project.home)
-        gw = Gateway(project, store, run_id="k", retry=FAST, timeout_s=0.5)
+        gw = sim_gateway(project, store, run_id="k", retry=FAST, timeout_s=0.5)
         model = gw.model("nano", "judge-nano")
         model.complete(ChatRequest(messages=[{"role": "user", "content": "fine"}]))
         server.script(*([401] if failure == "auth" else [("sleep", 3), ("sleep", 3)]))

@@ -9,12 +9,12 @@ import pytest
 from typer.testing import CliRunner
 
 from ratchet.cli import app
-from ratchet.config import Project
-from ratchet.demo import EDITS, apply_edit
+from ratchet.config.project import Project
+from ratchet.core.chat import ChatRequest, ChatResponse, Message, Usage
 from ratchet.llm.fake import ScriptedModel
-from ratchet.llm.gateway import Gateway
-from ratchet.llm.types import ChatRequest, ChatResponse, Message, Usage
-from ratchet.store import STORE_FILE, Store
+from ratchet.setup.demo import EDITS, apply_edit
+from ratchet.store.db import STORE_FILE, Store
+from tests.gateways import sim_gateway
 from tests.helpers.gitrepo import git
 
 runner = CliRunner()
@@ -31,7 +31,7 @@ def answer(text: str) -> ChatResponse:
 
 def test_a_cache_hit_adds_no_ledger_row_but_is_counted(sim_project: Project, store: Store) -> None:
     fake = ScriptedModel("sim/nano", [answer("one")])
-    model = Gateway(sim_project, store, run_id="r", upstream_models={"nano": fake}).model("nano", "judge-nano")
+    model = sim_gateway(sim_project, store, run_id="r", upstream_models={"nano": fake}).model("nano", "judge-nano")
     first = model.complete(req("q"))
     with sqlite3.connect(store.path) as db:
         before = db.execute("SELECT COUNT(*) FROM model_calls").fetchone()[0]
@@ -47,7 +47,7 @@ def test_a_cache_hit_adds_no_ledger_row_but_is_counted(sim_project: Project, sto
 
 def test_ledger_hits_writes_a_row_per_hit(sim_project: Project, store: Store) -> None:
     fake = ScriptedModel("sim/nano", [answer("one")])
-    gw = Gateway(sim_project, store, run_id="r", upstream_models={"nano": fake}, ledger_hits=True)
+    gw = sim_gateway(sim_project, store, run_id="r", upstream_models={"nano": fake}, ledger_hits=True)
     model = gw.model("nano", "judge-nano")
     model.complete(req("q"))
     model.complete(req("q"))
@@ -61,7 +61,7 @@ def test_ledger_hits_writes_a_row_per_hit(sim_project: Project, store: Store) ->
 
 def test_a_cache_hit_is_never_a_synced_commit(sim_project: Project, store: Store) -> None:
     fake = ScriptedModel("sim/nano", [answer("one")])
-    model = Gateway(sim_project, store, run_id="r", upstream_models={"nano": fake}, ledger_hits=True).model(
+    model = sim_gateway(sim_project, store, run_id="r", upstream_models={"nano": fake}, ledger_hits=True).model(
         "nano", "judge-nano"
     )
     model.complete(req("q"))

@@ -13,11 +13,11 @@ from pathlib import Path
 _CALL = """
 import sys
 from pathlib import Path
-from ratchet.config import Price, Project, RatchetConfig, TierConfig
+from ratchet.config.project import Price, Project, RatchetConfig, TierConfig
 from ratchet.llm.fake import ScriptedModel
 from ratchet.llm.gateway import Gateway
-from ratchet.llm.types import ChatRequest
-from ratchet.store import open_store
+from ratchet.core.chat import ChatRequest
+from ratchet.store.db import open_store
 
 home, run = Path(sys.argv[1]), sys.argv[2]
 model = "openai/cached-model"

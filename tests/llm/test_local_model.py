@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.config import Price, Project, RatchetConfig, TierConfig
-from ratchet.llm.gateway import Gateway
-from ratchet.llm.types import ChatRequest
-from ratchet.store import open_store
+from ratchet.config.project import Price, Project, RatchetConfig, TierConfig
+from ratchet.core.chat import ChatRequest
+from ratchet.store.db import open_store
+from tests.gateways import sim_gateway
 
 URL = os.environ.get("RATCHET_LOCAL_MODEL_URL")
 pytestmark = pytest.mark.skipif(not URL, reason="no local model server (scripts/local_model_server.sh --check)")
@@ -34,7 +34,7 @@ def _project(tmp_path: Path) -> Project:
 def test_real_model_priced_ledgered_then_cached(tmp_path: Path) -> None:
     project = _project(tmp_path)
     store = open_store(project.home)
-    with Gateway(project, store, run_id="local", timeout_s=120) as gw:
+    with sim_gateway(project, store, run_id="local", timeout_s=120) as gw:
         model = gw.model("nano", "judge-nano")
         request = ChatRequest.model_validate(
             {

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.config import load_project
+from ratchet.bless.record import bless, record_tasks
+from ratchet.config.gate import resolve_gate_config
+from ratchet.config.project import load_project
 from ratchet.gate.check import check_edit
-from ratchet.gate.gate_config import resolve_gate_config
-from ratchet.recording import bless, record_tasks
-from ratchet.store import open_store
+from ratchet.store.db import open_store
 from tests.helpers.gitrepo import commit, git, make_repo
 
 URL = os.environ.get("RATCHET_LOCAL_MODEL_URL")

@@ -17,7 +17,7 @@ import anthropic
 import openai
 import pytest
 
-from ratchet.config import Price, Project, RatchetConfig, TierConfig
+from ratchet.config.project import Price, Project, RatchetConfig, TierConfig
 from tests.llm.proxy_rig import TOKEN, Rig, running_proxy
 
 URL = os.environ.get("RATCHET_LOCAL_MODEL_URL")

@@ -12,13 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.config import Price, Project, RatchetConfig, TierConfig
-from ratchet.errors import ConfigError, InfraError, ModelCallError
-from ratchet.llm.gateway import Gateway
+from ratchet.config.project import Price, Project, RatchetConfig, TierConfig
+from ratchet.config.retry import RetryPolicy
+from ratchet.core.chat import ChatRequest
+from ratchet.core.errors import ConfigError, InfraError, ModelCallError
 from ratchet.llm.live import LiteLLMModel
-from ratchet.llm.retry import RetryPolicy, UpstreamError
-from ratchet.llm.types import ChatRequest
-from ratchet.store import Store, open_store
+from ratchet.llm.retry import UpstreamError
+from ratchet.store.db import Store, open_store
+from tests.gateways import sim_gateway
 from tests.helpers.fake_openai import FakeOpenAI
 from tests.llm.live_fixtures import KEY_ENV, MODEL, SENTINEL, live_project
 
@@ -56,7 +57,7 @@ def test_reachable_tiers_with_keys_pass_without_a_model_call(
     tmp_path: Path, server: FakeOpenAI, store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(KEY_ENV, SENTINEL)
-    with Gateway(live_project(tmp_path, server), store, run_id="pf") as gw:
+    with sim_gateway(live_project(tmp_path, server), store, run_id="pf") as gw:
         gw.preflight(["agent", "nano", "super"])
     assert server.requests == []
     assert store.ledger() == []
@@ -66,7 +67,7 @@ def test_a_missing_key_names_the_tier_and_the_variable(
     tmp_path: Path, server: FakeOpenAI, store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv(KEY_ENV, raising=False)
-    with Gateway(live_project(tmp_path, server), store, run_id="pf") as gw, pytest.raises(InfraError) as info:
+    with sim_gateway(live_project(tmp_path, server), store, run_id="pf") as gw, pytest.raises(InfraError) as info:
         gw.preflight(["agent", "nano"])
     assert info.value.exit_code == 3
     assert info.value.one_line().startswith(f"tier agent: {KEY_ENV} is not set (the key for {MODEL})")
@@ -79,7 +80,7 @@ def test_an_unreachable_base_is_found_once_and_fast(
     base = f"http://127.0.0.1:{closed_port()}/v1"
     tiers = {name: TierConfig(model=MODEL, api_base=base) for name in ("agent", "nano", "super", "ultra")}
     started = time.perf_counter()
-    with Gateway(_live(tmp_path, tiers), store, run_id="pf") as gw, pytest.raises(InfraError) as info:
+    with sim_gateway(_live(tmp_path, tiers), store, run_id="pf") as gw, pytest.raises(InfraError) as info:
         gw.preflight(["agent", "nano", "super", "ultra"])
     assert time.perf_counter() - started < 2
     assert info.value.one_line().startswith(f"tier agent: cannot reach {base} (connection refused)")
@@ -90,7 +91,7 @@ def test_any_http_status_counts_as_reachable(tmp_path: Path, store: Store) -> No
     with FakeOpenAI() as server:
         base = f"http://127.0.0.1:{server.port}/nothing-here"
         tiers = {"agent": TierConfig(model=MODEL, api_base=base)}
-        with Gateway(_live(tmp_path, tiers), store, run_id="pf") as gw:
+        with sim_gateway(_live(tmp_path, tiers), store, run_id="pf") as gw:
             gw.preflight(["agent"])
 
 
@@ -101,7 +102,7 @@ def test_each_distinct_base_is_probed_once(tmp_path: Path, store: Store, server:
         "nano": TierConfig(model=MODEL, api_base=server.base_url),
         "super": TierConfig(model=MODEL, api_base=refused),
     }
-    with Gateway(_live(tmp_path, tiers), store, run_id="pf") as gw:
+    with sim_gateway(_live(tmp_path, tiers), store, run_id="pf") as gw:
         probed: list[str] = []
         original = gw._probe_base
 
@@ -117,7 +118,7 @@ def test_each_distinct_base_is_probed_once(tmp_path: Path, store: Store, server:
 
 def test_an_unknown_tier_is_a_config_error_naming_who_named_it(tmp_path: Path, store: Store) -> None:
     project = Project(root=tmp_path, config=RatchetConfig(upstream="sim"), home=tmp_path / "home")
-    with Gateway(project, store, run_id="pf") as gw, pytest.raises(ConfigError) as info:
+    with sim_gateway(project, store, run_id="pf") as gw, pytest.raises(ConfigError) as info:
         gw.preflight(["agent", "mega"], named_by="configs/bogus.yaml")
     assert info.value.exit_code == 2
     line = info.value.one_line()
@@ -130,7 +131,7 @@ def test_the_simulator_checks_only_that_tiers_exist(
 ) -> None:
     monkeypatch.delenv("NEBIUS_TOKEN_FACTORY_KEY", raising=False)
     project = Project(root=tmp_path, config=RatchetConfig(upstream="sim"), home=tmp_path / "home")
-    with Gateway(project, store, run_id="pf") as gw:
+    with sim_gateway(project, store, run_id="pf") as gw:
         gw.preflight(["agent", "nano", "super", "ultra"])  # default tiers: Nebius, no key, never probed
 
 
@@ -149,6 +150,9 @@ def test_a_refused_connection_is_named_as_such(tmp_path: Path, store: Store) -> 
 def test_the_gateway_reports_a_refused_connection_not_a_500(tmp_path: Path, store: Store) -> None:
     base = f"http://127.0.0.1:{closed_port()}/v1"
     tiers = {"agent": TierConfig(model=MODEL, api_base=base)}
-    with Gateway(_live(tmp_path, tiers), store, run_id="pf", retry=FAST) as gw, pytest.raises(ModelCallError) as info:
+    with (
+        sim_gateway(_live(tmp_path, tiers), store, run_id="pf", retry=FAST) as gw,
+        pytest.raises(ModelCallError) as info,
+    ):
         gw.model("agent", "replay").complete(HELLO)
     assert info.value.one_line() == (f"agent model {MODEL}: gave up after 2 attempts: connection refused to {base}")

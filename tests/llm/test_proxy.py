@@ -9,9 +9,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from ratchet.goldens.trace import read_trace
 from ratchet.llm.proxy import CaptureProxy
-from ratchet.store import Store, open_store
-from ratchet.trace import read_trace
+from ratchet.sim.models import SIMULATOR
+from ratchet.store.db import Store, open_store
 from tests.helpers.fake_openai import FakeOpenAI, ThreadedServer
 from tests.llm.live_fixtures import KEY_ENV, SENTINEL, live_project
 
@@ -32,7 +33,11 @@ def rig(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Rig]:
         project = live_project(tmp_path, upstream)
         store = open_store(project.home)
         proxy = CaptureProxy(
-            project, store, run_id="cap-run", token="tok-123", gateway_options={"ledger_hits": True}
+            project,
+            store,
+            run_id="cap-run",
+            token="tok-123",
+            gateway_options={"ledger_hits": True, "simulator": SIMULATOR},
         )  # hits are read back as rows
         with ThreadedServer(proxy.app) as server, httpx.Client(timeout=30) as client:
             client.headers["authorization"] = "Bearer tok-123"

@@ -10,8 +10,8 @@ import anthropic
 import httpx
 import pytest
 
+from ratchet.goldens.trace import read_trace
 from ratchet.llm.capture import trace_from_capture
-from ratchet.trace import read_trace
 from tests.llm.proxy_rig import PROBE_SKILL, READ_TOOL_SCHEMA, TOKEN, Rig, rig, sim_rig
 
 __all__ = ["rig"]  # the fixture

@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from ratchet.llm.proxy import CaptureProxy
+from ratchet.sim.models import SIMULATOR
 from tests.helpers.fake_openai import FakeOpenAI, ThreadedServer
 from tests.llm.live_fixtures import KEY_ENV, SENTINEL, live_project
 
@@ -117,10 +118,10 @@ def proxy_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, F
     try:
         with FakeOpenAI() as upstream:
             project = live_project(Path(tmp), upstream)
-            from ratchet.store import open_store
+            from ratchet.store.db import open_store
 
             store = open_store(project.home)
-            proxy = CaptureProxy(project, store, run_id="bad", token="tok")
+            proxy = CaptureProxy(project, store, run_id="bad", token="tok", gateway_options={"simulator": SIMULATOR})
             with ThreadedServer(proxy.app) as server:
                 yield f"http://127.0.0.1:{server.port}/v1/chat/completions", upstream
             proxy.close()

@@ -11,7 +11,7 @@ import httpx
 import openai
 import pytest
 
-from ratchet.trace import read_trace
+from ratchet.goldens.trace import read_trace
 from tests.llm.proxy_rig import PROBE_SKILL, READ_TOOL_SCHEMA, TOKEN, Rig, rig, sim_rig
 
 __all__ = ["rig"]  # the fixture

@@ -7,7 +7,8 @@ import random
 import pytest
 from pydantic import ValidationError
 
-from ratchet.llm.retry import CallFailed, RetryPolicy, UpstreamError, call_with_retries
+from ratchet.config.retry import RetryPolicy
+from ratchet.llm.retry import CallFailed, UpstreamError, call_with_retries
 
 
 def test_delays_double_up_to_the_cap_without_jitter() -> None:

@@ -17,10 +17,10 @@ import httpx
 import openai
 import pytest
 
-from ratchet.errors import BudgetError, ModelCallError
+from ratchet.core.chat import ChatRequest, ChatResponse, Message, ToolCallRequest, Usage
+from ratchet.core.errors import BudgetError, ModelCallError
 from ratchet.llm.fake import ScriptedModel
 from ratchet.llm.sessions import Rewrite, SessionEndpoint, SessionSpec
-from ratchet.llm.types import ChatRequest, ChatResponse, Message, ToolCallRequest, Usage
 
 DATA = Path(__file__).parents[1] / "data" / "harness_requests"
 SCRATCH = "/tmp/rs-7f3a"

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from ratchet.config import Project, TierConfig
+from ratchet.config.project import Project, TierConfig
+from ratchet.core.chat import ChatRequest
 from ratchet.llm.fake import ScriptedModel
-from ratchet.llm.gateway import Gateway
 from ratchet.llm.textproto import first_call, to_text_request
-from ratchet.llm.types import ChatRequest
-from ratchet.store import Store
+from ratchet.store.db import Store
+from tests.gateways import sim_gateway
 
 TOOLS = [
     {"name": "fx_rate", "description": "FX rate", "parameters": {"type": "object"}},
@@ -52,7 +52,7 @@ def test_gateway_uses_text_protocol_when_configured(sim_project: Project, store:
     project = sim_project.model_copy(update={"config": sim_project.config.model_copy(update={"tiers": tiers})})
     assert isinstance(project.config.tiers["agent"], TierConfig)
     fake = ScriptedModel("local/gemma", ['I will check. {"name": "fx_rate", "arguments": {"pair": "EURUSD"}}'])
-    gw = Gateway(project, store, run_id="t", upstream_models={"agent": fake})
+    gw = sim_gateway(project, store, run_id="t", upstream_models={"agent": fake})
     out = gw.model("agent", "replay").complete(
         ChatRequest.model_validate({"messages": [{"role": "user", "content": "rate?"}], "tools": TOOLS})
     )

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from ratchet.core.chat import ChatResponse, Message, ToolCallRequest
 from ratchet.llm import anthropic_api, responses_api
 from ratchet.llm.body_checks import BadBody
-from ratchet.llm.types import ChatResponse, Message, ToolCallRequest
 from ratchet.llm.wire import shown_answer
 
 DATA = Path(__file__).parents[1] / "data" / "harness_requests"

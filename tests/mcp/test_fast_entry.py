@@ -23,15 +23,15 @@ import pytest
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from ratchet.config import project_from_text
+from ratchet.config.project import project_from_text
 from ratchet.data import demo_files
 from ratchet.gate.replay import replay_task
+from ratchet.goldens.tasks import Task, load_tasks, task_seed
+from ratchet.goldens.trace import ToolCall, Trace, VolatileRead
 from ratchet.mcp.record import CallRecorder, VolatileRecorder, read_record, read_volatile
 from ratchet.mcp.server import MockedToolServer
 from ratchet.sim.models import sim_model_for
-from ratchet.skill_sets import load_skills
-from ratchet.tasks import Task, load_tasks, task_seed
-from ratchet.trace import ToolCall, Trace, VolatileRead
+from ratchet.skills.sets import load_skills
 from ratchet.world import load_world
 from ratchet.world.tools import offered_tools
 

@@ -23,10 +23,10 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 from pydantic import Field
 
+from ratchet.goldens.trace import StateChange
 from ratchet.mcp.annotations import KNOWN_IDEMPOTENT
 from ratchet.mcp.record import CallRecorder, read_record
 from ratchet.mcp.server import MockedToolServer, call_result
-from ratchet.trace import StateChange
 from ratchet.world import load_world
 from ratchet.world.tools import ALL_TOOLS, call_tool, offered_tools
 

@@ -13,7 +13,7 @@ from markdown_it import MarkdownIt
 from typer.testing import CliRunner
 
 from ratchet.cli import app
-from ratchet.demo import EDITS, apply_edit
+from ratchet.setup.demo import EDITS, apply_edit
 from tests.helpers.gitrepo import git
 
 runner = CliRunner()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ratchet.cli.gate import table_text
-from ratchet.config import load_project
+from ratchet.config.project import load_project
 from ratchet.diff.models import DiffFinding, DiffKind, SkillDiff
 from ratchet.gate.models import PairOutcome, Verdict
 from ratchet.outputs.edit_diff import MAX_NOTES, diff_lines

@@ -6,9 +6,9 @@ import io
 
 from rich.console import Console
 
-from ratchet.cli.render import render_verdict
 from ratchet.gate.models import Verdict
 from ratchet.outputs.grouping import collapse_ids, compact_ids
+from ratchet.outputs.table import render_verdict
 from tests.outputs.verdicts import pair, sends
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import git
 import pytest
 
-from ratchet.config import Project, load_project
-from ratchet.demo import EDITS, apply_edit
-from ratchet.recording import record_tasks
+from ratchet.bless.record import record_tasks
+from ratchet.config.project import Project, load_project
+from ratchet.setup.demo import EDITS, apply_edit
 
 CHANGED_TASK = "github-triage-02"  # labelled priority/normal by its golden, priority/medium under the edit
 CHROMIUM = Path("/usr/bin/chromium")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ratchet.goldens.trace import ToolCall
 from ratchet.review.align import align_calls, golden_only
-from ratchet.trace import ToolCall
 
 
 def _call(index: int, name: str, effect: str = "read", **arguments: Any) -> ToolCall:

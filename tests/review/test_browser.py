@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ratchet.config import Project
+from ratchet.config.project import Project
 from ratchet.review.actions import pending_session
 from ratchet.review.collect import pending_page
 from ratchet.review.page import render_page

@@ -7,12 +7,12 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from ratchet.cli import app
-from ratchet.config import Project
+from ratchet.config.gate import resolve_gate_config
+from ratchet.config.project import Project
+from ratchet.core.jsonio import canonical_dumps
 from ratchet.gate.check import check_edit
-from ratchet.gate.gate_config import resolve_gate_config
 from ratchet.gate.models import EditReplays
-from ratchet.jsonio import canonical_dumps
-from ratchet.trace import read_trace
+from ratchet.goldens.trace import read_trace
 from tests.review.conftest import CHANGED_TASK
 from tests.review.test_page import _texts
 

@@ -7,7 +7,7 @@ import sys
 
 import httpx
 
-from ratchet.config import Project
+from ratchet.config.project import Project
 from tests.review.conftest import CHANGED_TASK
 
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import httpx
 
-from ratchet.bench.dataset import BenchPaths, read_reviews
-from ratchet.bench.review import review_queue
-from ratchet.config import load_project
+from ratchet.bench.build.label_review import review_queue
+from ratchet.bench.data.dataset import BenchPaths, read_reviews
+from ratchet.config.project import load_project
 from ratchet.review.actions import labels_session
 from ratchet.review.collect import labels_page
 from ratchet.review.page import render_page

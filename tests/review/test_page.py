@@ -6,12 +6,12 @@ import json
 import re
 from html.parser import HTMLParser
 
-from ratchet.config import Project
+from ratchet.config.project import Project
 from ratchet.gate.models import DriftEvidence, Finding, MovedFact, Opinion
+from ratchet.goldens.trace import ToolCall, Trace
 from ratchet.review.collect import pending_page
 from ratchet.review.models import ReviewItem, ReviewPage
 from ratchet.review.page import render_page
-from ratchet.trace import ToolCall, Trace
 from tests.review.conftest import CHANGED_TASK
 
 EVIL = '<script>alert("x")</script>&\'"'
@@ -127,9 +127,9 @@ def test_demo_changed_argument_is_highlighted_and_the_page_is_self_contained(cha
 
 def test_a_page_showing_simulated_traces_or_a_simulated_verdict_carries_the_banner() -> None:
     from ratchet import SIMULATED_CHECK_BANNER
+    from ratchet.goldens.trace import Trace
     from ratchet.review.models import ReviewItem, ReviewPage
     from ratchet.review.page import render_page
-    from ratchet.trace import Trace
 
     def trace(simulated: bool) -> Trace:
         return Trace(

@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from ratchet.bless.record import record_tasks
 from ratchet.cli import app
-from ratchet.config import Project, load_project
+from ratchet.config.project import Project, load_project
 from ratchet.gate.models import Unseen, Verdict
-from ratchet.recording import record_tasks
+from ratchet.goldens.trace import read_trace, write_trace
 from ratchet.review.collect import pending_page, verdict_page
 from ratchet.review.page import render_page
 from ratchet.sim.follow import NOTHING_TO_READ
-from ratchet.trace import read_trace, write_trace
 from tests.helpers.demo_repo import demo_project
 from tests.outputs.verdicts import pair
 from tests.review.test_page import _texts

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 
-from ratchet.config import Project
+from ratchet.config.project import Project
 from ratchet.review.actions import pending_session
 from ratchet.review.serve import ReviewServer
 from tests.review.conftest import CHANGED_TASK

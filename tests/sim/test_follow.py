@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ratchet.markup import drop_html_comments
+from ratchet.core.markup import drop_html_comments
 from ratchet.sim.follow import NOTHING_TO_READ, UnfollowedStep, follow_report
 from ratchet.sim.interp import Interpreter
 from ratchet.sim.program import numbered_lines, parse_program

@@ -15,8 +15,8 @@ from typing import Any
 
 from ratchet.sim.follow import follow_report
 from ratchet.sim.program import Program, Step, parse_program
-from ratchet.skill_sets import load_skills
-from ratchet.skills import Skill, parse_skill_text
+from ratchet.skills.sets import load_skills
+from ratchet.skills.skill import Skill, parse_skill_text
 from ratchet.world.tools import ALL_TOOLS
 
 ROOT = Path(__file__).resolve().parents[2]

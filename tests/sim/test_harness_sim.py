@@ -8,11 +8,13 @@ from typing import Any
 import pytest
 
 from ratchet.agent.runner import run_task
-from ratchet.jsonio import canonical_dumps
+from ratchet.core.chat import ChatRequest, Message, ToolSpec
+from ratchet.core.jsonio import canonical_dumps
+from ratchet.goldens.tasks import Task, load_tasks, task_seed
+from ratchet.goldens.trace import Trace
 from ratchet.llm import anthropic_api, responses_api
-from ratchet.llm.types import ChatRequest, Message, ToolSpec
 from ratchet.sim.agent import SimAgentModel
-from ratchet.sim.harness import (
+from ratchet.sim.harness_agent import (
     CLAUDE_CODE_BUNDLED,
     catalog,
     harness_shape,
@@ -20,10 +22,8 @@ from ratchet.sim.harness import (
     result_value,
     user_prompt,
 )
-from ratchet.skill_sets import load_skills
-from ratchet.skills import Skill
-from ratchet.tasks import Task, load_tasks, task_seed
-from ratchet.trace import Trace
+from ratchet.skills.sets import load_skills
+from ratchet.skills.skill import Skill
 from ratchet.world import load_world
 from ratchet.world.state import World
 from tests.helpers.harness_drive import SCRATCH, SHAPES, Drive, Shape, drive, fixture

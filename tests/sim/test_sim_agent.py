@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from ratchet.errors import ConfigError
+from ratchet.core.errors import ConfigError
+from ratchet.goldens.trace import Trace
 from ratchet.sim.agent import SimAgentModel
 from ratchet.sim.models import sim_model_for
-from ratchet.skills import Skill
-from ratchet.trace import Trace
+from ratchet.skills.skill import Skill
 from tests.helpers.sim_run import SKILLS, TASKS, run
 
 USAGE_FIELDS = ("tokens_in", "tokens_out", "cost_usd")

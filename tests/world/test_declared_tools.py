@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.errors import InputError
-from ratchet.trace import StateChange
+from ratchet.core.errors import InputError
+from ratchet.goldens.trace import StateChange
 from ratchet.world import World, load_world
 from ratchet.world.tools import ALL_TOOLS, call_tool, offered_tools, tool_specs
 from tests.helpers.project_text import FIND_CONTACT_TOOL as TOOL

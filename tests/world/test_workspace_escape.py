@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.errors import InputError
+from ratchet.core.errors import InputError
 from ratchet.world import load_world
 
 from .conftest import CLOCK, REPO

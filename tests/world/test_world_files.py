@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.errors import InputError
+from ratchet.core.errors import InputError
 from ratchet.world import World, load_world
 from ratchet.world.state import WorldFiles
 from tests.helpers.project_text import FIND_CONTACT_TOOL
@@ -113,7 +113,7 @@ def test_a_world_path_that_is_a_file_is_refused(tmp_path: Path) -> None:
 
 
 def test_replays_side_by_side_share_one_read(world_dir: Path) -> None:
-    # ratchet.pool runs a check's pairs on threads, all asking the same WorldFiles at once.
+    # ratchet.core.pool runs a check's pairs on threads, all asking the same WorldFiles at once.
     files = WorldFiles(world_dir)
     start = threading.Barrier(8)
 

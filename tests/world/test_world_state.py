@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.errors import InputError
+from ratchet.core.errors import InputError
 from ratchet.world import World, load_world
 
 from .conftest import CLOCK, REPO

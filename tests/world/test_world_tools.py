@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from ratchet.errors import InputError, ToolError
+from ratchet.core.errors import InputError, ToolError
 from ratchet.world import World, load_world
 from ratchet.world.tools import ALL_TOOLS, call_tool, tool_specs
 

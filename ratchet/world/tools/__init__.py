@@ -17,9 +17,9 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ratchet.errors import InputError, RatchetError, ToolError
-from ratchet.llm.types import ToolSpec
-from ratchet.trace import ToolCall
+from ratchet.core.chat import ToolSpec
+from ratchet.core.errors import InputError, RatchetError, ToolError
+from ratchet.goldens.trace import ToolCall
 from ratchet.world.state import World
 from ratchet.world.tools import (
     calendar,

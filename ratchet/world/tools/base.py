@@ -6,8 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ratchet.llm.types import ToolSpec
-from ratchet.trace import Effect, StateChange
+from ratchet.core.chat import ToolSpec
+from ratchet.goldens.trace import Effect, StateChange
 from ratchet.world.state import World
 
 _JSON_TYPES: dict[str, type | tuple[type, ...]] = {

@@ -22,14 +22,14 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from ratchet.errors import InputError
-from ratchet.jsonio import read_utf8
-from ratchet.llm.types import ToolSpec
-from ratchet.trace import Effect
+from ratchet.core.chat import ToolSpec
+from ratchet.core.errors import InputError
+from ratchet.core.jsonio import read_utf8
+from ratchet.core.yamlio import compose_yaml, load_yaml_file
+from ratchet.goldens.trace import Effect
 from ratchet.world.state import change
 from ratchet.world.tools import ALL_TOOLS
 from ratchet.world.tools.base import Tool, ToolContext, ToolFailure
-from ratchet.yamlio import compose_yaml, load_yaml_file
 
 TOOLS_FOLDER = "tools"
 """Declared tools live in this folder of the world folder (world sections are the *.yaml beside it)."""

@@ -38,7 +38,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from openai import AsyncOpenAI
 
 from ratchet.agent.catalog import LOAD_SKILL, answer_load, catalog_system_prompt, load_skill_spec
-from ratchet.skills import Skill
+from ratchet.skills.skill import Skill
 
 MAX_TURNS = 16
 MAX_TOKENS = 4096

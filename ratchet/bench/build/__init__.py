@@ -1,0 +1,1 @@
+"""Building the benchmark: goldens, controls, injected regressions, labels, audit and validation."""

@@ -1,0 +1,1 @@
+"""Reading results: metrics, judge rates, calibration, the report, its figure and comparisons."""

@@ -1,0 +1,1 @@
+"""Running the benchmark: plans, the scheduling loop, shards, noisy runs and the smoke run."""

@@ -1,0 +1,86 @@
+"""`ratchet bench smoke`: the simulator end to end. Build, every configuration, the report and the
+judges' calibration (calibration.md); offline, no keys.
+
+It always runs on the simulator (whatever RATCHET_UPSTREAM says) and always writes to
+bench/results/smoke-sim/, which it empties first so the directory is one coherent set.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ratchet.bench.data.results import FIGURE_FILE, REPLAYS_DIR, REPORT_FILE, RESULTS_FILE, TIMINGS_FILE
+from ratchet.bench.report.report import write_report
+from ratchet.bench.run.run import SMOKE_DIR, RunOptions, check_bench_tiers, run_config
+from ratchet.config.gate import gate_config_path, load_gate_config
+from ratchet.config.project import load_project
+
+SMOKE_ORDER = ("noise", "cascade", "nano_only", "super_only", "ultra_only", "drift_off", "level0_off")
+
+
+@dataclass
+class SmokeResult:
+    out: Path
+    configs: list[str] = field(default_factory=list)
+    wall_s: float = 0.0
+    build_s: float = 0.0
+
+
+def _clear(out: Path) -> None:
+    for name in (RESULTS_FILE, TIMINGS_FILE, REPORT_FILE, FIGURE_FILE):
+        (out / name).unlink(missing_ok=True)
+    shutil.rmtree(out / REPLAYS_DIR, ignore_errors=True)
+
+
+def run_smoke(
+    root: Path,
+    *,
+    work: Path | None = None,
+    limit: int | None = None,
+    build: bool = True,
+    configs: tuple[str, ...] = SMOKE_ORDER,
+    echo: Callable[[str], None] = lambda _line: None,
+) -> SmokeResult:
+    """Build (unless `build` is False), then run `configs` in order into bench/results/smoke-sim/."""
+    os.environ["RATCHET_UPSTREAM"] = "sim"  # smoke is offline by definition, whatever the shell says
+    # Every config is loaded and its tiers checked first: a bad one is exit 2 before the build, not after the runs before it.
+    tiers = load_project(root, home=work).config.tiers
+    paths = {name: gate_config_path(name, project_root=root) for name in configs}
+    for path in paths.values():
+        check_bench_tiers(load_gate_config(path, project_root=root), tiers, path)
+    started = time.perf_counter()
+    result = SmokeResult(out=root / SMOKE_DIR)
+    if build:
+        from ratchet.bench.build.build import BuildOptions, build_bench
+
+        build_bench(root, BuildOptions(work=work), report=echo)
+        result.build_s = round(time.perf_counter() - started, 2)
+        echo(f"build: {result.build_s:.1f}s")
+    out = result.out
+    out.mkdir(parents=True, exist_ok=True)
+    _clear(out)
+    for name in configs:
+        command = (
+            f"ratchet bench run --config {name} --out {SMOKE_DIR.as_posix()}"
+            + (f" --limit {limit}" if limit is not None else "")
+            + " --seed 0"
+        )
+        t0 = time.perf_counter()
+        summary = run_config(
+            RunOptions(config_path=paths[name], out=out, root=root, home=work, limit=limit, command=command)
+        )
+        echo(f"{name} ({summary.mode}): {summary.ran} in {time.perf_counter() - t0:.1f}s")
+        result.configs.append(name)
+    write_report(out)
+    if set(configs) >= {"nano_only", "super_only", "ultra_only"}:
+        from ratchet.bench.report.calibrate import calibrate_results
+
+        # Trust or Escalate on the smoke's labels (no model call): calibration.md says what the machinery picks.
+        calibrate_results(out, config="cascade", alpha=0.1, delta=0.1, seed=0, project_root=root)
+    result.wall_s = round(time.perf_counter() - started, 2)
+    return result

@@ -1,0 +1,1 @@
+"""Making goldens: record tasks into pending traces, bless reviewed ones, measure their noise."""

@@ -1,0 +1,108 @@
+"""Canonical JSON: the one way Ratchet writes JSON to disk, so equal data is equal bytes; and the one
+bounded way it reads JSON input (load_json_file), so a malformed file is one line, never a traceback."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from ratchet.core.errors import InputError
+
+
+def canonical_dumps(data: Any, *, indent: int | None = 2) -> str:
+    """Sorted keys, fixed separators, trailing newline when indented."""
+    if indent is None:
+        return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return json.dumps(data, sort_keys=True, indent=indent, ensure_ascii=False) + "\n"
+
+
+def digest(data: Any) -> str:
+    """sha256 of the compact canonical JSON of data."""
+    return hashlib.sha256(canonical_dumps(data, indent=None).encode()).hexdigest()
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write via a temp file in the same folder and rename, so readers never see half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        # mkstemp makes 0600 files; keep an existing file's mode, else the usual 0644.
+        os.fchmod(fd, path.stat().st_mode & 0o777 if path.exists() else 0o644)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+MAX_JSON_DEPTH = 100
+
+
+def _nested_deeper_than(data: Any, limit: int) -> bool:
+    """Whether lists and objects nest deeper than limit (iterative: no recursion on hostile data)."""
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else None
+        if children is None:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+def load_json_text(text: str, *, source: str, error: type[InputError]) -> Any:
+    """Parse JSON; every way it can fail is one `error` naming source (and the line of a syntax error).
+
+    Refused rather than parsed: lists and objects nested more than MAX_JSON_DEPTH deep, and
+    integers longer than Python's digit limit (sys.get_int_max_str_digits()); unchecked, they
+    end in RecursionError or ValueError tracebacks here or in whatever walks the data next.
+    """
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise error(f"not valid JSON: {exc.msg}", path=source, line=exc.lineno) from None
+    except RecursionError:
+        data, deep = None, True
+    except ValueError as exc:
+        if "integer string conversion" not in str(exc):
+            raise
+        limit = sys.get_int_max_str_digits()
+        raise error(f"refused: a JSON number longer than {limit} digits", path=source) from None
+    else:
+        deep = _nested_deeper_than(data, MAX_JSON_DEPTH)
+    if deep:
+        raise error(f"refused: JSON nested more than {MAX_JSON_DEPTH} levels deep", path=source)
+    return data
+
+
+def read_utf8(path: Path, *, error: type[InputError]) -> str:
+    """A text file's content, decoded as-is; unreadable or non-UTF-8 bytes are one `error` with the line."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise error(f"cannot read: {exc.strerror}", path=path) from None
+    return decode_utf8(data, path=path, error=error)
+
+
+def decode_utf8(data: bytes, *, path: Path, error: type[InputError]) -> str:
+    """`data` (the bytes of `path`, read from disk or from git) as text; non-UTF-8 is one `error` with the line."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise error(f"not UTF-8 text (byte {exc.start}): save the file as UTF-8", path=path, line=line) from None
+
+
+def load_json_file(path: Path, *, error: type[InputError]) -> Any:
+    """read_utf8, then load_json_text: one `error` naming path for every way the file can be bad."""
+    return load_json_text(read_utf8(path, error=error), source=str(path), error=error)

@@ -1,0 +1,18 @@
+"""The labels that say where an answer came from, and the version that produced it."""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    __version__ = version("ratchet")
+except PackageNotFoundError:  # pragma: no cover - a source tree that was never installed
+    __version__ = "0+unknown"
+"""The installed distribution's version (pyproject.toml is the one place it is written)."""
+
+SIMULATED = "SIMULATED MODELS"
+"""The label every artifact produced on the simulator carries."""
+SIMULATED_BANNER = f"{SIMULATED} — pipeline smoke test; not benchmark results"
+"""The benchmark's label: its simulated runs prove the pipeline, their numbers are no results."""
+SIMULATED_CHECK_BANNER = f"{SIMULATED} — the offline simulator answered, not your models; for a live check set upstream: live in ratchet.yaml"
+"""A team's own simulated check, recording or review page: where the answer came from, and what makes it live."""

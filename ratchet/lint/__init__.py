@@ -1,0 +1,1 @@
+"""Reports over a skill library without replaying anything: catalog budgets, collisions, routing."""

@@ -1,0 +1,1 @@
+"""A team's first hour: `ratchet init` and `ratchet demo`."""

@@ -1,0 +1,1 @@
+"""Skills as files: SKILL.md parsing and validation, skill sets, where skills live, names, client policies."""

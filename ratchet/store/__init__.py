@@ -1,0 +1,1 @@
+"""The SQLite store: runs, the model-call ledger, budget reservations, its schema and owners."""

@@ -1,0 +1,151 @@
+"""The ledger's rows: runs, one row per model call (or a count in the run's rollup), and the reads over both.
+
+A row is written by a settle (ratchet/store/reservations.py) or, for a cache hit, by record_hit; compact
+folds old rows into the rollups, so every read here counts rows and rollups alike.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+
+from ratchet.store.connection import StoreConnection
+from ratchet.store.models import CompactResult, LedgerEntry
+
+_LEDGER_COLUMNS = [name for name in LedgerEntry.model_fields if name != "id"]
+_ROLLUP_UPSERT = (
+    " ON CONFLICT(run_id, purpose, tier, model, simulated, cache_hit, status) DO UPDATE SET"
+    " calls = calls + excluded.calls, tokens_in = tokens_in + excluded.tokens_in,"
+    " tokens_out = tokens_out + excluded.tokens_out, tokens_cached = tokens_cached + excluded.tokens_cached,"
+    " cost_usd = cost_usd + excluded.cost_usd, latency_ms = latency_ms + excluded.latency_ms"
+)
+
+
+class Ledger(StoreConnection):
+    """Runs and model-call rows of one store (the money they hold: Reservations)."""
+
+    # runs -----------------------------------------------------------------------------------
+
+    def start_run(self, run_id: str, *, upstream: str) -> None:
+        """Record (or re-open) a run, owned by this process."""
+        with self._write(synced=False) as db:
+            db.execute(
+                "INSERT INTO runs VALUES (?, ?, ?, ?) ON CONFLICT(run_id) DO UPDATE SET pid = excluded.pid",
+                (run_id, time.time(), os.getpid(), upstream),
+            )
+
+    # rows -----------------------------------------------------------------------------------
+
+    def record_hit(self, entry: LedgerEntry, *, ledger_row: bool) -> None:
+        """Count a cache hit ($0, no reservation): a ledger row when asked, else one more in the run's
+        rollup. Never synced on its own: losing it loses no money, and the next synced commit keeps it."""
+        if not entry.ts:
+            entry = entry.model_copy(update={"ts": time.time()})
+        with self._write(synced=False) as db:
+            if ledger_row:
+                self._insert_row(db, entry)
+            else:
+                db.execute(
+                    "INSERT INTO call_rollups (run_id, purpose, tier, model, simulated, cache_hit, status, calls,"
+                    " tokens_in, tokens_out, tokens_cached, cost_usd, latency_ms) VALUES (?, ?, ?, ?, ?, 1, ?, 1, ?, ?,"
+                    " ?, ?, ?)" + _ROLLUP_UPSERT,
+                    (
+                        entry.run_id,
+                        entry.purpose,
+                        entry.tier,
+                        entry.model,
+                        int(entry.simulated),
+                        entry.status,
+                        entry.tokens_in,
+                        entry.tokens_out,
+                        entry.tokens_cached,
+                        entry.cost_usd,
+                        entry.latency_ms,
+                    ),
+                )
+
+    def _insert_row(self, db: sqlite3.Connection, entry: LedgerEntry) -> int:
+        values = entry.model_dump()
+        cursor = db.execute(
+            f"INSERT INTO model_calls ({', '.join(_LEDGER_COLUMNS)}) VALUES ({', '.join('?' * len(_LEDGER_COLUMNS))})",
+            [int(v) if isinstance(v, bool) else v for v in (values[name] for name in _LEDGER_COLUMNS)],
+        )
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    def calls(self, run_id: str, *, purpose: str | None = None) -> int:
+        """How many model calls a run made (cache hits and errors included), rows and rollups alike."""
+        where, args = "run_id = ?", [run_id]
+        if purpose is not None:
+            where, args = where + " AND purpose = ?", [*args, purpose]
+        with self._read() as db:
+            rows = db.execute(f"SELECT COUNT(*) FROM model_calls WHERE {where}", args).fetchone()[0]
+            rolled = db.execute(f"SELECT COALESCE(SUM(calls), 0) FROM call_rollups WHERE {where}", args).fetchone()[0]
+        return int(rows) + int(rolled)
+
+    def cache_hits(self, run_id: str) -> int:
+        """How many of a run's calls were answered from the cache."""
+        with self._read() as db:
+            rows = db.execute(
+                "SELECT COUNT(*) FROM model_calls WHERE run_id = ? AND cache_hit = 1", (run_id,)
+            ).fetchone()[0]
+            rolled = db.execute(
+                "SELECT COALESCE(SUM(calls), 0) FROM call_rollups WHERE run_id = ? AND cache_hit = 1", (run_id,)
+            ).fetchone()[0]
+        return int(rows) + int(rolled)
+
+    def observed_tokens(self, tier: str) -> tuple[int, int] | None:
+        """Mean tokens in and out of a tier's answered, uncached calls (rows and rollups), or None."""
+        where = "tier = ? AND status = 'ok' AND cache_hit = 0"
+        with self._read() as db:
+            n, t_in, t_out = db.execute(
+                f"SELECT COUNT(*), COALESCE(SUM(tokens_in), 0), COALESCE(SUM(tokens_out), 0) FROM model_calls"
+                f" WHERE {where}",
+                (tier,),
+            ).fetchone()
+            m, r_in, r_out = db.execute(
+                f"SELECT COALESCE(SUM(calls), 0), COALESCE(SUM(tokens_in), 0), COALESCE(SUM(tokens_out), 0)"
+                f" FROM call_rollups WHERE {where}",
+                (tier,),
+            ).fetchone()
+        count = int(n) + int(m)
+        if not count:
+            return None
+        return round((t_in + r_in) / count), round((t_out + r_out) / count)
+
+    def compact(self, *, before_ts: float) -> CompactResult:
+        """Fold the ledger rows written before `before_ts` into per-run rollups and drop them.
+
+        Spend totals are untouched (nothing subtracts from them) and reservations are never
+        compacted, so the cap, `run_spend` and orphan recovery see the same money after as
+        before; `calls`, `cache_hits` and `observed_tokens` count the rollups too. One synced
+        transaction, then the freed pages are returned to the file system.
+        """
+        with self._write() as db:
+            db.execute(
+                "INSERT INTO call_rollups (run_id, purpose, tier, model, simulated, cache_hit, status, calls,"
+                " tokens_in, tokens_out, tokens_cached, cost_usd, latency_ms)"
+                " SELECT run_id, purpose, tier, model, simulated, cache_hit, status, COUNT(*), SUM(tokens_in),"
+                " SUM(tokens_out), SUM(tokens_cached), SUM(cost_usd), SUM(latency_ms) FROM model_calls WHERE ts < ?"
+                " GROUP BY run_id, purpose, tier, model, simulated, cache_hit, status" + _ROLLUP_UPSERT,
+                (before_ts,),
+            )
+            dropped = db.execute("DELETE FROM model_calls WHERE ts < ?", (before_ts,)).rowcount
+            kept = db.execute("SELECT COUNT(*) FROM model_calls").fetchone()[0]
+        if dropped:
+            with self._turn(), self._faults():
+                self._db.execute("VACUUM")
+        return CompactResult(rows_dropped=dropped, rows_kept=int(kept))
+
+    def ledger(self, run_id: str | None = None) -> list[LedgerEntry]:
+        """Ledger rows in order, for one run or all."""
+        columns = ["id", *_LEDGER_COLUMNS]
+        sql = f"SELECT {', '.join(columns)} FROM model_calls"
+        args: tuple[str, ...] = ()
+        if run_id is not None:
+            sql += " WHERE run_id = ?"
+            args = (run_id,)
+        with self._read() as db:
+            rows = db.execute(sql + " ORDER BY id", args).fetchall()
+        return [LedgerEntry.model_validate(dict(zip(columns, row, strict=True))) for row in rows]
