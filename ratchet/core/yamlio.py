@@ -12,7 +12,7 @@ InputError (or the subclass the caller names), not a RecursionError, a ValueErro
 Speed without a second meaning: where PyYAML has libyaml, the scanning and parsing (the bulk
 of the time) run in C, and composing and constructing stay the Python code below, so every limit
 is counted by the same lines either way. Anything the fast path refuses is parsed again by the
-pure loader, which raises: an error reads exactly as it always did. tests/test_yamlio_fast.py
+pure loader, which raises: an error reads exactly as it always did. tests/core/test_yamlio_libyaml_agrees_with_pure.py
 holds the two loaders equal on every YAML file the repository ships.
 """
 
@@ -185,7 +185,7 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
     return []
 
 
-# Where libyaml and the pure scanner part ways, found by generating documents (tests/test_yamlio_fast.py).
+# Where libyaml and the pure scanner part ways, found by generating documents (tests/core/test_yamlio_libyaml_agrees_with_pure.py).
 # Two show in the events, and FastLoader hands those texts back: an empty `!`-tagged value (libyaml
 # reads '', pure None) and a `?` inside a plain scalar in a flow collection (`[why?]`, which pure
 # refuses). The rest only show in the characters, so a text with any of them is pure's from the

@@ -19,7 +19,7 @@ from ratchet.config.project import load_project
 from ratchet.sim.injector import InjectContext, ToolInfo, propose, split_skill
 from ratchet.skills.skill import parse_skill_text
 from tests.bench.conftest import SOURCE, make_project
-from tests.gateways import sim_gateway
+from tests.helpers.gateways import sim_gateway
 
 
 def test_build_counts_and_labels(built_template: tuple[Path, BuildResult]) -> None:

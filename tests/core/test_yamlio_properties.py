@@ -4,7 +4,7 @@ What the module promises: load_yaml_text is yaml.safe_load, except that nesting 
 aliases expanding past MAX_ALIAS_NODES, a recursive alias, an integer past Python's int/str limit and
 a value its constructor rejects are refused; every failure is one `error` (the class the caller
 names) naming the source and, where known, the line. Never a RecursionError, a ValueError or a hang.
-(The libyaml path against the pure one is tests/test_yamlio_fast.py's.)
+(The libyaml path against the pure one is tests/core/test_yamlio_libyaml_agrees_with_pure.py's.)
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from ratchet.core.errors import SkillError
 from ratchet.harness.sandbox import install_skills
 from ratchet.skills.skill import load_skill
 from tests.helpers.demo_repo import demo_project
-from tests.test_skill_links import LEAVES, SECRET, _host, _leaked, _skill
+from tests.skills.test_skill_links import LEAVES, SECRET, _host, _leaked, _skill
 
 runner = CliRunner()
 

@@ -18,8 +18,8 @@ from ratchet.core.errors import BudgetError
 from ratchet.llm.budget import check_affordable, estimate
 from ratchet.llm.pricing import worst_case_cost
 from ratchet.store.db import open_store
-from tests.gateways import sim_gateway
 from tests.helpers.fake_openai import FakeOpenAI
+from tests.helpers.gateways import sim_gateway
 from tests.llm.live_fixtures import KEY_ENV, SENTINEL, live_project
 
 PRICE = Price(input=1e-5, output=1e-3)

@@ -17,7 +17,7 @@ from ratchet.llm import cache as cache_module
 from ratchet.llm.cache import FLUSH_EVERY, ResponseCache, cache_key, cache_root
 from ratchet.llm.fake import ScriptedModel
 from ratchet.store.db import Store
-from tests.gateways import sim_gateway
+from tests.helpers.gateways import sim_gateway
 
 REPO = Path(__file__).resolve().parents[2]
 

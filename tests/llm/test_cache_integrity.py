@@ -20,7 +20,7 @@ from ratchet.llm.cache import ResponseCache, cache_key, cache_root
 from ratchet.llm.fake import ScriptedModel
 from ratchet.setup.demo import EDITS, apply_edit
 from ratchet.store.db import Store
-from tests.gateways import sim_gateway
+from tests.helpers.gateways import sim_gateway
 from tests.helpers.gitrepo import git
 
 EDIT = {edit.branch: edit for edit in EDITS}

@@ -14,7 +14,7 @@ from ratchet.llm.cache import CacheMode
 from ratchet.llm.fake import ScriptedModel
 from ratchet.llm.retry import UpstreamError
 from ratchet.store.db import open_store
-from tests.gateways import sim_gateway
+from tests.helpers.gateways import sim_gateway
 
 FAST_YAML = "upstream: sim\nretry: {max_attempts: 3, base_delay_s: 0, max_delay_s: 0}\ntimeout_s: 7\n"
 

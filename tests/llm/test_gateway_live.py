@@ -13,8 +13,8 @@ from ratchet.core.chat import ChatRequest
 from ratchet.core.errors import ConfigError, ModelCallError
 from ratchet.llm.gateway import Gateway
 from ratchet.store.db import Store, open_store
-from tests.gateways import sim_gateway
 from tests.helpers.fake_openai import FakeOpenAI
+from tests.helpers.gateways import sim_gateway
 from tests.llm.live_fixtures import KEY_ENV, MODEL, SENTINEL, live_project
 
 FAST = RetryPolicy(max_attempts=3, base_delay_s=0.001, max_delay_s=0.002)

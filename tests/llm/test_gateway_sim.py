@@ -13,7 +13,7 @@ from ratchet.llm.fake import ScriptedModel
 from ratchet.llm.retry import UpstreamError
 from ratchet.sim.models import Simulator
 from ratchet.store.db import Store
-from tests.gateways import sim_gateway
+from tests.helpers.gateways import sim_gateway
 
 FAST = RetryPolicy(max_attempts=3, base_delay_s=0.001, max_delay_s=0.002)
 

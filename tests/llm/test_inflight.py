@@ -14,8 +14,8 @@ from ratchet.core.chat import ChatRequest, ChatResponse
 from ratchet.core.errors import BudgetError, ModelCallError
 from ratchet.llm.inflight import InFlight
 from ratchet.store.db import open_store
-from tests.gateways import sim_gateway
 from tests.helpers.fake_openai import FakeOpenAI
+from tests.helpers.gateways import sim_gateway
 from tests.llm.live_fixtures import KEY_ENV, SENTINEL, live_project
 
 THREADS = 8

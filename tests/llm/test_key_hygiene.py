@@ -11,8 +11,8 @@ from ratchet.config.retry import RetryPolicy
 from ratchet.core.chat import ChatRequest
 from ratchet.core.errors import ModelCallError
 from ratchet.store.db import open_store
-from tests.gateways import sim_gateway
 from tests.helpers.fake_openai import FakeOpenAI
+from tests.helpers.gateways import sim_gateway
 from tests.llm.live_fixtures import KEY_ENV, SENTINEL, live_project
 
 FAST = RetryPolicy(max_attempts=2, base_delay_s=0.001, max_delay_s=0.002)

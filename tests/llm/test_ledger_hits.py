@@ -14,7 +14,7 @@ from ratchet.core.chat import ChatRequest, ChatResponse, Message, Usage
 from ratchet.llm.fake import ScriptedModel
 from ratchet.setup.demo import EDITS, apply_edit
 from ratchet.store.db import STORE_FILE, Store
-from tests.gateways import sim_gateway
+from tests.helpers.gateways import sim_gateway
 from tests.helpers.gitrepo import git
 
 runner = CliRunner()

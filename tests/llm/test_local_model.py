@@ -16,7 +16,7 @@ import pytest
 from ratchet.config.project import Price, Project, RatchetConfig, TierConfig
 from ratchet.core.chat import ChatRequest
 from ratchet.store.db import open_store
-from tests.gateways import sim_gateway
+from tests.helpers.gateways import sim_gateway
 
 URL = os.environ.get("RATCHET_LOCAL_MODEL_URL")
 pytestmark = pytest.mark.skipif(not URL, reason="no local model server (scripts/local_model_server.sh --check)")

@@ -19,8 +19,8 @@ from ratchet.core.errors import ConfigError, InfraError, ModelCallError
 from ratchet.llm.live import LiteLLMModel
 from ratchet.llm.retry import UpstreamError
 from ratchet.store.db import Store, open_store
-from tests.gateways import sim_gateway
 from tests.helpers.fake_openai import FakeOpenAI
+from tests.helpers.gateways import sim_gateway
 from tests.llm.live_fixtures import KEY_ENV, MODEL, SENTINEL, live_project
 
 FAST = RetryPolicy(max_attempts=2, base_delay_s=0.001, max_delay_s=0.002)

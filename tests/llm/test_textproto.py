@@ -7,7 +7,7 @@ from ratchet.core.chat import ChatRequest
 from ratchet.llm.fake import ScriptedModel
 from ratchet.llm.textproto import first_call, to_text_request
 from ratchet.store.db import Store
-from tests.gateways import sim_gateway
+from tests.helpers.gateways import sim_gateway
 
 TOOLS = [
     {"name": "fx_rate", "description": "FX rate", "parameters": {"type": "object"}},

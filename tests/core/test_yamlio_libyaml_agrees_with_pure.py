@@ -28,7 +28,7 @@ from ratchet.core.yamlio import (
     load_yaml_text_with_lines,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ("skills", "bench", "ratchet/data", "tests/data")
 
 

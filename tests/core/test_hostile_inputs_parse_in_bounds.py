@@ -85,7 +85,7 @@ def test_drop_comments_agrees_with_the_old_regex_on_every_short_input() -> None:
 
 
 def test_drop_comments_agrees_with_the_old_regex_on_every_markdown_file_here() -> None:
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     texts = [
         p.read_bytes().decode("utf-8", "replace")
         for folder in ("skills", "ratchet/data", "tests/data", "docs")

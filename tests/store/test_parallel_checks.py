@@ -18,7 +18,7 @@ from pathlib import Path
 from ratchet.config.project import load_project
 from ratchet.setup.demo import EDITS, apply_edit
 from ratchet.store.db import open_store
-from tests.gateways import sim_gateway
+from tests.helpers.gateways import sim_gateway
 
 CHECKS = 24
 BUSY = "0.5"

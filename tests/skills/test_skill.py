@@ -13,7 +13,7 @@ from ratchet.skills.problems import Problem
 from ratchet.skills.sets import load_skills, validate_paths
 from ratchet.skills.skill import load_skill, parse_skill_text, substance_of, validate_skill_folder
 
-DATA = Path(__file__).parent / "data" / "skills"
+DATA = Path(__file__).parents[1] / "data" / "skills"
 BAD = DATA / "bad"
 PROJECT = DATA / "project"
 

@@ -12,7 +12,7 @@ from ratchet.cli import app
 from ratchet.store.db import STORE_FILE, LedgerEntry, Store, open_store
 
 runner = CliRunner()
-OLD_STORE = Path(__file__).parent / "data" / "ledger" / "store_0002.sqlite"
+OLD_STORE = Path(__file__).parents[1] / "data" / "ledger" / "store_0002.sqlite"
 DAY = 86_400.0
 
 

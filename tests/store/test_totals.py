@@ -12,7 +12,7 @@ import pytest
 
 from ratchet.store.db import MIGRATIONS, LedgerEntry, Store
 
-OLD_STORE = Path(__file__).parent / "data" / "ledger" / "store_0002.sqlite"
+OLD_STORE = Path(__file__).parents[1] / "data" / "ledger" / "store_0002.sqlite"
 """Written by the store as of migration 0002 (tests/data/ledger/make_store_0002.py.txt), before totals existed:
 real rows 0.25 + 0.5 + 0.125 (an error) in run live-a, plus a $0 cache hit; simulated rows 1.0 + 2.0 and a hit
 in run sim-b; one reservation of 0.75 held by a process that is gone."""

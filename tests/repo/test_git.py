@@ -470,7 +470,7 @@ def _dead_pid() -> int:
 
 
 def test_leftovers_nobody_holds_are_pruned(repo_path: Path, tmp_path: Path) -> None:
-    # The lock decides, not the PID (tests/test_scratch_lock.py has the other-namespace case).
+    # The lock decides, not the PID (tests/repo/test_scratch_lock.py has the other-namespace case).
     home = tmp_path / "home"
     stale = home / "scratch" / f"{_dead_pid()}-deadbeef"
     (stale / "skills").mkdir(parents=True)
