@@ -30,6 +30,7 @@ from ratchet.data import demo_files
 from ratchet.gate.check import check_edit
 from ratchet.gate.models import Decision, Verdict
 from ratchet.harness.driver import resolve_binary
+from ratchet.repo.commits import commit_all
 
 DEMO_SKILLS = ("github-triage", "fx-expense-converter")
 _DEMO_AUTHOR = git.Actor("Ratchet Demo", "demo@example.com")
@@ -142,9 +143,7 @@ def _copy_sources(dest: Path) -> None:
 
 
 def _commit_all(repo: git.Repo, message: str) -> str:
-    repo.git.add("-A")
-    commit = repo.index.commit(message, author=_DEMO_AUTHOR, committer=_DEMO_AUTHOR)
-    return commit.hexsha
+    return commit_all(repo, message, _DEMO_AUTHOR)
 
 
 @contextmanager

@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from ratchet.cli import app
@@ -46,3 +48,17 @@ def test_demo_refuses_a_file_as_dir(tmp_path: Path) -> None:
         assert result.exit_code == 2
         assert result.stderr == f"error: {afile.resolve()} is a file; give --dir a new or empty folder\n"
     assert afile.read_text(encoding="utf-8") == "keep me"
+
+
+def test_demo_commits_with_any_date_git_accepts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIT_AUTHOR_DATE in ISO 8601 with an offset is valid for git; GitPython's own parser refused it,
+    # and the demo died with a traceback instead of committing.
+    monkeypatch.setenv("GIT_AUTHOR_DATE", "2026-01-01T00:00:00+00:00")
+    monkeypatch.setenv("GIT_COMMITTER_DATE", "2026-01-01T00:00:00+00:00")
+    target = tmp_path / "demo"
+    result = CliRunner().invoke(app, ["demo", "--dir", str(target)])
+    assert result.exit_code == 0, result.output
+    log = subprocess.run(
+        ["git", "log", "-1", "--format=%an <%ae> %aI", "main"], cwd=target, capture_output=True, text=True, check=True
+    )
+    assert log.stdout.strip().endswith("2026-01-01T00:00:00+00:00")

@@ -16,6 +16,7 @@ import yaml
 from ratchet.bench.data.dataset import BenchPaths
 from ratchet.bench.data.models import Edit
 from ratchet.config.project import CONFIG_FILE, Project, load_project
+from ratchet.repo.commits import commit_all
 
 _AUTHOR = git.Actor("Ratchet Bench", "bench@example.com")
 
@@ -46,8 +47,7 @@ def scratch_repo(paths: BenchPaths, repo_dir: Path, home: Path, *, with_goldens:
             yaml.safe_dump({"schema_version": 1, "paths": cfg.model_dump()}), encoding="utf-8"
         )
     repo = git.Repo.init(repo_dir, initial_branch="main")
-    repo.git.add("-A")
-    repo.index.commit("SkillRegress-Bench data", author=_AUTHOR, committer=_AUTHOR)
+    commit_all(repo, "SkillRegress-Bench data", _AUTHOR)
     repo.close()
     return load_project(repo_dir, home=home)
 
