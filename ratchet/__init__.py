@@ -21,12 +21,13 @@ if TYPE_CHECKING:
     from ratchet.core.errors import InfraError, InputError, RatchetError
     from ratchet.diff.edit import diff_revisions
     from ratchet.diff.models import DiffFinding, EditDiff, SkillDiff
-    from ratchet.gate.check import check_edit
+    from ratchet.gate.check import CheckOptions, check_edit
     from ratchet.gate.models import Decision, Finding, Opinion, Outcome, PairOutcome, Unseen, Verdict
 
 # name -> the module that defines it (the TYPE_CHECKING imports above, spelled for the import system)
 _LAZY: dict[str, str] = {
     "check_edit": "ratchet.gate.check",
+    "CheckOptions": "ratchet.gate.check",
     "Verdict": "ratchet.gate.models",
     "PairOutcome": "ratchet.gate.models",
     "Finding": "ratchet.gate.models",
@@ -49,6 +50,7 @@ __all__ = [
     "SIMULATED",
     "SIMULATED_BANNER",
     "SIMULATED_CHECK_BANNER",
+    "CheckOptions",
     "Decision",
     "DiffFinding",
     "EditDiff",

@@ -21,6 +21,7 @@ PUBLIC = [
     "SIMULATED",
     "SIMULATED_BANNER",
     "SIMULATED_CHECK_BANNER",
+    "CheckOptions",
     "Decision",
     "DiffFinding",
     "EditDiff",

@@ -11,6 +11,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field, PrivateAttr
 
 from ratchet.agent.runner import run_task
+from ratchet.bless.evidence import ACCEPTED, REFUSED, Evidence, project_evidence
 from ratchet.config.harness import timed_out
 from ratchet.config.project import Project, refuse_world_at_nothing
 from ratchet.core.chat import USD
@@ -43,6 +44,10 @@ class RecordResult(BaseModel):
     cost_usd: USD
     routing: RoutingReport | None = Field(
         default=None, description="Under routing: model with strict, the skills the agent model loaded, per task."
+    )
+    thin: list[str] = Field(
+        default_factory=list,
+        description="One line per written trace that shows no sign of its skill at work (ratchet.bless.evidence).",
     )
 
 
@@ -204,6 +209,8 @@ def record_tasks(
     timeouts: list[str] = []
     cost = 0.0
     held: list[tuple[str, Trace]] = []  # routing: model + strict: written once every task loaded its own skill
+    evidence: Evidence | None = None
+    thin: dict[str, str] = {}
     with (
         closing(open_store(project.home)) as store,
         Gateway(
@@ -248,12 +255,17 @@ def record_tasks(
                     upstream=project.config.upstream,
                     purpose=purpose,
                 )
+            # What check compares with the replay's, beyond what the runner records (ratchet.gate.provenance).
+            trace = trace.stamped(tool_protocol=project.agent_tool_protocol)
             cost += trace.cost_usd
             if trace.status == "error":
                 errors.append(f"{task.id}: {trace.error}")
                 if timed_out(trace.error):
                     timeouts.append(task.id)
                 continue
+            evidence = evidence or Evidence.over(skills, world)  # the tools a world offers are every task's
+            if (exercise := evidence.exercise(trace, task.skill)).thin:
+                thin[task.id] = exercise.line()
             if plan is not None and by_model:
                 held.append((task.id, trace))
                 continue
@@ -277,7 +289,8 @@ def record_tasks(
         for task_id, trace in held:
             write_trace(inside(project.pending_dir, f"{task_id}.json"), trace)
             written.append(task_id)
-    return RecordResult(written=written, errors=errors, timed_out=timeouts, cost_usd=cost, routing=routing)
+    shown = [thin[task_id] for task_id in written if task_id in thin]
+    return RecordResult(written=written, errors=errors, timed_out=timeouts, cost_usd=cost, routing=routing, thin=shown)
 
 
 def pending_traces(project: Project) -> dict[str, Path]:
@@ -285,10 +298,12 @@ def pending_traces(project: Project) -> dict[str, Path]:
 
 
 class BlessResult(BaseModel):
-    """What `ratchet bless` promoted, and the pending traces it refused (one line each)."""
+    """What `ratchet bless` promoted, the pending traces it refused (one line each), and the thin ones it
+    blessed under --accept-thin (one line each)."""
 
     blessed: list[Path]
     refused: list[str]
+    thin: list[str] = Field(default_factory=list)
 
 
 class _Promotion(BaseModel):
@@ -330,12 +345,14 @@ def _promotion(source: Path, known_tasks: set[str], tasks_file: Path, goldens_di
     return _Promotion(source=source, trace=trace, target=target, stale=[old for old in stale if old != target])
 
 
-def bless_pending(project: Project, task_ids: Sequence[str] = ()) -> BlessResult:
+def bless_pending(project: Project, task_ids: Sequence[str] = (), *, accept_thin: bool = False) -> BlessResult:
     """Move pending traces into goldens/<skill>/<task>.json (all of them, or the ids given).
 
     Each pending trace is checked on its own: one that cannot be blessed (an id that is not
     a plain name, a file name that is not its task id, a task missing from tasks.yaml, a run
-    that ended in error) is refused and left in pending/, and the others are still blessed.
+    that ended in error, a run that shows no sign of its skill at work unless `accept_thin`:
+    ratchet.bless.evidence) is refused and left in pending/, and the others are still blessed.
+    A thin one blessed under `accept_thin` keeps why on the golden (Trace.thin).
     """
     pending = pending_traces(project)
     chosen = list(task_ids) or list(pending)
@@ -343,29 +360,37 @@ def bless_pending(project: Project, task_ids: Sequence[str] = ()) -> BlessResult
     if missing:
         raise InputError(f"no pending trace for: {', '.join(missing)} (run `ratchet record` first)")
     tasks_file = project.path("tasks")
-    known_tasks = {task.id for task in load_tasks(tasks_file)}
+    known_tasks = {task.id: task for task in load_tasks(tasks_file)}
     goldens_dir = project.path("goldens")
     blessed: list[Path] = []
     refused: list[str] = []
+    thin: list[str] = []
+    routed = any(known_tasks[tid].skill for tid in chosen if tid in known_tasks)  # canaries alone read no skill
+    evidence = project_evidence(project) if routed else None
     for tid in chosen:
         try:
-            promotion = _promotion(pending[tid], known_tasks, tasks_file, goldens_dir)
+            promotion = _promotion(pending[tid], set(known_tasks), tasks_file, goldens_dir)
         except InputError as exc:
             refused.append(exc.one_line())
             continue
+        exercise = evidence.exercise(promotion.trace, known_tasks[tid].skill) if evidence is not None else None
+        if exercise is not None and exercise.thin:
+            (thin if accept_thin else refused).append(exercise.line() + (ACCEPTED if accept_thin else REFUSED))
+            if not accept_thin:
+                continue
         for stale in promotion.stale:
             stale.unlink()
         for old in (*promotion.stale, promotion.target):  # a noise record describes the golden it replaced
             noise_path(old).unlink(missing_ok=True)
-        write_trace(promotion.target, promotion.trace)
+        write_trace(promotion.target, promotion.trace.model_copy(update={"thin": exercise.missing if exercise else []}))
         promotion.source.unlink()
         blessed.append(promotion.target)
-    return BlessResult(blessed=blessed, refused=refused)
+    return BlessResult(blessed=blessed, refused=refused, thin=thin)
 
 
-def bless(project: Project, task_ids: Sequence[str] = ()) -> list[Path]:
+def bless(project: Project, task_ids: Sequence[str] = (), *, accept_thin: bool = False) -> list[Path]:
     """bless_pending, for callers that need every trace blessed: InputError after the rest if any was refused."""
-    result = bless_pending(project, task_ids)
+    result = bless_pending(project, task_ids, accept_thin=accept_thin)
     if result.refused:
         raise InputError(f"{len(result.refused)} pending trace(s) refused: {result.refused[0]}")
     return result.blessed

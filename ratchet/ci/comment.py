@@ -3,10 +3,16 @@
 Why a note beyond the verdict's own Markdown: a job that fails as infrastructure (exit 3) or on
 bad input (exit 2) must say so in the pull request too. A stale PASS left in the comment while
 the job turned red would be read as a pass.
+
+Why the mutation score: a reviewer weighing a PASS should know how much the goldens behind it would
+catch. Each edited skill's score is read at the verdict's base (goldens/<skill>/mutation.score.json,
+saved by `ratchet mutate`), as the gate reads everything it gates with (docs/adr/0011), so an edit
+cannot bring its own; where none was measured, the comment says so.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -14,6 +20,9 @@ from pydantic import ValidationError
 from ratchet.core.errors import InputError, validation_summary
 from ratchet.core.jsonio import load_json_text, read_utf8
 from ratchet.gate.models import Verdict
+from ratchet.gate.mutation import scores_at_revision
+from ratchet.gate.revision_names import label
+from ratchet.goldens.mutation import MutationScore
 from ratchet.outputs.markdown import render_markdown
 from ratchet.outputs.text import md_inline
 
@@ -58,8 +67,12 @@ def comment_body(
     check_exit: int | None = None,
     check_error: str = "",
     run_url: str | None = None,
+    mutation: Mapping[str, MutationScore | None] | str | None = None,
 ) -> str:
-    """What the PR comment says, ending in one newline."""
+    """What the PR comment says, ending in one newline.
+
+    `mutation`: each edited skill's score at the base, None where none was measured (base_scores), or why
+    the base could not be read; None: not shown."""
     blocks: list[str] = []
     if verdict is None:
         code = "" if check_exit is None else f" (exit {check_exit}: {EXIT_MEANING.get(check_exit, 'unexpected')})"
@@ -77,6 +90,8 @@ def comment_body(
                 GITHUB_COMMENT_LIMIT - _ROOM,
             )
         )
+        if mutation is not None:
+            blocks.extend(mutation_blocks(verdict, mutation))
     if run_url:
         blocks.append(f"<sub>[job log and artifacts]({run_url})</sub>")
     return "\n\n".join(blocks) + "\n"
@@ -98,3 +113,30 @@ def _fit(markdown: str, limit: int) -> str:
         f"{head}\n\n_Evidence of {left} more pair(s) left out: GitHub's comment limit. "
         "The job's ratchet-outputs artifact has all of it._"
     )
+
+
+def base_scores(path: Path, verdict: Verdict) -> dict[str, MutationScore | None] | str:
+    """Each edited skill's mutation score in the repository at `path`, at the verdict's base: None where the
+    base has none; one line saying why when the base cannot be read (no repository, a commit it lacks, a
+    malformed score). The review page reads it the same way (ratchet.gate.mutation.scores_at_revision)."""
+    return scores_at_revision(path, verdict.base, verdict.skills_changed)
+
+
+def mutation_blocks(verdict: Verdict, mutation: Mapping[str, MutationScore | None] | str) -> list[str]:
+    """The comment's mutation-score block: one line per edited skill, or why the base could not be read."""
+    if isinstance(mutation, str):
+        return [f"_Mutation score not read at the base: {md_inline(mutation.rstrip('.'))}._"]
+    if not verdict.skills_changed:
+        return []
+    lines = []
+    for skill in verdict.skills_changed:
+        score = mutation.get(skill)
+        if score is None:
+            said = f"none measured: `ratchet mutate {skill}` saves it; commit it with the goldens"
+        else:
+            blind = ": these goldens would not notice this kind of change" if score.kills_none else ""
+            said = md_inline(f"{score.line()} ({score.measured()}){blind}")
+        lines.append(f"- {md_inline(skill)}: {said}")
+    skills = "skill" if len(verdict.skills_changed) == 1 else "skills"
+    head = f"**Mutation score** of the edited {skills} at the base `{label(verdict.base)}` (docs/mutate.md):"
+    return [head + "\n\n" + "\n".join(lines)]

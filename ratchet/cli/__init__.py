@@ -20,6 +20,7 @@ from ratchet.cli import diff as diff_cli
 from ratchet.cli import docs as docs_cli
 from ratchet.cli import judges as judges_cli
 from ratchet.cli import merge as merge_cli
+from ratchet.cli import mutate as mutate_cli
 from ratchet.cli import store as store_cli
 from ratchet.config.env import debug_enabled
 from ratchet.core.errors import RatchetError
@@ -84,6 +85,7 @@ ci.register(app)
 proxy.register(app)
 mcp.register(app)
 bench.register(app)
+mutate_cli.register(app)
 store_cli.register(app)
 judges_cli.register(app)
 docs_cli.register(app)

@@ -250,5 +250,5 @@ def calibrate_command(
         typer.echo(f"wrote {path}")
 
 
-# run, report, compare, smoke and selftest live in ratchet/cli/bench_run.py.
+# run, report, compare, smoke, mutate and selftest live in ratchet/cli/bench_run.py.
 bench_run.register(bench_app)

@@ -1,4 +1,4 @@
-"""`ratchet bench run | merge | report | compare | smoke | selftest`: thin commands over ratchet.bench."""
+"""`ratchet bench run | merge | report | compare | smoke | mutate | selftest`: thin commands over ratchet.bench."""
 
 from __future__ import annotations
 
@@ -207,11 +207,42 @@ def smoke_command(
     limit: int | None = typer.Option(None, "--limit", min=1, help="Edits per configuration (all by default)."),
     build: bool = typer.Option(True, "--build/--no-build", help="Build the dataset first."),
 ) -> None:
-    """Simulator only: build, then every configuration, into bench/results/smoke-sim/. Offline, no keys."""
+    """Simulator only: build, then every configuration and the shipped goldens' mutation score (`bench mutate`),
+    into bench/results/smoke-sim/. Offline, no keys."""
     from ratchet.bench.run.smoke import run_smoke
 
     result = run_smoke(root, work=work, limit=limit, build=build, echo=typer.echo)
     typer.echo(f"smoke: {len(result.configs)} configurations in {result.wall_s:.1f}s -> {result.out}")
+
+
+def mutate_command(
+    root: Path = typer.Option(Path("."), "--root", help="The dataset's project root."),
+    work: Path | None = typer.Option(None, "--work", help="Bench work area (default var/bench): its cache is shared."),
+    out: Path | None = typer.Option(
+        None, "--out", help="Results directory to add the score to (default bench/results/smoke-sim)."
+    ),
+    limit: int = typer.Option(
+        12, "--limit", min=1, help="At most N mutants per skill, taken in turn from each class (R1-R6)."
+    ),
+    every: bool = typer.Option(False, "--all", help="Every mutant the operators make (no --limit)."),
+    seed: int = typer.Option(0, "--seed", help="Seeds the operators: the same seed makes the same mutants."),
+) -> None:
+    """Simulator only: the shipped goldens' mutation score per skill and class, into a results directory's
+    results.json (else its summary.json), and its report re-rendered beside each skill's detection recall.
+
+    `ratchet mutate` over a scratch repository holding the shipped skills, tasks, world and goldens; the
+    checks share the work area's response cache. `ratchet bench smoke` runs it with the defaults.
+    """
+    from ratchet.bench.report.report import write_report
+    from ratchet.bench.run.mutation import measure_mutation, open_results, store_mutation
+    from ratchet.bench.run.run import SMOKE_DIR
+
+    folder = out if out is not None else root / SMOKE_DIR
+    open_results(folder, root=root)  # refused before anything runs: no results there, or another dataset's
+    mutation = measure_mutation(root, work=work, limit=None if every else limit, seed=seed)
+    store_mutation(folder, mutation, root=root)
+    killed, checked = sum(s.killed for s in mutation.skills), sum(s.checked for s in mutation.skills)
+    typer.echo(f"mutation: {killed} of {checked} mutants killed; wrote {write_report(folder)}")
 
 
 def selftest_command(
@@ -228,12 +259,13 @@ def selftest_command(
 
 
 def register(bench_app: typer.Typer) -> None:
-    """Add run, merge, report, compare, smoke and selftest to the `ratchet bench` sub-app."""
+    """Add run, merge, report, compare, smoke, mutate and selftest to the `ratchet bench` sub-app."""
     bench_app.command("run")(run_command)
     bench_app.command("merge")(merge_command)
     bench_app.command("report")(report_command)
     bench_app.command("compare")(compare_command)
     bench_app.command("smoke")(smoke_command)
+    bench_app.command("mutate")(mutate_command)
     bench_app.command("selftest")(selftest_command)
 
 

@@ -43,14 +43,23 @@ def comment(
         Path | None,
         typer.Option("--check-stderr", help="`ratchet check`'s stderr; its error line goes into the comment."),
     ] = None,
+    repo: Annotated[
+        Path,
+        typer.Option(
+            "--repo",
+            help="The repository checked: each edited skill's mutation score is read there at the verdict's base.",
+        ),
+    ] = Path("."),
 ) -> None:
     """Create the pull request's Ratchet comment, or rewrite the one an earlier run made.
 
     Reads GITHUB_TOKEN, GITHUB_REPOSITORY, GITHUB_EVENT_PATH (a pull_request event) and
     GITHUB_API_URL (default https://api.github.com), as a GitHub Actions runner sets them.
+    The comment shows each edited skill's mutation score as the base keeps it
+    (goldens/<skill>/mutation.score.json, saved by `ratchet mutate`), or that none was measured.
     Exit codes: 0 posted, 2 missing environment or not a pull request, 3 the GitHub API failed.
     """
-    from ratchet.ci.comment import comment_body, error_line, read_verdict
+    from ratchet.ci.comment import base_scores, comment_body, error_line, read_verdict
     from ratchet.ci.github import (
         GitHubClient,
         post_sticky_comment,
@@ -70,7 +79,12 @@ def comment(
     text = read_utf8(markdown, error=InputError) if markdown is not None else None
     stderr = read_utf8(check_stderr, error=InputError) if check_stderr is not None and check_stderr.exists() else ""
     body = comment_body(
-        found, markdown=text, check_exit=check_exit, check_error=error_line(stderr), run_url=env.run_url
+        found,
+        markdown=text,
+        check_exit=check_exit,
+        check_error=error_line(stderr),
+        run_url=env.run_url,
+        mutation=base_scores(repo, found) if found is not None else None,
     )
     sticky = key or (found.gate_config if found is not None and found.gate_config else "cascade")
     with GitHubClient(api_url=env.api_url, repository=env.repository, token=env.token.get_secret_value()) as api:

@@ -37,8 +37,11 @@ def register(app: typer.Typer) -> None:
         On the simulator a fired skill it cannot follow is refused the same way, one line per
         skill, unless --allow-unfollowed. Under `routing: model` the fired skill is the one the
         agent model loaded: the table is printed after the runs, and nothing is written if a task
-        loaded another skill.
+        loaded another skill. A trace that shows no sign of its skill at work (no tool or command
+        the skill names was called, none of the output it prescribes) is one warning line:
+        `ratchet bless` refuses it unless --accept-thin.
         """
+        from ratchet.bless.evidence import AT_RECORD
         from ratchet.bless.record import plan_record, record_tasks
 
         project = load_project(project_dir, home=work).with_harness(harness.harness_name if harness else None)
@@ -62,6 +65,8 @@ def register(app: typer.Typer) -> None:
         if result.routing is not None:
             typer.echo(result.routing.table())
         typer.echo(f"recorded {len(result.written)} pending trace(s) in {project.pending_dir}")
+        for line in result.thin:
+            typer.echo(f"warning: {line}{AT_RECORD}", err=True)
         for line in result.errors:
             typer.echo(f"error: {line}", err=True)
         if result.errors:
@@ -80,20 +85,34 @@ def register(app: typer.Typer) -> None:
             help="Then replay each blessed golden this many times "
             "under its unchanged skill and record what varied (see `ratchet noise`); 0: do not.",
         ),
+        accept_thin: bool = typer.Option(
+            False,
+            "--accept-thin",
+            help="Bless traces that show no sign of their skill at work anyway; each golden keeps why, "
+            "and every check that replays it names it (at least WARN).",
+        ),
     ) -> None:
         """Move pending traces into goldens/<skill>/<task>.json.
 
         A pending trace is refused, and left in pending/, when its run ended in error, its task
         is not in tasks.yaml, its file name is not its task id, or an id in it is not a plain name.
+        It is refused too when it is thin: its task is a skill's, and the run shows no sign of that
+        skill at work (the skill was not loaded, or none of the tools or commands the skill names was
+        called and the reply has none of the output it prescribes); --accept-thin blesses it anyway.
         The others are still blessed; each refusal is one `error:` line and the command exits 2.
         Blessing a golden removes its old noise record; with --repeats N a new one is measured.
         """
+        from ratchet.bless.mutation_scores import score_lines
         from ratchet.bless.record import bless_pending
         from ratchet.goldens.trace import read_trace
 
         project = load_project(project_dir, home=work)
-        result = bless_pending(project, task_ids or [])
+        result = bless_pending(project, task_ids or [], accept_thin=accept_thin)
         typer.echo(f"blessed {len(result.blessed)} golden(s) into {project.path('goldens')}")
+        for line in score_lines(project.path("goldens"), result.blessed):  # what these goldens would catch
+            typer.echo(line)
+        for line in result.thin:
+            typer.echo(f"warning: {line}", err=True)
         for line in result.refused:
             typer.echo(f"error: {line}", err=True)
         if repeats and result.blessed:

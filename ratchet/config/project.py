@@ -32,6 +32,8 @@ DEFAULT_ROUTING_NEIGHBOURS = 3
 # model: the system prompt lists the skill catalog and the model loads a skill by a tool call, as
 # real harnesses do (ratchet/agent/catalog.py); selection then also replays catalog neighbours.
 Routing = Literal["lexical", "model"]
+# How a tier is offered tools: the provider's native tool calls, or described in text (docs/adr/0004-gateway.md).
+ToolProtocol = Literal["native", "text"]
 # What the behavioural diff alone decides when no replay exercised a change it names (ratchet.gate.static).
 StaticPolicy = Literal["warn", "block"]
 
@@ -47,6 +49,7 @@ __all__ = [
     "Routing",
     "StaticPolicy",
     "TierConfig",
+    "ToolProtocol",
     "Upstream",
     "default_home",
     "load_project",
@@ -92,7 +95,7 @@ class TierConfig(BaseModel):
     model: str = Field(description="litellm model id, e.g. openai/gpt-4o-mini or nebius/...")
     api_base: str | None = None
     api_key_env: str | None = Field(default=None, description="Name of the env var holding the key.")
-    tool_protocol: Literal["native", "text"] = "native"
+    tool_protocol: ToolProtocol = "native"
     max_tokens: int = 1024
 
 
@@ -203,6 +206,12 @@ class Project(BaseModel):
         """Output cap for one agent turn: the agent tier's max_tokens (small local models never stop)."""
         tier = self.config.tiers.get("agent")
         return tier.max_tokens if tier is not None else 1024
+
+    @property
+    def agent_tool_protocol(self) -> ToolProtocol:
+        """The agent tier's tool protocol: what a recorded or replayed trace keeps as its `tool_protocol`."""
+        tier = self.config.tiers.get("agent")
+        return tier.tool_protocol if tier is not None else "native"
 
     @property
     def pending_dir(self) -> Path:

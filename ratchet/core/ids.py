@@ -44,7 +44,7 @@ _RULES: dict[IdKind, str] = {
 
 
 def _is_skill_name(value: str) -> bool:
-    """The agentskills.io name rule, as skills.py validates it: letters may be any script's lowercase."""
+    """The agentskills.io name rule, as ratchet.skills.rules validates it: letters may be any script's lowercase."""
     return (
         0 < len(value) <= MAX_SKILL_NAME_CHARS
         and all(c == "-" or (c.isalnum() and c == c.lower()) for c in value)

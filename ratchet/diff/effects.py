@@ -42,6 +42,17 @@ class ToolCatalog:
                 found[name] = effect
         return list(found.items())
 
+    def names_in(self, text: str) -> list[str]:
+        """Every tool `text` names, read-only ones too, in order, once each, as written (an MCP name whole)."""
+        found: list[str] = []
+        for match in _IDENTIFIER.finditer(text):
+            name = match.group(0)
+            mcp = _MCP_NAME.match(name)
+            known = (mcp.group(1) if mcp else name) in self.effects
+            if known and name not in found and _is_tool_name(name, text, match.start()):
+                found.append(name)
+        return found
+
 
 def _is_tool_name(name: str, text: str, start: int) -> bool:
     """A built-in's name ("Write", "Edit") is also an English word: it names the tool only in code or as "the X tool"."""

@@ -19,7 +19,7 @@ from ratchet.core.errors import ConfigError, GoldenError
 from ratchet.gate.revision_names import label
 from ratchet.goldens.noise import NoiseRecord, load_noise_records, share_within_skills
 from ratchet.goldens.tasks import Task, load_tasks
-from ratchet.goldens.trace import NOISE_SUFFIX, Trace, load_golden_files
+from ratchet.goldens.trace import NOT_GOLDEN_SUFFIXES, Trace, load_golden_files
 from ratchet.repo.trees import files_at, path_exists_at
 
 
@@ -149,7 +149,7 @@ def blessed_state(
 def goldens_count(golden_bytes: dict[str, bytes] | None, goldens_dir: Path) -> int:
     """How many goldens the base holds, counted without reading them (a cosmetic edit replays none)."""
     names = golden_bytes.keys() if golden_bytes is not None else (p.name for p in goldens_dir.rglob("*.json"))
-    return sum(1 for name in names if name.endswith(".json") and not name.endswith(NOISE_SUFFIX))
+    return sum(1 for name in names if name.endswith(".json") and not name.endswith(NOT_GOLDEN_SUFFIXES))
 
 
 def config_at_base(repo: git.Repo, rev: str, config: GateConfig | str, root: Path) -> str | None:

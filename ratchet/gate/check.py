@@ -42,6 +42,7 @@ from ratchet.gate.drift import FactSearch, make_search
 from ratchet.gate.edit_paths import files_by_skill
 from ratchet.gate.evaluate import Evaluation, evaluate_edit
 from ratchet.gate.models import Verdict
+from ratchet.gate.mutation import base_scores, mutation_notes
 from ratchet.gate.policy import OnError
 from ratchet.gate.replay import Replayer
 from ratchet.gate.revision_names import errors_name_revisions, label, relabel_verdict
@@ -184,6 +185,7 @@ def check_edit(
             goldens=goldens,
             changed_files=files_by_skill(edit.changes, edit.paths.skills, edit.folders),
         )
+        evaluation = _with_mutation_notes(evaluation, edit, at_base)
         return _answer(evaluation, edit, run, exported, unchecked, job=opts.shard, goldens_total=len(goldens))
 
 
@@ -288,6 +290,17 @@ def _pool(concurrency: int) -> WorkPool:
     from ratchet.core.pool import WorkPool
 
     return WorkPool(concurrency)
+
+
+def _with_mutation_notes(evaluation: Evaluation, edit: RepoEdit, at_base: BaseExport) -> Evaluation:
+    """The evaluation naming each edited skill whose goldens killed none of its mutants, by the base's score
+    (ratchet.gate.mutation): on the verdict, and in the run's unseen notes a shard file carries."""
+    scores = base_scores(at_base.tree, edit.paths.goldens, at_base.golden_bytes) if edit.blessed else {}
+    notes = mutation_notes(scores, edit.changed)
+    if not notes:
+        return evaluation
+    verdict = evaluation.verdict.model_copy(update={"unseen": [*evaluation.verdict.unseen, *notes]})
+    return evaluation.model_copy(update={"verdict": verdict, "unseen": [*evaluation.unseen, *notes]})
 
 
 def _answer(

@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from ratchet.core.errors import ConfigError, InfraError, InputError, RatchetError
 from ratchet.core.jsonio import canonical_dumps
 from ratchet.core.yamlio import load_yaml_file
+from ratchet.gate.level0 import volatile_pairs
 from ratchet.gate.models import DriftEvidence, MovedFact
 from ratchet.goldens.trace import Trace
 
@@ -116,14 +117,12 @@ def make_search(kind: str, fixtures: Path) -> FactSearch:
 
 
 def moved_facts(golden: Trace, replay: Trace) -> list[MovedFact]:
-    """Volatile facts read in both runs with different values (first read of each key)."""
-    before: dict[str, Any] = {}
-    for read in golden.volatile_reads:
-        before.setdefault(read.key, read.value)
+    """Volatile facts read in both runs with different values (the first difference of each fact), read for
+    read as Level 0 pairs them (ratchet.gate.level0.volatile_pairs)."""
     moved: dict[str, MovedFact] = {}
-    for read in replay.volatile_reads:
-        if read.key in before and read.key not in moved and not _same_value(before[read.key], read.value):
-            moved[read.key] = MovedFact(key=read.key, golden_value=before[read.key], replay_value=read.value)
+    for key, value, now in volatile_pairs(golden, replay):
+        if key not in moved and not _same_value(value, now):
+            moved[key] = MovedFact(key=key, golden_value=value, replay_value=now)
     return list(moved.values())
 
 

@@ -22,10 +22,11 @@ from ratchet.gate.context import CheckContext
 from ratchet.gate.decide import decide_edit, no_change, with_unchecked
 from ratchet.gate.models import EditReplays, PairOutcome, Selected, Unseen, Verdict
 from ratchet.gate.policy import BUDGET_STOPPED
+from ratchet.gate.provenance import unseen_with_provenance, with_provenance
 from ratchet.gate.repeats import gate_repeated
 from ratchet.gate.replay import Replayer
 from ratchet.gate.select import affected_goldens
-from ratchet.gate.unseen import unseen_notes
+from ratchet.gate.unseen import thin_notes, unseen_notes
 from ratchet.goldens.tasks import Task
 from ratchet.goldens.trace import Trace
 from ratchet.world.state import WorldFiles
@@ -39,7 +40,10 @@ class Evaluation(BaseModel):
     verdict: Verdict
     replays: EditReplays
     selected: list[str] = Field(default_factory=list, description="Task ids of the whole selection, in order.")
-    unseen: list[Unseen] = Field(default_factory=list, description="What no replay could see, over all goldens.")
+    unseen: list[Unseen] = Field(
+        default_factory=list,
+        description="What no replay could see, over all goldens (the pairs' provenance notes are named from the pairs).",
+    )
 
 
 def evaluate_edit(
@@ -86,7 +90,11 @@ def evaluate_edit(
     )
     shard = run.shard
     replayed = selected if shard is None else [item for at, item in enumerate(selected) if shard.owns(at)]
-    pairs = _gate_pairs(run, replays, replayed)
+    # Each pair with how its golden was recorded otherwise than its replay ran (ratchet.gate.provenance).
+    pairs = [
+        with_provenance(pair, item.golden, replays.recorded.replays.get(item.replay_key))
+        for pair, item in zip(_gate_pairs(run, replays, replayed), replayed, strict=True)
+    ]
     if offered is None:
         offered = (
             offered_tool_names(project, replays.tree, replays.overlays, world_files=replays.world_files)
@@ -94,6 +102,7 @@ def evaluate_edit(
             else frozenset()
         )
     unseen = _unseen(replays, changed, tasks, goldens, changed_files=changed_files or {}, offered=offered)
+    unseen = [*thin_notes([item.golden for item in selected]), *unseen]  # replayed goldens blessed --accept-thin
     decision, summary = decide_edit(pairs, on_error=run.policy, block_confidence=run.config.block_confidence)
     verdict = Verdict(
         base=run.base,
@@ -110,7 +119,7 @@ def evaluate_edit(
         gate_config=run.config.name,
     )
     return Evaluation(
-        verdict=with_unchecked(verdict, unseen=unseen),
+        verdict=with_unchecked(verdict, unseen=unseen_with_provenance(pairs, unseen)),
         replays=_in_order(replays.recorded, replayed),
         selected=[item.task.id for item in selected],
         unseen=unseen,

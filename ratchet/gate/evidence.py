@@ -34,7 +34,7 @@ from ratchet.gate.models import (
     PairOutcome,
 )
 from ratchet.goldens.tasks import Task, parse_tasks
-from ratchet.goldens.trace import NO_SKILL_DIR, NOISE_SUFFIX
+from ratchet.goldens.trace import NO_SKILL_DIR, NOISE_SUFFIX, SCORE_SUFFIX
 from ratchet.repo.changes import ChangedPath
 from ratchet.repo.git import INDEX
 from ratchet.repo.trees import files_at, read_file_at
@@ -155,6 +155,8 @@ def _golden_path(path: str, prefix: tuple[str, ...]) -> tuple[EvidenceKind, str 
     skill = None if folder == NO_SKILL_DIR else folder
     if name.endswith(NOISE_SUFFIX):
         return "noise_record", skill, name[: -len(NOISE_SUFFIX)]
+    if name.endswith(SCORE_SUFFIX):
+        return None  # a mutation score (ratchet.goldens.mutation): what ratchet mutate measured, no evidence
     if name.endswith(".json"):
         return "golden", skill, name[: -len(".json")]
     return None

@@ -110,29 +110,30 @@ def diff_tool_calls(golden: list[ToolCall], replay: list[ToolCall]) -> list[Find
     return findings
 
 
-def _volatile_changes(golden: Trace, replay: Trace) -> list[Finding]:
-    # The replay's n-th read of a fact against the golden's n-th (its last, past the golden's reads): a fact
-    # a write moves within one run is read with the same values by an identical replay, and has not moved.
+def volatile_pairs(golden: Trace, replay: Trace) -> list[tuple[str, Any, Any]]:
+    """(fact, the golden's value, the replay's value) for each read of a fact both runs read, in the
+    replay's order: its n-th read against the golden's n-th (the golden's last, past the golden's reads).
+    A fact a write moves within one run is then read with the same values by an identical replay."""
     before: dict[str, list[Any]] = {}
     for read in golden.volatile_reads:
         before.setdefault(read.key, []).append(read.value)
     seen: dict[str, int] = {}
-    findings: list[Finding] = []
+    pairs: list[tuple[str, Any, Any]] = []
     for read in replay.volatile_reads:
         values = before.get(read.key)
         if values is None:
             continue
-        value = values[min(seen.get(read.key, 0), len(values) - 1)]
+        pairs.append((read.key, values[min(seen.get(read.key, 0), len(values) - 1)], read.value))
         seen[read.key] = seen.get(read.key, 0) + 1
-        if value != read.value:
-            findings.append(
-                Finding(
-                    kind="volatile_changed",
-                    severity="info",
-                    detail=f"volatile fact {read.key} moved: {value!r} -> {read.value!r}",
-                )
-            )
-    return findings
+    return pairs
+
+
+def _volatile_changes(golden: Trace, replay: Trace) -> list[Finding]:
+    return [
+        Finding(kind="volatile_changed", severity="info", detail=f"volatile fact {key} moved: {value!r} -> {now!r}")
+        for key, value, now in volatile_pairs(golden, replay)
+        if value != now
+    ]
 
 
 def level0_findings(golden: Trace, replay: Trace) -> list[Finding]:

@@ -38,8 +38,9 @@ Outcome = Literal["same", "pass", "drift", "regression", "unsure", "inconclusive
 Decision = Literal["PASS", "WARN", "BLOCK"]
 JUDGE_VERDICTS: tuple[str, ...] = ("same", "pass", "regression", "unsure")
 SelectedBecause = Literal["routed", "trigger-neighbourhood", "catalog-neighbour"]
-UnseenKind = Literal["unfollowed", "unrouted", "unsent", "prose"]
+UnseenKind = Literal["unfollowed", "unrouted", "unsent", "prose", "thin", "provenance", "mutation"]
 UnseenLevel = Literal["warn", "note"]
+ProvenanceKind = Literal["upstream", "agent_model", "harness", "tool_protocol", "ratchet_version"]
 EvidenceKind = Literal["golden", "noise_record", "task"]
 EvidenceChangeKind = Literal["added", "changed", "moved", "removed"]
 
@@ -213,6 +214,15 @@ class RepeatEvidence(BaseModel):
     budget_stopped: bool = Field(default=False, description="The spend cap stopped the repeats early.")
 
 
+class ProvenanceDifference(BaseModel):
+    """One way a golden was recorded otherwise than its replay ran (ratchet.gate.provenance): what each had, e.g.
+    sim and live, or claude-code 2.0.1 and minimal (Ratchet's own runner)."""
+
+    kind: ProvenanceKind
+    golden: str
+    replay: str
+
+
 class PairOutcome(BaseModel):
     """One (golden, replay) pair: why it was selected, what Level 0 found, what it came to."""
 
@@ -238,6 +248,11 @@ class PairOutcome(BaseModel):
         exclude_if=lambda value: value is None,
         description="Set when the pair was replayed more than once (ratchet.gate.repeats); absent otherwise.",
     )
+    provenance: list[ProvenanceDifference] = Field(
+        default_factory=list,
+        exclude_if=lambda value: not value,
+        description="How the golden's recording differs from its replay's run (ratchet.gate.provenance); absent: alike.",
+    )
 
 
 class Unseen(BaseModel):
@@ -247,7 +262,11 @@ class Unseen(BaseModel):
     (prose the simulator does not read: the benchmark's cosmetic controls edit exactly that).
     """
 
-    kind: UnseenKind = Field(description="unfollowed, unrouted, unsent or prose.")
+    kind: UnseenKind = Field(
+        description="unfollowed, unrouted, unsent, prose, thin (a golden blessed with --accept-thin), "
+        "provenance (a golden recorded under another upstream, harness, model or tool protocol) or mutation "
+        "(a note: the base's mutation score says the skill's goldens killed none of its mutants, docs/mutate.md)."
+    )
     skill: str = Field(
         description="The changed skill it is about (for a changed file under the skills folder "
         "that belongs to no skill: its repo path)."

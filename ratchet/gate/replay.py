@@ -86,7 +86,12 @@ class Replayer:
 
     def run(self, task: Task, golden: Trace, skills: Mapping[str, Skill], *, purpose: str = "replay") -> Trace:
         """Replay `task` under `skills` with the golden's seed and clock over this Replayer's world, through the
-        minimal runner or the configured harness; `purpose` names its model calls (`bless` for noise)."""
+        minimal runner or the configured harness; `purpose` names its model calls (`bless` for noise). The replay
+        keeps the agent tier's tool protocol and this Ratchet's version, which check compares with its golden's
+        (ratchet.gate.provenance)."""
+        return self._run(task, golden, skills, purpose=purpose).stamped(tool_protocol=self.project.agent_tool_protocol)
+
+    def _run(self, task: Task, golden: Trace, skills: Mapping[str, Skill], *, purpose: str) -> Trace:
         paths, harness = self.project.config.paths, self.project.config.harness
         if not harness.is_minimal:
             # Imported here: the harness runner brings the loopback endpoint (FastAPI, uvicorn), a third of

@@ -5,7 +5,9 @@ what the gate could not check (settings, submodules, unseen parts) is named once
 edit. A shard replays only its pairs but records everything else the whole check knows (the full
 selection, in order, and the unchecked notes, which every shard computes alike from the same two
 revisions), so `merge_shards` can decide the same pairs in the same order with the same functions
-and give back, byte for byte, the verdict one machine would have written.
+and give back, byte for byte, the verdict one machine would have written. What differs by pair rides
+on the pairs: how each golden was recorded otherwise than its replay ran (ratchet.gate.provenance) is
+named from the merged pairs, as evaluate names it from all of them.
 
 Partition: pair i of the selection (0-based, in task order) belongs to shard (i mod N) + 1. Every
 shard of a run computes the same selection from the same base and head, so the shards are
@@ -30,6 +32,7 @@ from ratchet.core.jsonio import canonical_dumps, load_json_file
 from ratchet.gate.decide import decide_edit, with_unchecked
 from ratchet.gate.models import EvidenceChanges, PairOutcome, Unseen, Verdict
 from ratchet.gate.models import Shard as Shard  # a check's context holds it; callers import it here
+from ratchet.gate.provenance import unseen_with_provenance
 from ratchet.gate.static import proved_cosmetic, with_static
 
 SHARD_SCHEMA_VERSION = 1
@@ -140,7 +143,7 @@ def whole_verdict(run: ShardRun, pairs: Sequence[PairOutcome], *, wall_ms: float
                     "cost_usd": sum(p.cost_usd for p in pairs),
                 }
             ),
-            unseen=run.replay_unseen,
+            unseen=unseen_with_provenance(pairs, run.replay_unseen),
         )
         decided = with_static(decided, run.frame.diff, policy=run.static)
     return run.unchecked.named(decided)

@@ -195,6 +195,34 @@ def _unrouted(name: str, tasks: Sequence[Task], goldens: Mapping[str, Trace]) ->
     return notes
 
 
+# -- thin -------------------------------------------------------------------------------------------
+
+
+def thin_notes(goldens: Sequence[Trace]) -> list[Unseen]:
+    """A `warn` per skill whose replayed goldens were blessed with --accept-thin (ratchet.bless.evidence).
+
+    Such a golden shows no sign of its skill at work (no tool or command the skill names, none of the output
+    it prescribes), so its replays can be identical under any edit of the skill: the verdict says so.
+    """
+    by_skill: dict[str, list[str]] = {}
+    for golden in goldens:
+        if golden.thin:
+            by_skill.setdefault(golden.expected_skill or golden.fired_skill or "", []).append(golden.task_id)
+    return [
+        Unseen(
+            kind="thin",
+            skill=skill,
+            level="warn",
+            detail=(
+                f"{len(ids)} golden(s) of skill {skill} were blessed thin (--accept-thin), showing no sign of the "
+                f"skill at work: {', '.join(ids[:_MAX_LINES])}{', ...' if len(ids) > _MAX_LINES else ''}; their "
+                "replays cannot show what the edit does: re-record them with an agent that follows the skill"
+            ),
+        )
+        for skill, ids in by_skill.items()
+    ]
+
+
 # -- unsent -----------------------------------------------------------------------------------------
 
 

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field, StrictInt, ValidationError, field_validator
 
 from ratchet.config.env import utc_instant
+from ratchet.config.project import ToolProtocol
 from ratchet.core.chat import USD, Usage
 from ratchet.core.errors import GoldenError, validation_summary
 from ratchet.core.jsonio import (
@@ -22,11 +23,16 @@ from ratchet.core.jsonio import (
     load_json_text,
     read_utf8,
 )
+from ratchet.core.labels import __version__
 
 TRACE_SCHEMA_VERSION = 1
 NO_SKILL_DIR = "_none"
 NOISE_SUFFIX = ".noise.json"
 """A golden's noise record sits beside it as <task>.noise.json (ratchet.goldens.noise); it is not a golden."""
+SCORE_SUFFIX = ".score.json"
+"""A skill's mutation score sits beside its goldens as mutation.score.json (ratchet.goldens.mutation); not a golden."""
+NOT_GOLDEN_SUFFIXES = (NOISE_SUFFIX, SCORE_SUFFIX)
+"""What a .json beside the goldens that is no golden ends in (a task id holds no dot, so no golden does)."""
 
 Effect = Literal["read", "write", "send", "spend", "destroy"]
 SIDE_EFFECTS: frozenset[str] = frozenset({"write", "send", "spend", "destroy"})
@@ -138,9 +144,27 @@ class Trace(BaseModel):
         exclude_if=lambda value: value is None,
         description="Set when a real harness ran the task (left out of the JSON for the minimal runner).",
     )
+    tool_protocol: ToolProtocol | Literal[""] = Field(
+        default="",
+        exclude_if=lambda value: not value,
+        description="The agent tier's tool_protocol (native or text) the run used; empty (left out of the JSON) "
+        "in traces recorded before it was kept, so their files stay byte-identical.",
+    )
+    ratchet_version: str = Field(
+        default="",
+        exclude_if=lambda value: not value,
+        description="The Ratchet version that recorded or replayed it; empty (left out of the JSON) in older traces.",
+    )
     tokens_in: int = Field(default=0, description="Totals over model_calls (see with_totals).")
     tokens_out: int = 0
     cost_usd: Cost = 0.0
+    thin: list[str] = Field(
+        default_factory=list,
+        exclude_if=lambda value: not value,
+        description="Why this golden shows no sign of its skill at work, when it was blessed anyway with "
+        "--accept-thin (ratchet.bless.evidence); every verdict that replays it names it. Empty (left out of "
+        "the JSON) otherwise.",
+    )
 
     @field_validator("frozen_time")
     @classmethod
@@ -159,6 +183,11 @@ class Trace(BaseModel):
         return self.model_copy(
             update={"tokens_in": usage.tokens_in, "tokens_out": usage.tokens_out, "cost_usd": usage.usd}
         )
+
+    def stamped(self, *, tool_protocol: ToolProtocol) -> Trace:
+        """This trace with the provenance a check compares (ratchet.gate.provenance) that its runner cannot know:
+        the agent tier's tool protocol and this Ratchet's version. Filled where a trace is recorded or replayed."""
+        return self.model_copy(update={"tool_protocol": tool_protocol, "ratchet_version": __version__})
 
     @property
     def fired_skill(self) -> str | None:
@@ -219,7 +248,7 @@ def load_golden_files(goldens_dir: Path, contents: Mapping[Path, bytes] | None =
         return goldens
     seen: set[str] = set()
     found = goldens_dir.rglob("*.json") if contents is None else (p for p in contents if p.name.endswith(".json"))
-    for path in sorted(p for p in found if not p.name.endswith(NOISE_SUFFIX)):
+    for path in sorted(p for p in found if not p.name.endswith(NOT_GOLDEN_SUFFIXES)):
         if len(path.relative_to(goldens_dir).parts) != 2:
             raise GoldenError(
                 f"a golden must be {goldens_dir.name}/<skill>/<task>.json; move it there or delete it", path=path

@@ -153,6 +153,8 @@ class Gateway:
             config = self.tier(tier)  # raises: unknown tier
         if not self.simulated:
             price_for(self.project.config, config.model if config is not None else self.upstream(tier).model_id)
+        elif self.simulator is None and tier not in self._overrides:
+            raise ConfigError(f"tier {tier}: upstream is sim, but this run was given no simulator")
         return GatewayModel(self, tier, purpose, config)
 
     def flush(self) -> int:

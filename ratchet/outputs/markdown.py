@@ -12,6 +12,7 @@ from ratchet.gate.models import DriftEvidence, Finding, Opinion, PairOutcome, Ve
 from ratchet.outputs.edit_diff import diff_lines
 from ratchet.outputs.evidence import evidence_lines
 from ratchet.outputs.grouping import collapse_ids, finding_groups
+from ratchet.outputs.notes import note_label
 from ratchet.outputs.text import code_block, html_inline, md_inline
 
 _MARK = {"PASS": "✅", "WARN": "⚠️", "BLOCK": "❌"}
@@ -171,7 +172,7 @@ def render_markdown(verdict: Verdict) -> str:
     same = sorted(p.task_id for p in verdict.pairs if p.outcome == "same")
     if same:
         blocks.append([f"{len(same)} identical to the golden: {md_inline(', '.join(same))}"])
-    notes = [f"- not checked by the simulator: {md_inline(n.detail)}" for n in verdict.unseen if n.level == "note"]
+    notes = [f"- {note_label(n.kind)}: {md_inline(n.detail)}" for n in verdict.unseen if n.level == "note"]
     if notes:
         blocks.append(notes)
     blocks.append([footer_line(verdict)])

@@ -14,6 +14,7 @@ from ratchet.gate.models import PairOutcome, Verdict
 from ratchet.outputs.edit_diff import diff_lines
 from ratchet.outputs.evidence import evidence_lines
 from ratchet.outputs.grouping import compact_ids, finding_label, group_pairs
+from ratchet.outputs.notes import note_label
 from ratchet.skills.names import optional_skill_key
 
 _STYLE = {"PASS": "bold green", "WARN": "bold yellow", "BLOCK": "bold red"}
@@ -105,7 +106,7 @@ def render_verdict(verdict: Verdict, console: Console) -> None:
             table.add_row(f"{len(same)} more", "same", f"identical to the golden{caveat}")
         console.print(table)
     for note in (n for n in verdict.unseen if n.level == "note"):
-        console.print(f"not checked by the simulator: {escape(note.detail)}", highlight=False)
+        console.print(f"{note_label(note.kind)}: {escape(note.detail)}", highlight=False)
     console.print(
         f"[{_STYLE[verdict.decision]}]{verdict.decision}[/{_STYLE[verdict.decision]}]  {verdict.summary}",
         highlight=False,

@@ -1,7 +1,9 @@
 """A reviewer's click, applied through exactly the functions the terminal uses.
 
 pending: accept is `bless_pending(project, [task_id])`, what `ratchet bless TASK_ID` runs; a
-trace bless refuses stays in pending/ and the refusal is the answer. Reject blesses nothing and
+trace bless refuses stays in pending/ and the refusal is the answer; a thin one's (ratchet.bless.evidence)
+ends with the command that blesses it anyway, which the page does not run: blessing a golden that shows
+nothing of its skill is a deliberate act, taken in the terminal. Reject blesses nothing and
 deletes nothing: bless's own rule is that what is not blessed stays in pending/ (its refusals
 do the same), and the next `ratchet record` of the task overwrites it. Skip does nothing.
 labels: accept is `record_review(agree=True)` and reject `record_review(agree=False,
@@ -18,12 +20,13 @@ from pydantic import BaseModel, Field
 
 from ratchet.bench.build.label_review import DECISIONS, record_review
 from ratchet.bench.data.dataset import BenchPaths
+from ratchet.bless.evidence import REFUSED
 from ratchet.bless.record import bless_pending
 from ratchet.config.project import Project
 from ratchet.core.errors import InputError
 from ratchet.gate.models import Decision
 from ratchet.review.collect import labels_page, pending_page, verdict_page
-from ratchet.review.models import ACTIONS, ReviewMode, ReviewPage
+from ratchet.review.models import ACTIONS, ReviewMode, ReviewPage, accept_thin_command
 
 
 class DecideRequest(BaseModel):
@@ -72,7 +75,10 @@ class ReviewSession:
             )
         result = bless_pending(self.project, [request.item])
         if result.refused:
-            return DecideAnswer(ok=False, state="refused", message=result.refused[0])
+            refusal = result.refused[0]
+            if refusal.endswith(REFUSED):  # thin: bless's own words, then the command that blesses it anyway
+                refusal += f": {accept_thin_command(request.item)}"
+            return DecideAnswer(ok=False, state="refused", message=refusal)
         shown = (
             result.blessed[0].relative_to(self.project.root)
             if result.blessed[0].is_relative_to(self.project.root)

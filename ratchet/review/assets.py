@@ -31,6 +31,10 @@ pre{white-space:pre-wrap;word-break:break-word;margin:0;font-size:.9em}
 .diff .del{background:#ffebe9}.diff .ins{background:#e6ffec}.diff .eq{color:#555}
 .finding-hard{color:#b00020;font-weight:bold}.actions button{margin-right:.5em;padding:.3em 1em}
 .status{margin-left:1em;font-weight:bold}body.hide-same .row-same{display:none}
+.thin{color:#8a1c00;font-weight:bold;margin:.3em 0}
+.mutation{border:1px solid #ccd;border-radius:6px;padding:1em;margin:1em 0}.mutation-skill{margin:.6em 0}
+.mutation-classes{width:auto}.mutation-blind,.mutation-unread{color:#8a1c00;font-weight:bold}
+.mutation-none{color:#7a4b00}
 """
 
 JS = """

@@ -1,14 +1,16 @@
 """What a review page shows, gathered from the three places a person reviews from.
 
 - pending: every trace `ratchet record` left under RATCHET_HOME/pending, against the project's
-  current golden of the same task (if any), with Level 0's findings computed afresh and the
-  warnings a check would give once they are blessed (ratchet.gate.unseen).
+  current golden of the same task (if any), with Level 0's findings computed afresh, the
+  warnings a check would give once they are blessed (ratchet.gate.unseen), and why `ratchet bless`
+  would refuse one as thin (ratchet.bless.evidence), with the command that blesses it anyway.
 - verdict: a `ratchet check --json` verdict. It carries findings, reasons, opinions, drift
   evidence and unseen notes but not the replays (`ratchet check` keeps none), so a pair shows its
   golden with the calls Level 0 named marked, and says how to record a replay at the edit; a
   replays file (EditReplays JSON, as the bench writes under results/replays/<config>/<edit>.json)
   adds the full side by side. The verdict's behavioural diff (what the edit changes, read without
-  a model) is the first item, as the lines the terminal prints.
+  a model) is the first item, as the lines the terminal prints. Each edited skill's mutation score
+  is read at the verdict's base, as the PR comment reads it (ratchet.gate.mutation.scores_at_revision).
 - labels: the bench's label queue (`ratchet bench label`), each label as `render_edit` shows it.
 """
 
@@ -22,6 +24,7 @@ from pydantic import BaseModel, ValidationError
 
 from ratchet.bench.build.label_review import load_edit, render_edit, review_queue
 from ratchet.bench.data.dataset import BenchPaths
+from ratchet.bless.evidence import REFUSED, project_evidence
 from ratchet.bless.record import pending_traces
 from ratchet.config.project import Project
 from ratchet.core.errors import InputError, RatchetError, validation_summary
@@ -29,11 +32,13 @@ from ratchet.core.jsonio import load_json_text, read_utf8
 from ratchet.gate.evaluate import offered_tool_names
 from ratchet.gate.level0 import level0_findings
 from ratchet.gate.models import EditReplays, PairOutcome, Unseen, Verdict
+from ratchet.gate.mutation import scores_at_revision
+from ratchet.gate.revision_names import label
 from ratchet.gate.unseen import unseen_notes
 from ratchet.goldens.tasks import Task, load_tasks
 from ratchet.goldens.trace import Trace, load_goldens, read_trace
 from ratchet.outputs.edit_diff import diff_lines
-from ratchet.review.models import ReviewItem, ReviewPage
+from ratchet.review.models import MutationSection, ReviewItem, ReviewPage, SkillMutation
 from ratchet.skills.names import optional_skill_key, skill_key
 from ratchet.skills.sets import load_skills
 
@@ -78,7 +83,9 @@ def pending_page(project: Project) -> ReviewPage:
             )
         )
     unseen = _pending_unseen(project, tasks, traces, goldens)
+    thin = _thin(project, tasks, traces)
     for item in items:
+        item.thin = thin.get(item.item_id)
         mine = {
             optional_skill_key(skill_of.get(item.item_id)),
             optional_skill_key(item.replay.fired_skill if item.replay is not None else None),
@@ -122,6 +129,32 @@ def _pending_unseen(
         tools=offered_tool_names(project, project.root) if simulated else frozenset(),
         simulated=simulated,
     )
+
+
+def _thin(project: Project, tasks: Sequence[Task], traces: Mapping[str, Trace]) -> dict[str, str]:
+    """Task id -> why `ratchet bless` refuses its pending trace as thin, in bless's own words.
+
+    The evidence bless_pending reads, over the same working-tree skills and world. Only a task tasks.yaml
+    routes to a skill is read: a canary is exempt, and bless refuses a task it does not know for that.
+    """
+    skill_of = {task.id: task.skill for task in tasks}
+    routed = {task_id: trace for task_id, trace in traces.items() if skill_of.get(task_id)}
+    if not routed:
+        return {}
+    evidence = project_evidence(project)
+    found = {task_id: evidence.exercise(trace, skill_of[task_id]) for task_id, trace in routed.items()}
+    return {task_id: exercise.line() + REFUSED for task_id, exercise in found.items() if exercise.thin}
+
+
+def _mutation(project: Project, verdict: Verdict) -> MutationSection | None:
+    """The edited skills' saved mutation scores at the verdict's base: an edit cannot bring its own."""
+    if not verdict.skills_changed:
+        return None
+    scores = scores_at_revision(project.root, verdict.base, verdict.skills_changed)
+    if isinstance(scores, str):
+        return MutationSection(base=label(verdict.base), unread=scores)
+    skills = [SkillMutation(skill=skill, score=scores.get(skill)) for skill in verdict.skills_changed]
+    return MutationSection(base=label(verdict.base), skills=skills)
 
 
 def _read_model(path: Path, model: type[_M], what: str) -> _M:
@@ -201,6 +234,7 @@ def verdict_page(project: Project, verdict_file: Path, replays_file: Path | None
         items=items,
         simulated=verdict.simulated,
         unseen=verdict.unseen,
+        mutation=_mutation(project, verdict),
     )
 
 

@@ -7,12 +7,19 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from ratchet.gate.models import DriftEvidence, Finding, Opinion, Unseen
+from ratchet.goldens.mutation import MutationScore
 from ratchet.goldens.trace import ToolCall, Trace
 
 ReviewMode = Literal["pending", "verdict", "labels"]
 RowKind = Literal["same", "changed", "added", "removed"]
 Action = Literal["accept", "reject", "skip"]
 ACTIONS: tuple[Action, ...] = ("accept", "reject", "skip")
+
+
+def accept_thin_command(task_id: str) -> str:
+    """The terminal command that blesses a thin pending trace: the page offers no one-click for it, because
+    blessing a golden that shows nothing of its skill is a deliberate act (docs/adr/0020-thin-goldens.md)."""
+    return f"ratchet bless --accept-thin {task_id}"
 
 
 class AlignedRow(BaseModel):
@@ -44,7 +51,29 @@ class ReviewItem(BaseModel):
         default_factory=list, description="The page's unseen notes about this item's skills (pending mode)."
     )
     text: str | None = Field(default=None, description="Preformatted evidence (a label's skill diff and labels).")
+    thin: str | None = Field(
+        default=None,
+        description=(
+            "Why `ratchet bless` refuses this pending trace as thin (ratchet.bless.evidence), as bless says it; "
+            "None when it shows its skill at work."
+        ),
+    )
     actions: list[Action] = Field(default_factory=list, description="What `--serve` offers for this item.")
+
+
+class SkillMutation(BaseModel):
+    """One edited skill's mutation score as the edit's base keeps it."""
+
+    skill: str
+    score: MutationScore | None = Field(default=None, description="None: no score measured at the base.")
+
+
+class MutationSection(BaseModel):
+    """What `ratchet mutate` measured of the edited skills' goldens, read at the edit's base (verdict mode)."""
+
+    base: str = Field(description="The base commit, as a message names it (ratchet.gate.revision_names.label).")
+    skills: list[SkillMutation] = Field(default_factory=list, description="In the verdict's changed-skill order.")
+    unread: str | None = Field(default=None, description="Why the base's scores could not be read (one line).")
 
 
 class ReviewPage(BaseModel):
@@ -63,6 +92,9 @@ class ReviewPage(BaseModel):
         ),
     )
     simulated: bool = Field(default=False, description="What is shown came from the simulator (a verdict's own flag).")
+    mutation: MutationSection | None = Field(
+        default=None, description="The edited skills' mutation scores at the base (a verdict with edited skills)."
+    )
 
     @property
     def shows_simulated(self) -> bool:

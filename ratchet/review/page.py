@@ -15,10 +15,18 @@ from typing import Any
 from ratchet.core.jsonio import canonical_dumps
 from ratchet.core.labels import SIMULATED_CHECK_BANNER
 from ratchet.gate.models import DriftEvidence, Finding, Opinion, Unseen
+from ratchet.goldens.mutation import CLASS_MEANINGS
 from ratchet.goldens.trace import ToolCall, Trace
 from ratchet.review.align import align_calls, golden_only
 from ratchet.review.assets import CSP, CSS, JS
-from ratchet.review.models import AlignedRow, ReviewItem, ReviewPage
+from ratchet.review.models import (
+    AlignedRow,
+    MutationSection,
+    ReviewItem,
+    ReviewPage,
+    SkillMutation,
+    accept_thin_command,
+)
 
 _HOW_TO_ACT = {
     "pending": "to bless from the terminal: ratchet bless {id}",
@@ -158,6 +166,8 @@ def _actions(page: ReviewPage, item: ReviewItem, served: bool) -> str:
     if not item.actions:
         return ""
     if not served:
+        if item.thin is not None:  # `ratchet bless TASK_ID` would refuse it: the thin line names what blesses it
+            return ""
         how = _HOW_TO_ACT.get(page.mode, "")
         return f'<div class="meta">{_e(how.format(id=item.item_id))}</div>' if how else ""
     pick = ""
@@ -188,8 +198,67 @@ def _unseen(page: ReviewPage) -> str:
     return f'<div class="unseen"><p>{_e(heading)}:</p><ul>{lines}</ul></div>'
 
 
+def _thin(item: ReviewItem) -> str:
+    """Why bless refuses the trace, before anyone clicks accept (the click would only show the refusal)."""
+    if item.thin is None:
+        return ""
+    said = f"ratchet bless refuses it: {item.thin}. To bless it anyway: {accept_thin_command(item.item_id)}"
+    return f'<div class="thin">{_e(said)}</div>'
+
+
+def _skill_mutation(shown: SkillMutation) -> str:
+    score = shown.score
+    if score is None:
+        said = f"{shown.skill}: no mutation score measured: ratchet mutate {shown.skill}"
+        return (
+            f'<div class="mutation-skill" data-skill="{_e(shown.skill)}"><p class="mutation-none">{_e(said)}</p></div>'
+        )
+    parts = [f'<p class="mutation-score">{_e(f"{shown.skill}: {score.line()} ({score.measured()})")}</p>']
+    if score.kills_none:
+        blind = (
+            "these goldens would not notice this kind of change: "
+            f"they killed none of the {score.checked} mutants checked"
+        )
+        parts.append(f'<p class="mutation-blind">{_e(blind)}</p>')
+    rows = "".join(
+        f'<tr class="mutation-class" data-class="{_e(c.mutant_class)}"><td>{_e(c.mutant_class)}</td>'
+        f"<td>{_e(CLASS_MEANINGS[c.mutant_class])}</td><td>{c.killed}</td><td>{c.checked}</td></tr>"
+        for c in score.by_class
+    )
+    parts.append(
+        '<table class="mutation-classes"><tr><th>class</th><th>what a mutant of it does</th><th>killed</th>'
+        f"<th>checked</th></tr>{rows}</table>"
+    )
+    if score.survivors:
+        survivors = "".join(
+            f'<li class="survivor" data-mutant="{_e(s.id)}">{_e(f"{s.id} · {s.mutant_class}: {s.description}")}</li>'
+            for s in score.survivors
+        )
+        parts.append(
+            '<h3 class="survivors-heading">Surviving mutants: the tests a team should add</h3>'
+            f'<ul class="survivors">{survivors}</ul>'
+        )
+    else:
+        parts.append('<p class="meta">no surviving mutant: the goldens noticed every mutant checked</p>')
+    return f'<div class="mutation-skill" data-skill="{_e(shown.skill)}">' + "".join(parts) + "</div>"
+
+
+def _mutation(section: MutationSection | None) -> str:
+    """What `ratchet mutate` measured of the edited skills' goldens at the base: how much this verdict can catch."""
+    if section is None:
+        return ""
+    skills = "skill" if len(section.skills) == 1 else "skills"
+    head = f"<h2>Mutation score of the edited {skills} at the base {_e(section.base)} (docs/mutate.md)</h2>"
+    if section.unread is not None:
+        body = f'<p class="mutation-unread">{_e(f"Mutation score not read at the base: {section.unread}")}</p>'
+    else:
+        body = "".join(_skill_mutation(shown) for shown in section.skills)
+    return f'<section class="mutation">{head}{body}</section>'
+
+
 def _item(page: ReviewPage, item: ReviewItem, served: bool) -> str:
-    parts = [f"<h2>{_e(item.title)}</h2>", *(_unseen_line(note, "div") for note in item.unseen), _routing(item)]
+    parts = [f"<h2>{_e(item.title)}</h2>", *(_unseen_line(note, "div") for note in item.unseen), _thin(item)]
+    parts.append(_routing(item))
     parts += [f'<div class="note">{_e(note)}</div>' for note in item.notes]
     if item.text is not None:
         parts.append(f"<pre>{_e(item.text)}</pre>")
@@ -215,7 +284,7 @@ def render_page(page: ReviewPage, *, served: bool = False) -> str:
         f"<title>{_e(page.title)}</title><style>{CSS}</style></head>"
         f'<body data-mode="{page.mode}" data-served="{"1" if served else "0"}">'
         f'{banner}<h1>{_e(page.title)}</h1>{_unseen(page)}<div class="summary">{_e(page.summary)}</div>'
-        f'<div class="meta">source: {_e(page.source)}</div>'
+        f'<div class="meta">source: {_e(page.source)}</div>{_mutation(page.mutation)}'
         '<label><input type="checkbox" id="hide-same"> hide unchanged calls</label>'
         f"{items}<script>{JS}</script></body></html>\n"
     )

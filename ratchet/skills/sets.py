@@ -1,6 +1,6 @@
 """Skill sets: every skill folder a path names, at any depth, read, validated and loaded by name.
 
-skills.py reads one SKILL.md; this module applies it to a tree, with the folder rule of
+ratchet.skills.skill reads one SKILL.md; this module applies it to a tree, with the folder rule of
 ratchet.skills.discovery (a folder holding SKILL.md is a skill; its own subfolders are not searched).
 """
 

@@ -25,6 +25,7 @@ SECTIONS = (
     "## Pair level, false warns and latency",
     "## Judge agreement",
     "## Judges: how far each tier can be trusted",
+    "## Mutation score of the shipped goldens vs detection recall, per skill",
     "## Worked examples",
     "## Taxonomy",
 )

@@ -14,6 +14,10 @@ from ratchet.core.errors import InputError
 from ratchet.goldens.trace import SkillRef, read_trace, write_trace
 
 runner = CliRunner()
+NO_SCORE = (  # what bless says of a skill no `ratchet mutate` has measured (tests/cli/test_bless_mutation_score.py)
+    "no mutation score for github-triage: ratchet mutate github-triage shows which breakages of a skill its goldens "
+    "would notice (docs/mutate.md)\n"
+)
 
 
 def _goldens(root: Path) -> dict[str, bytes]:
@@ -53,7 +57,7 @@ def test_a_star_task_id_deletes_no_golden(project: Project) -> None:
         "not the file's name 'github-triage-01': re-record it with `ratchet record github-triage-01`",
         "error: 1 pending trace(s) refused; fix or re-record them, then bless again",
     ]
-    assert out == f"blessed 1 golden(s) into {project.root / 'goldens'}\n"
+    assert out == f"blessed 1 golden(s) into {project.root / 'goldens'}\n{NO_SCORE}"
     after = _goldens(project.root)
     assert set(after) == set(before)
     assert (project.pending_dir / "github-triage-01.json").exists()
@@ -124,7 +128,7 @@ def test_an_error_trace_is_refused_and_the_others_still_bless(project: Project) 
     _rewrite(project, "github-triage-01", status="error", error="model call failed: timeout")
     code, out, err = _bless_cli(project)
     assert code == 2
-    assert out == f"blessed 1 golden(s) into {project.root / 'goldens'}\n"
+    assert out == f"blessed 1 golden(s) into {project.root / 'goldens'}\n{NO_SCORE}"
     assert err.splitlines() == [
         f"error: {project.pending_dir / 'github-triage-01.json'}: task github-triage-01 ended in error "
         "(model call failed: timeout): fix the cause and re-record it, a failed run is never a golden",

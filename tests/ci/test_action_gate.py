@@ -126,6 +126,8 @@ def test_three_runs_keep_one_comment_block_then_pass(origin: Path, tmp_path: Pat
         [block] = ours(gh)
         assert block.startswith("<!-- ratchet:sticky config=cascade -->\n❌ **Ratchet: BLOCK**")
         assert "| new side-effecting call email\\_send \\[send\\] | hard | regression x9 |" in block
+        # The edited skill's mutation score, read at the merge base: the demo has none (docs/mutate.md).
+        assert "- fx-expense-converter: none measured: `ratchet mutate fx-expense-converter` saves it" in block
         assert block.endswith(
             "<sub>[job log and artifacts](https://github.example/acme/skills/actions/runs/101)</sub>\n"
         )

@@ -62,3 +62,18 @@ def test_demo_commits_with_any_date_git_accepts(tmp_path: Path, monkeypatch: pyt
         ["git", "log", "-1", "--format=%an <%ae> %aI", "main"], cwd=target, capture_output=True, text=True, check=True
     )
     assert log.stdout.strip().endswith("2026-01-01T00:00:00+00:00")
+
+
+def test_demo_commits_run_none_of_the_users_git_hooks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    for name in ("prepare-commit-msg", "post-commit", "pre-commit", "commit-msg"):
+        hook = hooks / name
+        hook.write_text(f'#!/bin/sh\necho ran >> "{tmp_path / "hooks-ran"}"\n', encoding="utf-8")
+        hook.chmod(0o755)
+    config = tmp_path / "gitconfig"
+    config.write_text(f"[core]\n\thooksPath = {hooks}\n", encoding="utf-8")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
+    result = CliRunner().invoke(app, ["demo", "--dir", str(tmp_path / "demo")])
+    assert result.exit_code == 0, result.output
+    assert not (tmp_path / "hooks-ran").exists()

@@ -169,8 +169,9 @@ def test_bless_with_repeats_writes_goldens_and_their_records(demo_repo: Path) ->
         assert read_trace(path).models == {"agent": "sim/agent-1+noise0.5"}  # recorded under the same ratchet.yaml
     lines = out.splitlines()
     assert lines[0] == f"blessed 2 golden(s) into {demo_repo / 'goldens'}"
-    assert [line.split(": ")[0] for line in lines[1:3]] == ["github-triage-01", "github-triage-02"]
-    assert lines[3].startswith("wrote 2 noise record(s), $") and len(lines) == 4
+    assert lines[1].startswith("no mutation score for github-triage: ")  # tests/cli/test_bless_mutation_score.py
+    assert [line.split(": ")[0] for line in lines[2:4]] == ["github-triage-01", "github-triage-02"]
+    assert lines[4].startswith("wrote 2 noise record(s), $") and len(lines) == 5
 
 
 def test_a_plain_rebless_removes_the_now_stale_record(demo_repo: Path) -> None:
@@ -180,5 +181,9 @@ def test_a_plain_rebless_removes_the_now_stale_record(demo_repo: Path) -> None:
     assert _cli(demo_repo, "record", "github-triage-01")[0] == 0
     code, out, err = _cli(demo_repo, "bless", "github-triage-01")
     assert (code, err) == (0, "")
-    assert out == f"blessed 1 golden(s) into {demo_repo / 'goldens'}\n"
+    assert out.splitlines()[0] == f"blessed 1 golden(s) into {demo_repo / 'goldens'}"
+    assert out.splitlines()[1:] == [  # tests/cli/test_bless_mutation_score.py
+        "no mutation score for github-triage: ratchet mutate github-triage shows which breakages of a skill its "
+        "goldens would notice (docs/mutate.md)"
+    ]
     assert noise_files(demo_repo) == {"goldens/github-triage/github-triage-02.noise.json": kept}

@@ -168,3 +168,22 @@ def test_missing_fixture_folder_confirms_nothing(tmp_path: Path) -> None:
 def test_live_tavily_without_the_package_is_a_clear_config_error() -> None:
     with pytest.raises(ConfigError, match="pip install tavily-python"):
         TavilySearch(api_key="k")
+
+
+def test_a_fact_read_twice_with_different_values_has_not_moved_in_an_identical_replay() -> None:
+    # A write between two reads moves the fact within one run; an identical replay reads the same two
+    # values and must not pay for drift, as Level 0 finds nothing either (ratchet.gate.level0.volatile_pairs).
+    from ratchet.gate.drift import moved_facts
+    from ratchet.gate.level0 import level0_findings
+    from ratchet.goldens.trace import VolatileRead
+
+    golden = make_trace("done")
+    golden.volatile_reads = [
+        VolatileRead(key="fx.usd", value=1.0, tool_call_index=0),
+        VolatileRead(key="fx.usd", value=1.1, tool_call_index=1),
+    ]
+    replay = golden.model_copy(deep=True)
+    assert moved_facts(golden, replay) == []
+    assert [f for f in level0_findings(golden, replay) if f.kind == "volatile_changed"] == []
+    replay.volatile_reads[1] = VolatileRead(key="fx.usd", value=1.2, tool_call_index=1)
+    assert [(m.key, m.golden_value, m.replay_value) for m in moved_facts(golden, replay)] == [("fx.usd", 1.1, 1.2)]

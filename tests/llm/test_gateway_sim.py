@@ -165,6 +165,6 @@ def test_the_gateway_is_handed_the_simulator_and_never_finds_one_itself(sim_proj
 
     bare = Gateway(sim_project, store, run_id="bare")
     with pytest.raises(ConfigError, match="upstream is sim, but this run was given no simulator"):
-        bare.model("nano", "judge-nano").complete(req())
+        bare.model("nano", "judge-nano")  # when the model is bound, before any call
     handed = sim_gateway(sim_project, store, run_id="handed")
     assert handed.model("nano", "judge-nano").complete(req()).message.content

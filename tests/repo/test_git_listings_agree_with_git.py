@@ -1,4 +1,4 @@
-"""gitops answers with fewer git processes, and the same answers as the processes it spares (issue 16)."""
+"""ratchet.repo answers with fewer git processes, and the same answers as the processes it spares (issue 16)."""
 
 from __future__ import annotations
 

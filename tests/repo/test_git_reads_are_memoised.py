@@ -1,4 +1,4 @@
-"""gitops' memos and the partial export: fewer git processes, the same answers (issue 16)."""
+"""ratchet.repo's memos and the partial export: fewer git processes, the same answers (issue 16)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The dataset a bench run reads: project, tasks, goldens, skills, edits and effective labels.
 
-Split out of run.py (`ratchet bench run`); dataset.py is the build side that writes these files.
+Split out of ratchet.bench.run.run (`ratchet bench run`); ratchet.bench.data.dataset is the build side that writes these files.
 """
 
 from __future__ import annotations

@@ -17,12 +17,14 @@ from ratchet.llm.pricing import catalog_usd
 
 
 def stable_trace(trace: Trace, config: RatchetConfig) -> Trace:
-    """A trace with cache state removed and every model call at catalog prices."""
+    """A trace with cache state removed, every model call at catalog prices, and no Ratchet version or tool
+    protocol stamp (ratchet.gate.provenance): the stored replays stay byte-stable across Ratchet releases."""
     calls = [
         call.model_copy(update={"cache_hit": False, "cost_usd": catalog_usd(config, call.tier, call.usage)})
         for call in trace.model_calls
     ]
-    return trace.model_copy(update={"model_calls": calls}).with_totals()
+    unstamped = {"tool_protocol": "", "ratchet_version": ""}
+    return trace.model_copy(update={"model_calls": calls, **unstamped}).with_totals()
 
 
 def stable_replays(replays: EditReplays, config: RatchetConfig) -> EditReplays:

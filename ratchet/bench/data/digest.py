@@ -16,6 +16,7 @@ from ratchet.bench.data.dataset import BenchPaths
 from ratchet.core.errors import InputError
 from ratchet.core.jsonio import atomic_write_text, canonical_dumps, digest
 from ratchet.core.labels import __version__
+from ratchet.goldens.trace import NOT_GOLDEN_SUFFIXES
 
 DIGESTS_SCHEMA_VERSION = 1
 
@@ -76,7 +77,8 @@ def record_digest(paths: BenchPaths, *, version: str = __version__) -> Release:
     """Record this release's digest in bench/DIGESTS.json (replacing the entry of the same version)."""
     record = read_digests(paths.digests)
     edits = len(_files(paths.edits))
-    goldens = len(list(paths.goldens.glob("*/*.json"))) if paths.goldens.is_dir() else 0
+    found = paths.goldens.glob("*/*.json") if paths.goldens.is_dir() else ()
+    goldens = sum(1 for path in found if not path.name.endswith(NOT_GOLDEN_SUFFIXES))  # no noise record or score
     release = Release(digest=dataset_digest(paths), edits=edits, goldens=goldens)
     record.releases[version] = release
     atomic_write_text(paths.digests, canonical_dumps(record.model_dump(mode="json")))

@@ -20,6 +20,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from ratchet.bench.data.models import BENCH_SCHEMA_VERSION, EditType
+from ratchet.bench.data.mutation import MutationRun
 from ratchet.core.chat import USD
 from ratchet.core.errors import InputError
 from ratchet.core.jsonio import atomic_write_text, canonical_dumps, load_json_file
@@ -157,6 +158,12 @@ class BenchResults(BaseModel):
         default=None,
         exclude_if=lambda value: value is None,
         description="The behavioural diff's classifier measured on the dataset's labeled edits and the corpus.",
+    )
+    mutation: MutationRun | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="The shipped goldens' mutation score per skill and class (ratchet.bench.run.mutation); "
+        "null in results written before the bench measured it.",
     )
     runs: dict[str, BenchConfigRun] = Field(default_factory=dict)
 

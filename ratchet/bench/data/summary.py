@@ -13,6 +13,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from ratchet.bench.data.models import BENCH_SCHEMA_VERSION
+from ratchet.bench.data.mutation import MutationRun, MutationSkill
 from ratchet.bench.data.results import (
     RESULTS_FILE,
     SUMMARY_FILE,
@@ -129,9 +130,10 @@ def summary_text(summary: BenchResults) -> str:
     """The summary's bytes: the header object, then one line per run and one per edit or noise golden.
 
     Fields at their defaults are left out of the edit lines (read back, they are the defaults again). The
-    diff classifier's measurement, when there is one, is a line of its own and then one line per outcome.
+    diff classifier's measurement, when there is one, is a line of its own and then one line per outcome;
+    so is the goldens' mutation score, with one line per skill.
     """
-    head = summary.model_dump(mode="json", exclude={"runs", "diff_classifier"})
+    head = summary.model_dump(mode="json", exclude={"runs", "diff_classifier", "mutation"})
     lines = [canonical_dumps({"kind": "summary", **head}, indent=None)]
     classifier = summary.diff_classifier
     if classifier is not None:
@@ -146,6 +148,7 @@ def summary_text(summary: BenchResults) -> str:
             for name in ("corpus", "bench")
             for outcome in getattr(classifier, name)
         ]
+    lines += _mutation_lines(summary.mutation)
     for name in sorted(summary.runs):
         run = summary.runs[name]
         lines.append(
@@ -166,6 +169,16 @@ def summary_text(summary: BenchResults) -> str:
             for k in sorted(run.noise)
         ]
     return "\n".join(lines) + "\n"
+
+
+def _mutation_lines(mutation: MutationRun | None) -> list[str]:
+    if mutation is None:
+        return []
+    head = canonical_dumps({"kind": "mutation", **mutation.model_dump(mode="json", exclude={"skills"})}, indent=None)
+    return [head] + [
+        canonical_dumps({"kind": "mutation_skill", "item": skill.model_dump(mode="json")}, indent=None)
+        for skill in mutation.skills
+    ]
 
 
 def read_summary(out: Path) -> BenchResults:
@@ -193,6 +206,15 @@ def read_summary(out: Path) -> BenchResults:
                         path=path,
                     )
                 getattr(results.diff_classifier, row["set"]).append(DiffOutcome.model_validate(row["item"]))
+            elif kind == "mutation":
+                results.mutation = MutationRun.model_validate(row)
+            elif kind == "mutation_skill":
+                if results.mutation is None:
+                    raise InputError(
+                        "a mutation_skill line needs a mutation line before it; regenerate it with ratchet bench report",
+                        path=path,
+                    )
+                results.mutation.skills.append(MutationSkill.model_validate(row["item"]))
             elif kind == "run":
                 results.runs[row["config"]] = BenchConfigRun.model_validate(row)
             elif kind == "edit":

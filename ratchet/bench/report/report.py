@@ -25,6 +25,7 @@ from ratchet.bench.data.results import (
 from ratchet.bench.data.summary import read_report_source, write_summary
 from ratchet.bench.report.figure import write_figure
 from ratchet.bench.report.metrics import DEFAULT_FNS, ConfigMetrics, MetricFns, Stat, latency, summarize
+from ratchet.bench.report.mutation import mutation_section
 from ratchet.bench.report.sections import (
     Doc,
     diff_classifier_section,
@@ -177,6 +178,8 @@ def render_report(
     judge_trust(doc, results)
 
     diff_classifier_section(doc, results)
+
+    mutation_section(doc, results)
 
     doc.section(
         "Worked examples",

@@ -5,10 +5,10 @@ durable record, and results.json is written atomically once, at the end), paired
 sampling.py), and frugal: the re-judging configurations read the cascade run's stored
 replays and make no agent call. The `noise` configuration (E6) replays goldens with the
 unchanged skills `replays_per_golden` times instead. See docs/adr/0009-bench-runs.md.
-Dataset loading lives in benchdata.py, scoring one item in scorer.py, the thread-pool loop in
+Dataset loading lives in ratchet.bench.build.benchdata, scoring one item in scorer.py, the thread-pool loop in
 schedule.py. With `shard`, the run scores only its shard's items, under <out>/shards/K-of-N/
 (sharded.py says why edits, not pairs).
-Each edit's behavioural diff (diffs.py) goes to its judges, as a check's does, and the diff classifier
+Each edit's behavioural diff (ratchet.bench.report.diffs) goes to its judges, as a check's does, and the diff classifier
 measured on the dataset goes into results.json for the report.
 """
 

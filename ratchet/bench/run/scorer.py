@@ -2,7 +2,7 @@
 
 The Scorer is shared by the run's worker threads (run.py's run_config builds it, schedule.py calls it).
 A recording configuration stores each edit's replays; a re-judging one reads the RECORDING_CONFIG
-run's instead and makes no agent call. Each edit's judges get its behavioural diff (diffs.py), and
+run's instead and makes no agent call. Each edit's judges get its behavioural diff (ratchet.bench.report.diffs), and
 every verdict is kept at catalog prices (ratchet.bench.data.costs), so results.json is byte-stable.
 """
 

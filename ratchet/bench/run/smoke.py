@@ -1,5 +1,5 @@
-"""`ratchet bench smoke`: the simulator end to end. Build, every configuration, the report and the
-judges' calibration (calibration.md); offline, no keys.
+"""`ratchet bench smoke`: the simulator end to end. Build, every configuration, the shipped goldens' mutation
+score (ratchet.bench.run.mutation), the report and the judges' calibration (calibration.md); offline, no keys.
 
 It always runs on the simulator (whatever RATCHET_UPSTREAM says) and always writes to
 bench/results/smoke-sim/, which it empties first so the directory is one coherent set.
@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ratchet.bench.data.results import FIGURE_FILE, REPLAYS_DIR, REPORT_FILE, RESULTS_FILE, TIMINGS_FILE
 from ratchet.bench.report.report import write_report
+from ratchet.bench.run.mutation import MUTANTS_PER_SKILL, measure_mutation, store_mutation
 from ratchet.bench.run.run import SMOKE_DIR, RunOptions, check_bench_tiers, run_config
 from ratchet.config.gate import gate_config_path, load_gate_config
 from ratchet.config.project import load_project
@@ -29,6 +30,7 @@ class SmokeResult:
     configs: list[str] = field(default_factory=list)
     wall_s: float = 0.0
     build_s: float = 0.0
+    mutate_s: float = 0.0
 
 
 def _clear(out: Path) -> None:
@@ -76,6 +78,14 @@ def run_smoke(
         )
         echo(f"{name} ({summary.mode}): {summary.ran} in {time.perf_counter() - t0:.1f}s")
         result.configs.append(name)
+    # The shipped goldens' mutation score, set beside each skill's recall in the report (a per-skill limit keeps
+    # it to a fraction of the smoke; `ratchet bench mutate --all` measures every mutant).
+    t0 = time.perf_counter()
+    mutation = measure_mutation(root, work=work, limit=MUTANTS_PER_SKILL, seed=0)
+    store_mutation(out, mutation, root=root)
+    result.mutate_s = round(time.perf_counter() - t0, 2)
+    killed, checked = sum(s.killed for s in mutation.skills), sum(s.checked for s in mutation.skills)
+    echo(f"mutation ({MUTANTS_PER_SKILL} per skill): {killed} of {checked} mutants killed in {result.mutate_s:.1f}s")
     write_report(out)
     if set(configs) >= {"nano_only", "super_only", "ultra_only"}:
         from ratchet.bench.report.calibrate import calibrate_results

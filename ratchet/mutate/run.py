@@ -1,0 +1,218 @@
+"""`ratchet mutate`: which deliberate breakages of a skill would its goldens notice?
+
+The run reads the base commit (HEAD unless told otherwise; what is not committed is not mutated, and a
+note says so), asks the operators for each chosen skill's mutants (ratchet.mutate.operators), drops the
+equivalent ones, prints a worst-case estimate, and then gates every mutant as an edit through the normal
+check (ratchet.gate.check.check_edit: the same selection, cache, spend cap, concurrency and harness as
+`ratchet check`), base -> `mutant/<id>` in a scratch clone under Ratchet's work area, so the user's
+repository is only read. The checks use the project's own work area, so they share its response cache:
+a second run of the same project and seed is served from it, costs $0 and writes the same bytes.
+
+`budget_usd` caps the whole run: each check is given what is left of it, and once it is spent (or a
+check's pairs were stopped by it) every remaining mutant is reported unchecked and `stopped` says why.
+ratchet.mutate.outcome says what killed, survived, error and unchecked mean.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+
+import git
+
+from ratchet.config.gate import config_repo_path
+from ratchet.config.harness import HarnessName
+from ratchet.config.project import CONFIG_FILE, Project, project_from_text
+from ratchet.core.errors import BudgetError, ConfigError, RatchetError
+from ratchet.gate.check import check_edit
+from ratchet.gate.policy import OnError
+from ratchet.gate.revision_names import label
+from ratchet.goldens.mutation import SCORE_FILE
+from ratchet.llm.cache import CacheMode
+from ratchet.mutate.clone import commit_mutant, mutant_ref, scratch_clone
+from ratchet.mutate.models import Mutant, MutantOutcome, MutationReport
+from ratchet.mutate.operators import mutate_skill
+from ratchet.mutate.outcome import failed, left_unchecked, outcome_of, scores
+from ratchet.mutate.plan import (
+    BaseState,
+    MutantSource,
+    Planned,
+    chosen_skills,
+    plan_estimate,
+    planned_mutants,
+    read_base,
+    unfollowed_skills,
+)
+from ratchet.mutate.score_files import save_scores
+from ratchet.repo.git import open_repo, repo_root, resolve_rev
+from ratchet.repo.scratch import scratch_checkout
+from ratchet.repo.trees import read_file_at
+
+__all__ = ["MutateOptions", "mutate_project"]
+
+
+def _silent(_line: str) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class MutateOptions:
+    """What `ratchet mutate` takes; each check gets `config`, `harness`, `concurrency` and `cache_mode` as
+    `ratchet check` would."""
+
+    skills: tuple[str, ...] = ()
+    """Skill names to mutate; none: every skill at the base."""
+    base: str = "HEAD"
+    seed: int = 0
+    limit: int | None = None
+    """At most this many mutants per skill, taken in turn from each class."""
+    budget_usd: float | None = None
+    """The cap across the whole run (each check gets what is left of it)."""
+    config: str = "cascade"
+    harness: HarnessName | None = None
+    concurrency: int = 1
+    cache_mode: CacheMode = CacheMode.ONCE
+    home: Path | None = None
+    """Ratchet's work area (default: the project's, RATCHET_HOME): where the checks' cache is shared."""
+    source: MutantSource | None = None
+    """Where mutants come from (default ratchet.mutate.operators.mutate_skill)."""
+    save: bool = False
+    """Write each fully checked skill's score to <goldens>/<skill>/mutation.score.json in the working tree
+    (ratchet.mutate.score_files), to be committed: `ratchet mutate` does unless --no-save."""
+    echo: Callable[[str], None] = _silent
+    """Progress: the estimate, a note about uncommitted changes, one line per mutant."""
+
+
+def mutate_project(path: Path, opts: MutateOptions) -> MutationReport:
+    """Mutate the skills of the repository at `path` at `opts.base` and check every mutant; the report."""
+    repo = open_repo(path)
+    root = repo_root(repo)
+    sha = resolve_rev(repo, opts.base)
+    project = _project_at(repo, root, sha, opts)
+    if sha == resolve_rev(repo, "HEAD"):
+        _note_uncommitted(repo, project, sha, opts.echo)
+    with ExitStack() as stack:
+        tree = stack.enter_context(scratch_checkout(repo, sha, project.home))
+        base = read_base(sha, tree, project, opts.config, repo_root=root)
+        skills = chosen_skills(base, opts.skills)
+        blind = unfollowed_skills(base, skills)  # named next to their scores: why a prose skill scores low offline
+        planned = planned_mutants(base, skills, opts.source or mutate_skill, seed=opts.seed, limit=opts.limit)
+        plan = plan_estimate(base, planned)
+        simulated = project.config.upstream == "sim"
+        opts.echo(plan.render() + ("  (simulated: no money is spent)" if simulated else ""))
+        clone = stack.enter_context(scratch_clone(root, project.home))
+        config = _config_in_clone(opts.config, root, clone)
+        outcomes, stopped = _check_all(clone, base, planned, config, opts)
+    report = MutationReport(
+        base=sha,
+        seed=opts.seed,
+        simulated=simulated,
+        skills=scores(outcomes, unfollowed=blind),
+        outcomes=outcomes,
+        dropped_equivalent=planned.dropped_equivalent,
+        estimate_usd=round(plan.total_usd, 6),
+        cost_usd=sum(outcome.cost_usd for outcome in outcomes),
+        stopped=stopped,
+    )
+    if opts.save:
+        for path in save_scores(root / project.config.paths.goldens, report, limit=opts.limit, echo=opts.echo):
+            opts.echo(f"saved {path.relative_to(root).as_posix()}: commit it, so bless and pull requests show it")
+    return report
+
+
+def _project_at(repo: git.Repo, root: Path, sha: str, opts: MutateOptions) -> Project:
+    """The project as the base commit configures it, with the work area of the user's repository (not the
+    clone's), so the checks share its cache."""
+    text = read_file_at(repo, sha, CONFIG_FILE, error=ConfigError)
+    project = project_from_text(root, text, source=f"{CONFIG_FILE}@{label(sha)}", home=opts.home)
+    return project.with_harness(opts.harness)
+
+
+def _note_uncommitted(repo: git.Repo, project: Project, sha: str, echo: Callable[[str], None]) -> None:
+    paths = project.config.paths
+    wanted = list(dict.fromkeys([paths.skills, paths.tasks, paths.goldens]))
+    # The score files an earlier run saved are its output, not something to mutate.
+    saved = f":(exclude){paths.goldens}/*/{SCORE_FILE}"
+    # --no-optional-locks: status must not refresh (write) the user's index.
+    changed = repo.git.execute(["git", "--no-optional-locks", "status", "--porcelain", "--", *wanted, saved])
+    if str(changed).strip():
+        echo(
+            f"note: uncommitted changes under {', '.join(wanted)} are not mutated: the mutants are made from "
+            f"HEAD ({sha[:10]}); commit them to include them"
+        )
+
+
+def _config_in_clone(config: str, root: Path, clone: git.Repo) -> str:
+    """A gate config given as a path inside the user's repository names the clone's file instead, so the
+    check reads it from the base as it would in the repository (docs/adr/0011)."""
+    inside = config_repo_path(config, root)
+    return config if inside is None else str(Path(str(clone.working_tree_dir)) / inside)
+
+
+def _check_all(
+    clone: git.Repo, base: BaseState, planned: Planned, config: str, opts: MutateOptions
+) -> tuple[list[MutantOutcome], str | None]:
+    """Every mutant's outcome, in order, and why the spend cap stopped the run (None when it did not)."""
+    outcomes: list[MutantOutcome] = []
+    spent, stopped = 0.0, False
+    total = len(planned.mutants)
+    for index, mutant in enumerate(planned.mutants, start=1):
+        if stopped:
+            outcomes.append(left_unchecked(mutant))
+            continue
+        head = commit_mutant(
+            clone,
+            base.sha,
+            planned.files[mutant.id],
+            ref=mutant_ref(mutant.id),
+            message=f"mutant {mutant.id}: {mutant.description}",
+        )
+        left = None if opts.budget_usd is None else opts.budget_usd - spent
+        outcome = _checked(clone, base, mutant, head, config, left, opts)
+        outcomes.append(outcome)
+        spent += outcome.cost_usd
+        shown = f" ({outcome.decision})" if outcome.decision is not None else ""
+        opts.echo(f"[{index}/{total}] {mutant.id} {mutant.mutant_class}: {outcome.status}{shown}")
+        stopped = outcome.status == "unchecked" or (opts.budget_usd is not None and spent >= opts.budget_usd)
+    if not stopped or opts.budget_usd is None:
+        return outcomes, None
+    checked = sum(1 for outcome in outcomes if outcome.status in ("killed", "survived", "error"))
+    unchecked = total - checked
+    return outcomes, (
+        f"the run's budget of ${opts.budget_usd:.4f} stopped it after {checked} of {total} mutant(s) were "
+        f"checked; {unchecked} left unchecked: raise --budget to check them"
+    )
+
+
+def _checked(
+    clone: git.Repo,
+    base: BaseState,
+    mutant: Mutant,
+    head: str,
+    config: str,
+    budget_usd: float | None,
+    opts: MutateOptions,
+) -> MutantOutcome:
+    """One mutant through the normal check; a check that raises is an error (or unchecked at the cap)."""
+    if budget_usd is not None and budget_usd <= 0:
+        return left_unchecked(mutant)
+    try:
+        verdict = check_edit(
+            Path(str(clone.working_tree_dir)),
+            base=base.sha,
+            head=head,
+            config=config,
+            home=base.project.home,
+            on_error=OnError.WARN,
+            cache_mode=opts.cache_mode,
+            budget_usd=budget_usd,
+            harness=opts.harness,
+            concurrency=opts.concurrency,
+        )
+    except BudgetError as err:
+        return left_unchecked(mutant).model_copy(update={"reason": f"not checked: {err.one_line()}"})
+    except RatchetError as err:
+        return failed(mutant, err.one_line())
+    return outcome_of(mutant, verdict, static=base.project.config.static)
