@@ -122,12 +122,8 @@ def test_goldens_record_what_the_agent_loaded_and_called(command_demo: tuple[Pat
 
 def test_a_cosmetic_edit_passes(command_demo: tuple[Path, str]) -> None:
     verdict = _check(command_demo, "edit/cosmetic")
-    # Every pair is the same; only the provenance differs (recorded through `command`, replayed on the
-    # minimal runner), which the gate names and floors at WARN: the comparison is not like for like.
+    assert verdict.decision == "PASS", verdict.summary
     assert verdict.pairs and all(pair.outcome == "same" for pair in verdict.pairs)
-    assert verdict.decision == "WARN", verdict.summary
-    assert [(note.kind, note.level) for note in verdict.unseen if note.level == "warn"] == [("provenance", "warn")]
-    assert "recorded through command but replayed through minimal" in verdict.unseen[0].detail
 
 
 def test_a_changed_tool_argument_is_blocked(command_demo: tuple[Path, str]) -> None:
