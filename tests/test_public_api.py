@@ -95,3 +95,11 @@ def test_importing_ratchet_does_not_import_the_gate(statement: str) -> None:
 def test_the_first_use_of_a_name_imports_its_module() -> None:
     loaded = _modules_after("import ratchet\nratchet.Verdict")
     assert "ratchet.gate.models" in loaded
+
+
+def test_the_version_is_the_installed_distributions() -> None:
+    from importlib.metadata import version
+
+    import ratchet
+
+    assert ratchet.__version__ == version("ratchet")

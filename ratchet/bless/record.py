@@ -11,12 +11,13 @@ from pathlib import Path
 from pydantic import BaseModel, Field, PrivateAttr
 
 from ratchet.agent.runner import run_task
-from ratchet.bless.evidence import ACCEPTED, REFUSED, Evidence, project_evidence
+from ratchet.bless.evidence import ACCEPTED, REFUSED, project_evidence
 from ratchet.config.harness import timed_out
 from ratchet.config.project import Project, refuse_world_at_nothing
 from ratchet.core.chat import USD
 from ratchet.core.errors import GoldenError, InputError, RoutingError, SkillError
 from ratchet.core.ids import IdKind, check_id, inside
+from ratchet.gate.thin import Evidence
 from ratchet.goldens.noise import noise_path
 from ratchet.goldens.tasks import Task, load_tasks, task_seed
 from ratchet.goldens.trace import Trace, golden_relpath, read_trace, write_trace

@@ -68,8 +68,8 @@ def register(app: typer.Typer) -> None:
         Each mutant is committed in a scratch clone and gated by the normal check against the goldens
         at --base; killed when a replayed golden noticed it, survived otherwise. The worst-case estimate
         and one line per mutant go to stderr. Each fully checked skill's score is saved beside its goldens
-        (<goldens>/<skill>/mutation.score.json) unless --no-save. Exit codes: 0 done, 2 bad input or --budget stopped the
-        run (after the report), 3 a mutant could not be checked (after the report).
+        (<goldens>/<skill>/mutation.score.json) unless --no-save. Exit codes: 0 done, 2 bad input or a spend cap (--budget or
+        RATCHET_BENCH_USD_CAP) stopped the run (after the report), 3 a mutant could not be checked (after the report).
         """
         # Imported here: the check and its budget models are not for `ratchet --help` or other commands.
         from ratchet.mutate.run import MutateOptions, mutate_project

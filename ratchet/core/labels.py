@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("ratchet")
-except PackageNotFoundError:  # pragma: no cover - a source tree that was never installed
-    __version__ = "0+unknown"
-"""The installed distribution's version (pyproject.toml is the one place it is written)."""
+__version__ = "0.1.0"
+"""The one place the version is written: pyproject.toml reads it from here (`dynamic = ["version"]`), so
+importing Ratchet costs no package-metadata lookup (every replay through a real harness starts Ratchet)."""
 
 SIMULATED = "SIMULATED MODELS"
 """The label every artifact produced on the simulator carries."""

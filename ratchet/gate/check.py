@@ -295,8 +295,12 @@ def _pool(concurrency: int) -> WorkPool:
 def _with_mutation_notes(evaluation: Evaluation, edit: RepoEdit, at_base: BaseExport) -> Evaluation:
     """The evaluation naming each edited skill whose goldens killed none of its mutants, by the base's score
     (ratchet.gate.mutation): on the verdict, and in the run's unseen notes a shard file carries."""
-    scores = base_scores(at_base.tree, edit.paths.goldens, at_base.golden_bytes) if edit.blessed else {}
-    notes = mutation_notes(scores, edit.changed)
+    scores, notes = (
+        base_scores(at_base.tree, edit.paths.goldens, at_base.golden_bytes, edit.changed, at=label(edit.base))
+        if edit.blessed
+        else ({}, [])
+    )
+    notes += mutation_notes(scores, edit.changed)
     if not notes:
         return evaluation
     verdict = evaluation.verdict.model_copy(update={"unseen": [*evaluation.verdict.unseen, *notes]})

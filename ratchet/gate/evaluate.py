@@ -26,6 +26,7 @@ from ratchet.gate.provenance import unseen_with_provenance, with_provenance
 from ratchet.gate.repeats import gate_repeated
 from ratchet.gate.replay import Replayer
 from ratchet.gate.select import affected_goldens
+from ratchet.gate.thin import Evidence
 from ratchet.gate.unseen import thin_notes, unseen_notes
 from ratchet.goldens.tasks import Task
 from ratchet.goldens.trace import Trace
@@ -102,7 +103,7 @@ def evaluate_edit(
             else frozenset()
         )
     unseen = _unseen(replays, changed, tasks, goldens, changed_files=changed_files or {}, offered=offered)
-    unseen = [*thin_notes([item.golden for item in selected]), *unseen]  # replayed goldens blessed --accept-thin
+    unseen = [*_thin(replays, selected), *unseen]  # replayed goldens that show no sign of their skill at work
     decision, summary = decide_edit(pairs, on_error=run.policy, block_confidence=run.config.block_confidence)
     verdict = Verdict(
         base=run.base,
@@ -146,6 +147,14 @@ def _unseen(
         tools=offered,
         simulated=replays.simulated,
     )
+
+
+def _thin(replays: Replayer, selected: Sequence[Selected]) -> list[Unseen]:
+    """The selected goldens thin against the base's skills (ratchet.gate.thin), decided here, not read off
+    their `thin` flag: a golden blessed before the check existed, or with the flag stripped, is named too."""
+    world = replays.world_files.world(workspaces_dir=None, workspace=None, frozen_time=replays.project.config.clock)
+    evidence = Evidence.over(replays.base_skills, world)
+    return thin_notes([(item.golden, evidence.exercise(item.golden, item.task.skill).thin) for item in selected])
 
 
 def _gate_pairs(run: CheckContext, replays: Replayer, selected: Sequence[Selected]) -> list[PairOutcome]:

@@ -33,6 +33,7 @@ from ratchet.gate.models import (
     EvidenceKind,
     PairOutcome,
 )
+from ratchet.goldens.mutation import SCORE_FILE
 from ratchet.goldens.tasks import Task, parse_tasks
 from ratchet.goldens.trace import NO_SKILL_DIR, NOISE_SUFFIX, SCORE_SUFFIX
 from ratchet.repo.changes import ChangedPath
@@ -53,7 +54,7 @@ __all__ = [
 _ABSENT = "000000"  # ChangedPath's mode for the side that lacks the path
 _SHOWN = 6  # task ids named per group before "and N more"
 _ORDER: dict[EvidenceChangeKind, int] = {"removed": 0, "moved": 1, "changed": 2, "added": 3}
-_KIND_ORDER: dict[EvidenceKind, int] = {"golden": 0, "noise_record": 1, "task": 2}
+_KIND_ORDER: dict[EvidenceKind, int] = {"golden": 0, "noise_record": 1, "task": 2, "mutation_score": 3}
 EVIDENCE_LABELS: dict[tuple[EvidenceKind, EvidenceChangeKind], str] = {
     ("golden", "removed"): "goldens removed",
     ("golden", "moved"): "goldens moved",
@@ -67,6 +68,9 @@ EVIDENCE_LABELS: dict[tuple[EvidenceKind, EvidenceChangeKind], str] = {
     ("task", "moved"): "tasks moved",
     ("task", "changed"): "tasks changed",
     ("task", "added"): "tasks added",
+    ("mutation_score", "removed"): "mutation scores removed",
+    ("mutation_score", "changed"): "mutation scores changed",
+    ("mutation_score", "added"): "mutation scores added",
 }
 """How a verdict names each kind of change, in the summary and on the first lines of every format."""
 
@@ -86,7 +90,7 @@ def evidence_changes(
     A tasks file the head cannot parse is a TaskFileError naming `<tasks>@<head>`: once merged, every
     check would fail on it. One the base cannot parse counts as none (a change may be its repair).
     """
-    found = _golden_changes(changes, goldens)
+    found = _golden_changes(changes, goldens) + _score_changes(changes, goldens)
     tasks_path = posixpath.normpath(tasks)
     tasks_changed = any(change.path == tasks_path for change in changes)
     base_tasks = _tasks_at(repo, base, tasks_path, strict=False) if tasks_changed else []
@@ -194,6 +198,24 @@ def _golden_changes(changes: Sequence[ChangedPath], goldens: str) -> list[Eviden
         EvidenceChange(kind=kind, change="removed", task_id=task_id, skill=skill)
         for (kind, task_id), skill in removed.items()
     ]
+    return found
+
+
+def _score_changes(changes: Sequence[ChangedPath], goldens: str) -> list[EvidenceChange]:
+    """`<goldens>/<skill>/mutation.score.json` added, changed or removed: a note, since a later check names an
+    edited skill by the score it reads at its base (ratchet.gate.mutation), and a planted or dropped one is
+    not what ratchet mutate measured. Never a move: each skill has its own."""
+    prefix = _prefix(goldens)
+    found = []
+    for change in changes:
+        parts = PurePosixPath(change.path).parts
+        if change.is_gitlink or parts[:-2] != prefix or len(parts) != len(prefix) + 2 or parts[-1] != SCORE_FILE:
+            continue
+        kind: EvidenceChangeKind = (
+            "added" if change.old_mode == _ABSENT else "removed" if change.new_mode == _ABSENT else "changed"
+        )
+        skill = None if parts[-2] == NO_SKILL_DIR else parts[-2]
+        found.append(EvidenceChange(kind="mutation_score", change=kind, task_id=SCORE_FILE, skill=skill))
     return found
 
 

@@ -41,7 +41,7 @@ SelectedBecause = Literal["routed", "trigger-neighbourhood", "catalog-neighbour"
 UnseenKind = Literal["unfollowed", "unrouted", "unsent", "prose", "thin", "provenance", "mutation"]
 UnseenLevel = Literal["warn", "note"]
 ProvenanceKind = Literal["upstream", "agent_model", "harness", "tool_protocol", "ratchet_version"]
-EvidenceKind = Literal["golden", "noise_record", "task"]
+EvidenceKind = Literal["golden", "noise_record", "task", "mutation_score"]
 EvidenceChangeKind = Literal["added", "changed", "moved", "removed"]
 
 _SHARD = re.compile(r"^(\d+)/(\d+)$")

@@ -17,28 +17,75 @@ import posixpath
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 
+import git
+
 from ratchet.config.project import CONFIG_FILE, Paths, parse_config
 from ratchet.core.errors import ConfigError, GoldenError, RatchetError
 from ratchet.core.ids import IdKind, id_problem
+from ratchet.core.jsonio import decode_utf8
 from ratchet.gate.models import Unseen
 from ratchet.gate.revision_names import label
-from ratchet.goldens.mutation import CLASS_MEANINGS, SCORE_FILE, MutationScore, load_scores, parse_score
+from ratchet.goldens.mutation import CLASS_MEANINGS, SCORE_FILE, MutationScore, parse_score
+from ratchet.repo.changes import ChangedPath
 from ratchet.repo.git import open_repo
 from ratchet.repo.trees import read_file_at
 from ratchet.skills.names import skill_key
 
-__all__ = ["base_scores", "mutation_notes", "scores_at_revision"]
+__all__ = ["base_scores", "head_score_notes", "mutation_notes", "scores_at_revision"]
+
+_ABSENT = "000000"  # ChangedPath's mode for the side that lacks the path
 
 
-def base_scores(base_tree: Path, goldens: str, golden_bytes: Mapping[str, bytes] | None) -> dict[str, MutationScore]:
-    """The base's scores by skill folder: from `golden_bytes` (the goldens read from git, by repo path) when
-    given, else from the export at `base_tree`. A malformed one is a GoldenError, as a malformed golden is."""
-    goldens_dir = base_tree / goldens
+def base_scores(
+    base_tree: Path, goldens: str, golden_bytes: Mapping[str, bytes] | None, skills: Sequence[str], *, at: str
+) -> tuple[dict[str, MutationScore], list[Unseen]]:
+    """The base's scores of the edited `skills`, by skill folder: from `golden_bytes` (the goldens read from
+    git, by repo path) when given, else from the export at `base_tree`. Only theirs are read, and a malformed
+    one or one of another schema_version is a note naming `<path>@<at>` and the problem, never an error: a
+    score is no golden, and one bad file merged must not stop every later check."""
+    folder = posixpath.normpath(goldens)
+    wanted = {skill_key(name) for name in skills}
     if golden_bytes is None:
-        return load_scores(goldens_dir)
-    depth = len(PurePosixPath(posixpath.normpath(goldens)).parts)
-    contents = {goldens_dir.joinpath(*PurePosixPath(path).parts[depth:]): data for path, data in golden_bytes.items()}
-    return load_scores(goldens_dir, contents)
+        root = base_tree / goldens
+        found = sorted(root.glob(f"*/{SCORE_FILE}")) if root.is_dir() else []
+        files = {posixpath.join(folder, path.parent.name, SCORE_FILE): path.read_bytes() for path in found}
+    else:
+        files = dict(golden_bytes)
+    scores: dict[str, MutationScore] = {}
+    notes: list[Unseen] = []
+    for path, data in sorted(files.items()):
+        parts = PurePosixPath(path).parts
+        if parts[-1:] != (SCORE_FILE,) or posixpath.normpath(posixpath.dirname(posixpath.dirname(path))) != folder:
+            continue
+        skill = parts[-2]
+        if skill_key(skill) not in wanted:
+            continue
+        where = f"{path.removeprefix('./')}@{at}"
+        try:
+            scores[skill] = parse_score(decode_utf8(data, path=Path(where), error=GoldenError), source=where)
+        except GoldenError as err:
+            notes.append(Unseen(kind="mutation", skill=skill, level="note", detail=err.one_line()))
+    return scores, notes
+
+
+def head_score_notes(repo: git.Repo, head: str, changes: Sequence[ChangedPath], goldens: str) -> list[Unseen]:
+    """A note per score file the edit adds or changes that a later check could not read (malformed, or of
+    another schema_version): once merged it says nothing, so the edit says so now."""
+    folder = posixpath.normpath(goldens)
+    notes: list[Unseen] = []
+    for change in changes:
+        path = change.path
+        if change.is_gitlink or change.new_mode == _ABSENT or PurePosixPath(path).name != SCORE_FILE:
+            continue
+        if posixpath.normpath(posixpath.dirname(posixpath.dirname(path))) != folder:
+            continue
+        where = f"{path}@{label(head)}"
+        try:
+            parse_score(read_file_at(repo, head, path, error=GoldenError) or "", source=where)
+        except GoldenError as err:
+            skill = PurePosixPath(path).parts[-2]
+            notes.append(Unseen(kind="mutation", skill=skill, level="note", detail=err.one_line()))
+    return notes
 
 
 def scores_at_revision(path: Path, rev: str, skills: Sequence[str]) -> dict[str, MutationScore | None] | str:

@@ -30,6 +30,7 @@ from ratchet.gate.base_state import (
 )
 from ratchet.gate.edit_paths import settings_changed, unowned
 from ratchet.gate.evidence import evidence_changes
+from ratchet.gate.mutation import head_score_notes
 from ratchet.gate.revision_names import label
 from ratchet.gate.shard import Unchecked
 from ratchet.repo.changes import ChangedPath, changed_paths, skills_touched, submodules_under
@@ -113,7 +114,11 @@ def unchecked_of(edit: RepoEdit, at_base: BaseExport) -> Unchecked:
     return Unchecked(
         settings_changed=settings_changed(edit.changes, at_base.gate, at_base.tree, at_base.config_at, paths),
         submodules_changed=submodules_under(edit.changes, paths.skills),
-        unowned=unowned(edit.changes, paths.skills, edit.folders),
+        # With the unowned files: notes that ride along (a score file the head adds that no check could read).
+        unowned=[
+            *unowned(edit.changes, paths.skills, edit.folders),
+            *head_score_notes(edit.repo, edit.head, edit.changes, paths.goldens),
+        ],
         nothing_blessed_at=None if edit.blessed else label(edit.base),
         evidence=evidence_changes(
             edit.repo,

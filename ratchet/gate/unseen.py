@@ -198,28 +198,32 @@ def _unrouted(name: str, tasks: Sequence[Task], goldens: Mapping[str, Trace]) ->
 # -- thin -------------------------------------------------------------------------------------------
 
 
-def thin_notes(goldens: Sequence[Trace]) -> list[Unseen]:
-    """A `warn` per skill whose replayed goldens were blessed with --accept-thin (ratchet.bless.evidence).
+def thin_notes(goldens: Sequence[tuple[Trace, bool]]) -> list[Unseen]:
+    """A `warn` per skill whose replayed goldens show no sign of it at work (ratchet.gate.thin).
 
-    Such a golden shows no sign of its skill at work (no tool or command the skill names, none of the output
-    it prescribes), so its replays can be identical under any edit of the skill: the verdict says so.
+    `goldens`: each replayed golden, and whether the check finds it thin against the base's skill. Such a
+    golden (no tool or command the skill names, none of the output it prescribes) replays identically under
+    any edit of the skill, so the verdict says so, whether it was blessed with --accept-thin (its `thin` flag)
+    or its flag is missing (blessed before the check existed, or stripped by an edit of the golden's file).
     """
-    by_skill: dict[str, list[str]] = {}
-    for golden in goldens:
-        if golden.thin:
-            by_skill.setdefault(golden.expected_skill or golden.fired_skill or "", []).append(golden.task_id)
+    by_skill: dict[tuple[str, bool], list[str]] = {}
+    for golden, thin in goldens:
+        if golden.thin or thin:
+            skill = golden.expected_skill or golden.fired_skill or ""
+            by_skill.setdefault((skill, bool(golden.thin)), []).append(golden.task_id)
     return [
         Unseen(
             kind="thin",
             skill=skill,
             level="warn",
             detail=(
-                f"{len(ids)} golden(s) of skill {skill} were blessed thin (--accept-thin), showing no sign of the "
-                f"skill at work: {', '.join(ids[:_MAX_LINES])}{', ...' if len(ids) > _MAX_LINES else ''}; their "
-                "replays cannot show what the edit does: re-record them with an agent that follows the skill"
+                f"{len(ids)} golden(s) of skill {skill} "
+                + ("were blessed thin (--accept-thin), showing" if flagged else "show")
+                + f" no sign of the skill at work: {', '.join(ids[:_MAX_LINES])}{', ...' if len(ids) > _MAX_LINES else ''}; "
+                "their replays cannot show what the edit does: re-record them with an agent that follows the skill"
             ),
         )
-        for skill, ids in by_skill.items()
+        for (skill, flagged), ids in by_skill.items()
     ]
 
 

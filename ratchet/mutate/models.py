@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from ratchet.gate.models import ProvenanceDifference
 from ratchet.goldens.mutation import MUTANT_CLASSES, MutantClass
 
 MUTATION_SCHEMA_VERSION = 1
@@ -20,6 +21,7 @@ MUTATION_SCHEMA_VERSION = 1
 __all__ = [
     "MUTANT_CLASSES",
     "MUTATION_SCHEMA_VERSION",
+    "Cap",
     "ClassScore",
     "Mutant",
     "MutantClass",
@@ -30,6 +32,8 @@ __all__ = [
 ]
 
 Status = Literal["killed", "survived", "error", "unchecked"]
+Cap = Literal["run", "global"]
+"""Which spend cap stopped a check: the run's --budget, or RATCHET_BENCH_USD_CAP over all runs."""
 
 
 class Mutant(BaseModel):
@@ -59,6 +63,14 @@ class MutantOutcome(BaseModel):
         exclude=True,
         description="What its check spent in this run; not written: a rerun served from the cache costs $0 "
         "and must write the same bytes.",
+    )
+    stopped_by: Cap | None = Field(
+        default=None, exclude=True, description="Unchecked: which spend cap stopped it (the run's report says it)."
+    )
+    unlike: list[ProvenanceDifference] = Field(
+        default_factory=list,
+        exclude=True,
+        description="Every pair its check replayed was recorded otherwise than replayed: how (the report says it once).",
     )
 
 
@@ -106,4 +118,12 @@ class MutationReport(BaseModel):
         description="What this run spent (printed, not written: a rerun served from the cache costs $0 and must "
         "write the same bytes).",
     )
-    stopped: str | None = Field(default=None, description="Why the run stopped early (the spend cap), or null.")
+    stopped: str | None = Field(
+        default=None, description="Why the run stopped early (which spend cap: --budget or the global cap), or null."
+    )
+    provenance: str | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="Set when every golden the run replayed was recorded otherwise than replayed (another upstream, "
+        "model, harness or tool protocol): the score is not like for like. Left out of the JSON when null.",
+    )

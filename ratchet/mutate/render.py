@@ -81,6 +81,8 @@ def _head(report: MutationReport) -> list[str]:
         )
     if report.stopped is not None:
         notes.append(f"Stopped: {md_inline(report.stopped)}")
+    if report.provenance is not None:
+        notes.append(f"Not like for like: {md_inline(report.provenance)}")
     return lines + notes
 
 

@@ -9,8 +9,10 @@ repository is only read. The checks use the project's own work area, so they sha
 a second run of the same project and seed is served from it, costs $0 and writes the same bytes.
 
 `budget_usd` caps the whole run: each check is given what is left of it, and once it is spent (or a
-check's pairs were stopped by it) every remaining mutant is reported unchecked and `stopped` says why.
-ratchet.mutate.outcome says what killed, survived, error and unchecked mean.
+check's pairs were stopped by it, or by the cap over all runs, RATCHET_BENCH_USD_CAP) every remaining mutant
+is reported unchecked and `stopped` says which cap. ratchet.mutate.outcome says what killed, survived, error
+and unchecked mean; when every golden replayed was recorded otherwise than replayed, `provenance` says the
+score is not like for like, and no score is saved.
 """
 
 from __future__ import annotations
@@ -30,11 +32,12 @@ from ratchet.gate.check import check_edit
 from ratchet.gate.policy import OnError
 from ratchet.gate.revision_names import label
 from ratchet.goldens.mutation import SCORE_FILE
+from ratchet.llm.budget import CAP_ENV
 from ratchet.llm.cache import CacheMode
 from ratchet.mutate.clone import commit_mutant, mutant_ref, scratch_clone
-from ratchet.mutate.models import Mutant, MutantOutcome, MutationReport
+from ratchet.mutate.models import Cap, Mutant, MutantOutcome, MutationReport
 from ratchet.mutate.operators import mutate_skill
-from ratchet.mutate.outcome import failed, left_unchecked, outcome_of, scores
+from ratchet.mutate.outcome import cap_of, differences_text, failed, left_unchecked, outcome_of, scores
 from ratchet.mutate.plan import (
     BaseState,
     MutantSource,
@@ -115,8 +118,11 @@ def mutate_project(path: Path, opts: MutateOptions) -> MutationReport:
         estimate_usd=round(plan.total_usd, 6),
         cost_usd=sum(outcome.cost_usd for outcome in outcomes),
         stopped=stopped,
+        provenance=_not_like_for_like(outcomes),
     )
-    if opts.save:
+    if opts.save and report.provenance is not None:
+        opts.echo(f"note: no mutation score is saved: {report.provenance}")
+    elif opts.save:
         for path in save_scores(root / project.config.paths.goldens, report, limit=opts.limit, echo=opts.echo):
             opts.echo(f"saved {path.relative_to(root).as_posix()}: commit it, so bless and pull requests show it")
     return report
@@ -154,13 +160,13 @@ def _config_in_clone(config: str, root: Path, clone: git.Repo) -> str:
 def _check_all(
     clone: git.Repo, base: BaseState, planned: Planned, config: str, opts: MutateOptions
 ) -> tuple[list[MutantOutcome], str | None]:
-    """Every mutant's outcome, in order, and why the spend cap stopped the run (None when it did not)."""
+    """Every mutant's outcome, in order, and why a spend cap stopped the run (None when none did)."""
     outcomes: list[MutantOutcome] = []
-    spent, stopped = 0.0, False
+    spent, stopped = 0.0, None
     total = len(planned.mutants)
     for index, mutant in enumerate(planned.mutants, start=1):
-        if stopped:
-            outcomes.append(left_unchecked(mutant))
+        if stopped is not None:
+            outcomes.append(left_unchecked(mutant, stopped))
             continue
         head = commit_mutant(
             clone,
@@ -175,14 +181,31 @@ def _check_all(
         spent += outcome.cost_usd
         shown = f" ({outcome.decision})" if outcome.decision is not None else ""
         opts.echo(f"[{index}/{total}] {mutant.id} {mutant.mutant_class}: {outcome.status}{shown}")
-        stopped = outcome.status == "unchecked" or (opts.budget_usd is not None and spent >= opts.budget_usd)
-    if not stopped or opts.budget_usd is None:
-        return outcomes, None
+        if outcome.status == "unchecked":
+            stopped = outcome.stopped_by or "run"
+        elif opts.budget_usd is not None and spent >= opts.budget_usd:
+            stopped = "run"
+    return outcomes, None if stopped is None else _stopped_text(stopped, outcomes, opts.budget_usd)
+
+
+def _stopped_text(cap: Cap, outcomes: list[MutantOutcome], budget_usd: float | None) -> str:
+    """Which cap stopped the run, how far it got, and what to raise."""
     checked = sum(1 for outcome in outcomes if outcome.status in ("killed", "survived", "error"))
-    unchecked = total - checked
-    return outcomes, (
-        f"the run's budget of ${opts.budget_usd:.4f} stopped it after {checked} of {total} mutant(s) were "
-        f"checked; {unchecked} left unchecked: raise --budget to check them"
+    left = f"after {checked} of {len(outcomes)} mutant(s) were checked; {len(outcomes) - checked} left unchecked"
+    if cap == "global" or budget_usd is None:
+        return f"the spend cap ({CAP_ENV}) stopped it {left}: raise {CAP_ENV} to check them"
+    return f"the run's budget of ${budget_usd:.4f} stopped it {left}: raise --budget to check them"
+
+
+def _not_like_for_like(outcomes: list[MutantOutcome]) -> str | None:
+    """Said once for the run when every check's replayed goldens were recorded otherwise than replayed."""
+    checked = [outcome for outcome in outcomes if outcome.decision is not None and outcome.status != "unchecked"]
+    if not checked or not all(outcome.unlike for outcome in checked):
+        return None
+    how = differences_text([difference for outcome in checked for difference in outcome.unlike])
+    return (
+        f"every replayed golden was recorded otherwise than replayed ({how}): the score is not like for like; "
+        "re-record the goldens (ratchet record && ratchet bless) and run it again"
     )
 
 
@@ -212,7 +235,8 @@ def _checked(
             concurrency=opts.concurrency,
         )
     except BudgetError as err:
-        return left_unchecked(mutant).model_copy(update={"reason": f"not checked: {err.one_line()}"})
+        cap = cap_of(err.one_line())
+        return left_unchecked(mutant, cap).model_copy(update={"reason": f"not checked: {err.one_line()}"})
     except RatchetError as err:
         return failed(mutant, err.one_line())
     return outcome_of(mutant, verdict, static=base.project.config.static)

@@ -38,13 +38,14 @@ def evidence_lines(verdict: Verdict) -> list[EvidenceLine]:
         else []
     )
     for change in ("removed", "moved", "changed", "added"):
-        for kind in ("golden", "noise_record", "task"):
+        for kind in ("golden", "noise_record", "task", "mutation_score"):
             group = [c for c in evidence.changes if c.kind == kind and c.change == change]
             if group:
                 text = _per_skill(group) + on_reblessed(group, verdict.pairs)
-                if change == "added":
+                if change == "added" or kind == "mutation_score":  # a score is ratchet mutate's measure: a note
                     text += " (they take effect once merged)"
-                lines.append(EvidenceLine(EVIDENCE_LABELS[kind, change], text, "note" if change == "added" else "warn"))
+                level: Literal["warn", "note"] = "note" if change == "added" or kind == "mutation_score" else "warn"
+                lines.append(EvidenceLine(EVIDENCE_LABELS[kind, change], text, level))
     return lines
 
 

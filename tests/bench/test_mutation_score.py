@@ -8,6 +8,7 @@ shipped goldens and a rerun writes the same bytes.
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -30,6 +31,7 @@ from ratchet.bench.data.results import (
 from ratchet.bench.data.summary import compact_results, read_summary, summary_text
 from ratchet.bench.report.mutation import TITLE, spearman
 from ratchet.bench.report.report import write_report
+from ratchet.bench.run.mutation import measure_mutation
 from ratchet.cli import app
 from ratchet.core.errors import InputError
 from ratchet.gate.models import Decision, Verdict
@@ -269,3 +271,17 @@ def test_bench_mutate_refuses_a_folder_without_results_or_of_another_dataset(
         f"error: {other} holds results for dataset 000000000000, not {digest[:12]} (the data at {root}): "
         "re-run `ratchet bench smoke`\n"
     )
+
+
+def test_measuring_the_score_does_not_leave_the_upstream_set_for_the_rest_of_the_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Scoped to the measurement: a later run in the same process keeps the upstream the shell gave it.
+    monkeypatch.setenv("RATCHET_UPSTREAM", "live")
+    with pytest.raises(InputError):
+        measure_mutation(tmp_path / "no-project", work=tmp_path / "work")
+    assert os.environ["RATCHET_UPSTREAM"] == "live"
+    monkeypatch.delenv("RATCHET_UPSTREAM")
+    with pytest.raises(InputError):
+        measure_mutation(tmp_path / "no-project", work=tmp_path / "work")
+    assert "RATCHET_UPSTREAM" not in os.environ

@@ -1,5 +1,5 @@
 """What a skill body asks for that a trace can show, read without a model: the tools and commands it
-names, the output sections and fields it prescribes (ratchet.bless.asks).
+names, the output sections and fields it prescribes (ratchet.gate.asks).
 
 Why: a golden must show the skill at work (issue 24). Checking that needs to know what "at work" would
 look like for a skill as people write it: tool names and commands in prose and code, headings and field
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ratchet.bless.asks import skill_asks
 from ratchet.data import demo_files
 from ratchet.diff.effects import ToolCatalog, tool_catalog
+from ratchet.gate.asks import skill_asks
 from ratchet.skills.skill import load_skill
 
 FREEFORM = Path(__file__).resolve().parents[1] / "data" / "freeform" / "skills"
@@ -81,7 +81,7 @@ def test_a_free_form_skill_names_tools_commands_and_headings_in_prose() -> None:
     asks = skill_asks(PDF_FORMS, tool_catalog())
     assert asks.tools == ["mcp__ratchet__email_send", "Write"]  # crm_lookup is no tool the world offers
     assert [command.shown for command in asks.commands] == ["pdftotext", "python scripts/fill_form.py"]
-    assert [command.words for command in asks.commands] == [("pdftotext",), ("python", "fill_form.py")]
+    assert [command.words for command in asks.commands] == [("pdftotext",), ("fill_form.py",)]  # any runner of it
     assert asks.outputs == ["Fields filled", "Fields left blank", "Questions for the customer"]
 
 
@@ -117,3 +117,20 @@ def test_a_skill_that_names_nothing_asks_for_nothing_a_trace_can_show() -> None:
         asks = skill_asks(load_skill(FREEFORM / name).body, tool_catalog())
         assert (asks.tools, asks.commands, asks.outputs) == ([], [], []), name
         assert not asks.anything
+
+
+def test_a_tool_named_only_in_a_prohibition_is_not_asked_for() -> None:
+    body = (
+        "# CSV summary\n\nOpen the CSV the user names and summarise the totals per column.\n"
+        "Never send anything with email_send, and do not post to slack_post_message.\n"
+        "Use files_read_file to open it, never for anything else.\n"
+    )
+    assert skill_asks(body, tool_catalog()).tools == ["files_read_file"]
+
+
+def test_any_python_launcher_of_a_script_is_one_command() -> None:
+    body = "# X\n\n1. Run `python scripts/x.py in.pdf`.\n2. Then `uv run scripts/y.py`.\n"
+    assert [c.shown for c in skill_asks(body, tool_catalog()).commands] == [
+        "python scripts/x.py",
+        "uv run scripts/y.py",
+    ]

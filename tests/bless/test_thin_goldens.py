@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ratchet.bless.evidence import Evidence, project_evidence
+from ratchet.bless.evidence import project_evidence
 from ratchet.config.project import load_project
 from ratchet.diff.effects import tool_catalog
+from ratchet.gate.thin import Evidence
 from ratchet.goldens.tasks import load_tasks
 from ratchet.goldens.trace import SkillRef, ToolCall, Trace, load_goldens
 from ratchet.skills.skill import Skill, load_skill, parse_skill_text
@@ -132,3 +133,64 @@ def test_a_simulator_run_of_a_skill_it_cannot_follow_is_left_to_the_unfollowed_w
         "the output has none of the fields it prescribes (Summary, Impact, Timeline, Root cause, "
         "Contributing factors, What went well, Action items)"
     ]
+
+
+INCIDENT = """# Incident summary
+
+Write an incident summary.
+
+## Output format
+
+```
+## Impact
+## Timeline
+## Root cause
+## Follow-ups
+```
+"""
+TEMPLATED = Evidence({"incident": _skill("incident", INCIDENT)}, catalog=tool_catalog(), offered=frozenset())
+
+
+def test_a_reply_that_only_mentions_a_tool_beside_a_negation_is_not_saying_why_not() -> None:
+    # The negation must be about the tool: an invented answer with "no" anywhere is not a reason.
+    for invented in ("Using pdftotext, I found no issues. Done.", "Instead of a shell I used pdftotext: no gaps."):
+        assert PDF.exercise(_trace("pdf-forms", output=invented), "pdf-forms").thin, invented
+    for said in (
+        "I couldn't run python scripts/fill_form.py here.",
+        "pdftotext was not available, so the form is not filled.",
+        "I was not able to call mcp__ratchet__email_send: the address is missing.",
+    ):
+        assert not PDF.exercise(_trace("pdf-forms", output=said), "pdf-forms").thin, said
+
+
+def test_output_elements_are_headings_fields_or_columns_of_the_reply_not_words_in_prose() -> None:
+    prose = TEMPLATED.exercise(_trace("incident", output="Impact was minor. The root cause is unknown."), "incident")
+    assert prose.thin
+    for shaped in (
+        "## Impact\nx\n## Timeline\ny\n## Root cause\nz\n## Follow-ups\nw",
+        "**Impact**: x\n**Timeline**: y\n**Root cause**: z\n**Follow-ups**: none",
+        "| Impact | Timeline | Root cause |\n|---|---|---|\n| minor | 2h | disk |",
+    ):
+        assert not TEMPLATED.exercise(_trace("incident", output=shaped), "incident").thin, shaped
+
+
+def test_output_written_through_a_write_call_is_output() -> None:
+    # The skill names files_write_file; a harness agent writes the summary with its own Write tool.
+    body = INCIDENT.replace("Write an incident summary.", "Write an incident summary with files_write_file.")
+    written = Evidence({"incident": _skill("incident", body)}, catalog=tool_catalog(), offered=frozenset())
+    content = "## Impact\nx\n## Timeline\ny\n## Root cause\nz"
+    call = ToolCall(index=0, name="Write", arguments={"file_path": "summary.md", "content": content}, effect="write")
+    assert not written.exercise(_trace("incident", calls=[call], output="Wrote summary.md."), "incident").thin
+    read = ToolCall(index=0, name="Read", arguments={"file_path": "## Impact ## Timeline"}, effect="read")
+    assert written.exercise(_trace("incident", calls=[read], output="Done."), "incident").thin
+
+
+def test_a_script_run_with_another_python_launcher_is_the_same_command() -> None:
+    for line in (
+        "python3 /home/u/.claude/skills/pdf-forms/scripts/fill_form.py form.pdf answers.json",
+        "uv run scripts/fill_form.py form.pdf answers.json",
+        "poetry run python3.12 scripts/fill_form.py form.pdf",
+    ):
+        assert not PDF.exercise(_trace("pdf-forms", calls=[_bash(line)]), "pdf-forms").thin, line
+    # Reading the script is not running it.
+    assert PDF.exercise(_trace("pdf-forms", calls=[_bash("cat scripts/fill_form.py")]), "pdf-forms").thin

@@ -15,6 +15,8 @@ from typer.testing import CliRunner
 
 from ratchet.ci.comment import base_scores, comment_body
 from ratchet.cli import app
+from ratchet.config.gate import resolve_gate_config
+from ratchet.gate.check import check_edit
 from ratchet.gate.models import Verdict
 from ratchet.goldens.mutation import SCORE_FILE
 from ratchet.outputs.markdown import render_markdown
@@ -103,3 +105,21 @@ def test_ci_comment_reads_the_score_from_the_repository_at_the_verdicts_base(
     assert result.exit_code == 0, result.stderr
     assert f"- {GH}: goldens kill 21 of 24 mutants (88%)" in body
     assert git(demo_repo, "status", "--porcelain") == ""  # the repository is only read
+
+
+def test_a_malformed_score_says_the_line_the_verdict_notes(demo_repo: Path) -> None:
+    """The comment names a bad base score in the words the check's note uses; another skill's bad score is not
+    read at all, by either."""
+    other = commit(demo_repo, {f"goldens/{FX}/{SCORE_FILE}": '{"schema_version": 1}'}, "another skill's bad score")
+    assert base_scores(demo_repo, verdict(other, GH)) == {GH: None}
+    bad = commit(demo_repo, {f"goldens/{GH}/{SCORE_FILE}": '{"schema_version": 1}'}, "a bad score")
+    rel = f"skills/{GH}/SKILL.md"
+    commit(demo_repo, {rel: (demo_repo / rel).read_text(encoding="utf-8") + "\nAlways label the issue.\n"}, "edit")
+    checked = check_edit(demo_repo, base=bad, config=resolve_gate_config("level0_only"))
+    [note] = [u.detail for u in checked.unseen if u.kind == "mutation"]
+    assert note == f"goldens/{GH}/{SCORE_FILE}@{bad[:10]}: invalid mutation score: skill: Field required"
+    said = base_scores(demo_repo, verdict(bad, GH))
+    assert said == note
+    assert comment_body(verdict(bad, GH), mutation=said).endswith(
+        f"\n_Mutation score not read at the base: {note.replace('_', chr(92) + '_')}._\n"
+    )

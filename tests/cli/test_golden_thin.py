@@ -30,8 +30,8 @@ FX = (
 )
 TRIAGE = (
     "task github-triage-01 shows no sign of skill github-triage at work: no tool it names was called "
-    "(github_get_issue, github_add_label, github_comment, github_close_issue, github_assign); the output has 1 of "
-    "the 8 fields it prescribes (missing: repo, status, type, priority, component, assignee, duplicate_of)"
+    "(github_get_issue, github_add_label, github_comment, github_close_issue, github_assign); the output has none "
+    "of the fields it prescribes (repo, issue, status, type, priority, component, assignee, duplicate_of)"
 )
 REFUSED = "; re-record it with an agent that follows the skill, or bless it with --accept-thin"
 

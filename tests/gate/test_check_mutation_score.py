@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from ratchet.cli import app
 from ratchet.config.gate import resolve_gate_config
 from ratchet.gate.check import check_edit
-from ratchet.gate.models import Unseen
+from ratchet.gate.models import EvidenceChange, Unseen
 from ratchet.gate.policy import OnError
 from ratchet.goldens.mutation import SCORE_FILE, MutationScore
 from ratchet.setup.demo import EDITS
@@ -47,12 +47,14 @@ def edited(repo: Path, branch: str) -> str:
     return commit(repo, {rel: edit.apply((repo / rel).read_text(encoding="utf-8"))}, edit.message)
 
 
-def test_a_committed_score_is_no_golden_and_no_evidence(demo_repo: Path) -> None:
+def test_a_committed_score_is_no_golden_but_is_named_as_a_note(demo_repo: Path) -> None:
     before = head(demo_repo)
     scored = with_score(demo_repo, good_score(GH))
     verdict = check_edit(demo_repo, base=before, config=LEVEL0_ONLY, on_error=OnError.BLOCK)
     assert (verdict.decision, verdict.summary) == ("PASS", "no skill changed")
-    assert verdict.evidence_changed.changes == []
+    assert verdict.evidence_changed.changes == [
+        EvidenceChange(kind="mutation_score", change="added", task_id=SCORE_FILE, skill=GH)
+    ]
     # And with it at the base, a check still reads the base's goldens.
     edited(demo_repo, "edit/narrowed-description")
     after = check_edit(demo_repo, base=scored, config=LEVEL0_ONLY)
@@ -90,3 +92,74 @@ def test_a_score_that_kills_something_is_not_named(demo_repo: Path) -> None:
     edited(demo_repo, "edit/narrowed-description")
     verdict = check_edit(demo_repo, base=scored, config=LEVEL0_ONLY)
     assert [u for u in verdict.unseen if u.kind == "mutation"] == []
+
+
+MALFORMED = '{"schema_version": 1}'
+INVALID = "invalid mutation score: skill: Field required"
+
+
+def test_a_malformed_score_of_another_skill_at_the_base_stops_no_check(demo_repo: Path) -> None:
+    """Only the edited skills' score files are read: a bad one of another skill is not this check's business."""
+    base = commit(demo_repo, {f"goldens/{FX}/{SCORE_FILE}": MALFORMED}, "a malformed score")
+    edited(demo_repo, "edit/narrowed-description")
+    verdict = check_edit(demo_repo, base=base, config=LEVEL0_ONLY)
+    assert [u for u in verdict.unseen if u.kind == "mutation"] == []
+
+
+def test_a_malformed_score_of_the_edited_skill_at_the_base_is_a_note(demo_repo: Path) -> None:
+    where = f"goldens/{GH}/{SCORE_FILE}"
+    base = commit(demo_repo, {where: MALFORMED}, "a malformed score")
+    edited(demo_repo, "edit/narrowed-description")
+    verdict = check_edit(demo_repo, base=base, config=LEVEL0_ONLY)
+    assert [u for u in verdict.unseen if u.kind == "mutation"] == [
+        Unseen(kind="mutation", skill=GH, level="note", detail=f"{where}@{base[:10]}: {INVALID}")
+    ]
+
+
+def test_a_score_from_a_newer_ratchet_at_the_base_is_a_note(demo_repo: Path) -> None:
+    where = f"goldens/{GH}/{SCORE_FILE}"
+    base = commit(demo_repo, {where: '{"schema_version": 2}'}, "a newer score")
+    edited(demo_repo, "edit/narrowed-description")
+    notes = [u for u in check_edit(demo_repo, base=base, config=LEVEL0_ONLY).unseen if u.kind == "mutation"]
+    assert [(u.level, u.detail.split(": ")[:2]) for u in notes] == [
+        ("note", [f"{where}@{base[:10]}", "unsupported mutation score schema_version 2 (this Ratchet reads 1)"])
+    ]
+
+
+def test_a_score_file_changed_or_removed_is_named_as_a_note(demo_repo: Path) -> None:
+    before = with_score(demo_repo, blind_score(GH))
+    with_score(demo_repo, good_score(GH))
+    changed = check_edit(demo_repo, base=before, config=LEVEL0_ONLY, on_error=OnError.BLOCK)
+    assert changed.decision == "PASS"
+    assert changed.evidence_changed.changes == [
+        EvidenceChange(kind="mutation_score", change="changed", task_id=SCORE_FILE, skill=GH)
+    ]
+    scored = head(demo_repo)
+    git(demo_repo, "rm", "-q", f"goldens/{GH}/{SCORE_FILE}")
+    git(demo_repo, "commit", "-q", "-m", "drop the score")
+    removed = check_edit(demo_repo, base=scored, config=LEVEL0_ONLY, on_error=OnError.BLOCK)
+    assert removed.decision == "PASS"
+    assert removed.evidence_changed.changes == [
+        EvidenceChange(kind="mutation_score", change="removed", task_id=SCORE_FILE, skill=GH)
+    ]
+
+
+def test_a_malformed_score_added_at_the_head_is_named(demo_repo: Path) -> None:
+    before = head(demo_repo)
+    where = f"goldens/{GH}/{SCORE_FILE}"
+    after = commit(demo_repo, {where: MALFORMED}, "a malformed score")
+    verdict = check_edit(demo_repo, base=before, config=LEVEL0_ONLY, on_error=OnError.BLOCK)
+    assert verdict.decision == "PASS"
+    assert [u for u in verdict.unseen if u.kind == "mutation"] == [
+        Unseen(kind="mutation", skill=GH, level="note", detail=f"{where}@{after[:10]}: {INVALID}")
+    ]
+
+
+def test_a_score_only_change_is_not_a_silent_pass_in_the_table(demo_repo: Path) -> None:
+    before = head(demo_repo)
+    commit(demo_repo, {f"goldens/{GH}/{SCORE_FILE}": MALFORMED}, "a malformed score")
+    result = runner.invoke(app, ["check", "--repo", str(demo_repo), "--base", before, "--config", "level0_only"])
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.stdout.split())
+    assert "mutation scores added" in said
+    assert INVALID in said

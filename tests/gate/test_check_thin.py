@@ -9,6 +9,7 @@ blessed anyway with --accept-thin, each verdict that replays one is at least WAR
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -80,3 +81,26 @@ def test_a_verdict_that_replays_no_thin_golden_names_none(demo_repo: Path) -> No
     verdict = check_edit(demo_repo, base="main", head="edit/new-side-effect", config=LEVEL0_ONLY)
     assert verdict.decision == "BLOCK"
     assert [note for note in verdict.unseen if note.kind == "thin"] == []
+
+
+def test_thin_goldens_without_the_flag_are_named_at_check(demo_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Goldens blessed before the flag existed, or re-blessed with it stripped (a PR can edit golden JSON):
+    # the check decides thinness itself, from the base's goldens and skills; the flag only says who accepted it.
+    monkeypatch.setenv("RATCHET_UPSTREAM", "live")
+    with FakeOpenAI() as server:
+        _bless_live(demo_repo, server, "--accept-thin")
+        files: dict[str, str | None] = {}
+        for path in sorted((demo_repo / "goldens").glob("*/*.json")):
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if data.pop("thin", None) is not None:
+                files[path.relative_to(demo_repo).as_posix()] = json.dumps(data, indent=2, sort_keys=True) + "\n"
+        assert files
+        stripped = commit(demo_repo, files, "re-bless the goldens without the flag")
+        apply_edit(demo_repo, EDIT["edit/changed-argument"])
+        verdict = check_edit(demo_repo, base=stripped, head="edit/changed-argument", config=LEVEL0_ONLY)
+    assert {pair.outcome for pair in verdict.pairs} == {"same"}
+    assert verdict.decision == "WARN"
+    thin = [note for note in verdict.unseen if note.kind == "thin"]
+    assert [(note.skill, note.level) for note in thin] == [("github-triage", "warn")]
+    assert thin[0].detail.startswith("10 golden(s) of skill github-triage show no sign of the skill at work: ")
+    assert verdict.summary.startswith("10 golden(s) of skill github-triage show no sign of the skill at work")

@@ -14,7 +14,8 @@ the whole set (about 24 per skill) more than doubles the smoke's time on a cold 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from ratchet.bench.build.scratch_repo import scratch_repo
@@ -31,6 +32,7 @@ MUTANTS_PER_SKILL = 12
 """The smoke's per-skill limit: two mutants of each class, enough to rank skills, cheap enough to rerun."""
 CONFIG = "cascade"
 REPO_DIR = "mutate-repo"
+_UPSTREAM = "RATCHET_UPSTREAM"
 
 
 def mutate_command(limit: int | None, seed: int) -> str:
@@ -48,15 +50,30 @@ def measure_mutation(
     echo: Callable[[str], None] = lambda _line: None,
 ) -> MutationRun:
     """`ratchet mutate` over the shipped goldens of the project at `root`, on the simulator; the counts."""
-    os.environ["RATCHET_UPSTREAM"] = "sim"  # as the smoke: offline by definition, whatever the shell says
     area = (work or root / DEFAULT_WORK).resolve()
     home = area / "home"
-    project = scratch_repo(BenchPaths.at(root), area / REPO_DIR, home, with_goldens=True)
-    report = mutate_project(
-        project.root,
-        MutateOptions(seed=seed, limit=limit, config=CONFIG, concurrency=concurrency, home=home, echo=echo),
-    )
+    with _on_the_simulator():
+        project = scratch_repo(BenchPaths.at(root), area / REPO_DIR, home, with_goldens=True)
+        report = mutate_project(
+            project.root,
+            MutateOptions(seed=seed, limit=limit, config=CONFIG, concurrency=concurrency, home=home, echo=echo),
+        )
     return mutation_run(report, command=mutate_command(limit, seed), limit=limit)
+
+
+@contextmanager
+def _on_the_simulator() -> Iterator[None]:
+    """RATCHET_UPSTREAM=sim for the measurement only (offline by definition, whatever the shell says), as it was
+    afterwards: the checks read it where they load the project, and a later run in this process must not."""
+    was = os.environ.get(_UPSTREAM)
+    os.environ[_UPSTREAM] = "sim"
+    try:
+        yield
+    finally:
+        if was is None:
+            os.environ.pop(_UPSTREAM, None)
+        else:
+            os.environ[_UPSTREAM] = was
 
 
 def mutation_run(report: MutationReport, *, command: str, limit: int | None) -> MutationRun:

@@ -3,11 +3,13 @@ and the output sections and fields it prescribes.
 
 Read from the body as people write it (ratchet.diff.instructions, the behavioural diff's reader), not only
 from the simulator's backticked program: a tool is any name the world or the harness offers, found in prose
-or code (ratchet.diff.effects); a command is a shell line in a shell code block, or a code span shaped like
+or code (ratchet.diff.effects), unless only a prohibition names it ("never send anything with email_send");
+a command is a shell line in a shell code block, or a code span shaped like
 one (a known program, or arguments that are flags or paths); an output element is a heading, field or
 column of an output section (ratchet.diff.reading.output_name), a heading or `Key:` line of a template code
 block in one, or a list of sections or fields a sentence names ("these sections: Summary, Impact",
-"under **Features** and **Fixes**"). ratchet.bless.evidence checks a trace against it.
+"under **Features** and **Fixes**"). ratchet.gate.thin checks a trace against it. In the gate because the
+check decides thinness itself from the base's goldens and skills (docs/adr/0020-thin-goldens.md); bless uses it.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from dataclasses import dataclass, field
 
 from ratchet.diff.effects import ToolCatalog
 from ratchet.diff.instructions import Instruction, read_instructions
-from ratchet.diff.reading import output_name, split_code
+from ratchet.diff.reading import expand_contractions, output_name, split_code
 
 _RUNNERS = frozenset(
     {"python", "python3", "py", "node", "bash", "sh", "zsh", "ruby", "perl", "deno", "bun", "php", "Rscript", "npx"}
@@ -42,6 +44,10 @@ _SHELL_BUILTINS = frozenset(
     | {"if", "then", "else", "fi", "for", "do", "done", "while", "case", "esac", "alias", "eval", "exec"}
 )
 _WRAPPERS = frozenset({"sudo", "env", "time", "nohup", "exec"})
+_RUN_WRAPPERS = frozenset({"uv", "poetry", "pipx", "pdm", "hatch", "rye"})
+"""Programs whose `run` launches a script as a runner does: `uv run scripts/x.py` is `python scripts/x.py`."""
+_CLAUSES = re.compile(r"[,;:()]|\s(?:but|and then|then)\s")
+_PROHIBITION = re.compile(r"\b(?:never|do not|does not|must not|should not|shall not|may not|avoid|not to)\b")
 _PROMPT = re.compile(r"^\s*[$>]\s+")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_]\w*=")
 _PROGRAM = re.compile(r"(?:\.{0,2}/)?[A-Za-z][\w.+-]*(?:/[\w.+-]+)*")
@@ -63,10 +69,15 @@ _MAX_PLAIN_WORDS = 3  # an output item named by its plain text (no marker, no co
 
 @dataclass(frozen=True)
 class Command:
-    """A command a skill names: how a message shows it, and the words a call's arguments must hold."""
+    """A command a skill names: how a message shows it, and the words a call's arguments must hold.
+
+    `script`: the command runs a script (`python scripts/x.py`, `uv run scripts/x.py`), and `words` is its file
+    name: any runner of it is the same command (python, python3, python3.12, uv run, poetry run, pipx run).
+    """
 
     shown: str
     words: tuple[str, ...]
+    script: bool = False
 
 
 @dataclass(frozen=True)
@@ -89,7 +100,7 @@ def skill_asks(body: str, catalog: ToolCatalog, *, strips_comments: bool = True)
         for ins in read_instructions(body, strips_comments=strips_comments)
         if ins.kind not in ("field", "delimiter")
     ]
-    tools = _unique(name for ins in instructions for name in catalog.names_in(ins.text))
+    tools = _unique(name for ins in instructions for name in _tools_of(ins, catalog))
     commands: dict[tuple[str, ...], Command] = {}
     for ins in instructions:
         for command in _commands_of(ins, catalog):
@@ -99,6 +110,17 @@ def skill_asks(body: str, catalog: ToolCatalog, *, strips_comments: bool = True)
         for name in _outputs_of(ins):
             outputs.setdefault(name.lower(), name)
     return Asks(tools=_bare_once(tools), commands=list(commands.values()), outputs=list(outputs.values()))
+
+
+def _tools_of(ins: Instruction, catalog: ToolCatalog) -> list[str]:
+    """The tools `ins` names, but not in a clause that forbids them ("never send anything with email_send")."""
+    if ins.kind == "code":
+        return list(catalog.names_in(ins.text))
+    found: list[str] = []
+    for clause in _CLAUSES.split(ins.text):
+        if not _PROHIBITION.search(expand_contractions(clause.lower())):
+            found.extend(catalog.names_in(clause))
+    return found
 
 
 def _unique(names: object) -> list[str]:
@@ -168,11 +190,22 @@ def _command(tokens: list[str], *, shell: bool, catalog: ToolCatalog) -> Command
     ):
         return None  # a span that is a word or two of prose (`file path`, `stop`), not a command
     plain = [arg for arg in args if not arg.startswith("-")]
-    if plain and program in _RUNNERS and _PROGRAM.fullmatch(plain[0]):
-        return Command(shown=f"{first} {plain[0]}", words=(program, plain[0].rsplit("/", 1)[-1]))
+    shown = first
+    if len(plain) > 1 and program in _RUN_WRAPPERS and plain[0] == "run":
+        shown, program, plain = f"{first} run", plain[1].rsplit("/", 1)[-1], plain[1:]
+        if _runner(program) and len(plain) > 1:
+            shown, plain = f"{shown} {plain[0]}", plain[1:]
+        elif not _runner(program):
+            return Command(shown=f"{shown} {plain[0]}", words=(plain[0].rsplit("/", 1)[-1],), script=True)
+    if plain and _runner(program) and _PROGRAM.fullmatch(plain[0]):
+        return Command(shown=f"{shown} {plain[0]}", words=(plain[0].rsplit("/", 1)[-1],), script=True)
     if plain and program in _WITH_SUBCOMMANDS and _SUBCOMMAND.fullmatch(plain[0]):
         return Command(shown=f"{first} {plain[0]}", words=(program, plain[0]))
     return Command(shown=first, words=(program,))
+
+
+def _runner(program: str) -> bool:
+    return program in _RUNNERS or re.fullmatch(r"python\d+(?:\.\d+)?", program) is not None
 
 
 # -- output --------------------------------------------------------------------------------------
