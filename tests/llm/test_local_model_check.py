@@ -78,7 +78,10 @@ def test_live_check_against_a_real_model_then_fully_cached(tmp_path: Path, monke
     project = load_project(repo, home=home)
     recorded = record_tasks(project)
     assert recorded.errors == [], recorded.errors
-    bless(project)
+    # A 270M model often answers without calling clock_now: its golden is thin, and bless would refuse it.
+    # This test is about the live path's plumbing (calls, prices, cache), so it accepts the golden as thin;
+    # the check below then names it (at least WARN), which nothing here asserts against.
+    bless(project, accept_thin=True)
     commit(
         repo, {"goldens/clock-reader/time-01.json": (repo / "goldens/clock-reader/time-01.json").read_text()}, "bless"
     )
