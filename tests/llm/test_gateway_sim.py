@@ -60,17 +60,21 @@ def test_cache_mode_none_never_calls(sim_project: Project, store: Store) -> None
     assert len(fake.requests) == 1
 
 
-def test_a_changed_simulator_is_not_served_old_answers(
-    sim_project: Project, store: Store, monkeypatch: pytest.MonkeyPatch
-) -> None:
+class _ChangedSimulator(Simulator):
+    """The simulator after a change to its code: another version, so its cached answers are not the old ones."""
+
+    @property
+    def version(self) -> str:
+        return "a different simulator"
+
+
+def test_a_changed_simulator_is_not_served_old_answers(sim_project: Project, store: Store) -> None:
     fake = ScriptedModel("sim/nano", [answer("old simulator"), answer("new simulator")])
     first = (
         sim_gateway(sim_project, store, run_id="a", upstream_models={"nano": fake}).model("nano", "x").complete(req())
     )
-    monkeypatch.setattr(Simulator, "version", property(lambda self: "a different simulator"))
-    second = (
-        sim_gateway(sim_project, store, run_id="b", upstream_models={"nano": fake}).model("nano", "x").complete(req())
-    )
+    changed = sim_gateway(sim_project, store, run_id="b", upstream_models={"nano": fake}, simulator=_ChangedSimulator())
+    second = changed.model("nano", "x").complete(req())
     assert (first.message.content, second.message.content, second.cache_hit) == (
         "old simulator",
         "new simulator",
