@@ -82,7 +82,39 @@ def load_json_text(text: str, *, source: str, error: type[InputError]) -> Any:
         deep = _nested_deeper_than(data, MAX_JSON_DEPTH)
     if deep:
         raise error(f"refused: JSON nested more than {MAX_JSON_DEPTH} levels deep", path=source)
+    if _has_lone_surrogate(data):
+        raise error(LONE_SURROGATE, path=source)
     return data
+
+
+LONE_SURROGATE = "refused: a string holds a surrogate escape (\\ud800-\\udfff) that is not a character"
+"""A `\\ud800` escape parses to a str that no UTF-8 writer accepts: refused where it is read, not where it
+is next written (a golden, a verdict, the ledger)."""
+
+
+def is_unwritable(text: str) -> bool:
+    """Whether `text` holds a lone surrogate (it cannot be encoded as UTF-8)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _has_lone_surrogate(data: Any) -> bool:
+    """Whether any string or key in parsed JSON holds a lone surrogate (iterative; JSON has no cycles)."""
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            if is_unwritable(value):
+                return True
+        elif isinstance(value, dict):
+            stack.extend(value.keys())
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+    return False
 
 
 def read_utf8(path: Path, *, error: type[InputError]) -> str:

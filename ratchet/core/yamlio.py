@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from ratchet.core.errors import InputError
-from ratchet.core.jsonio import read_utf8
+from ratchet.core.jsonio import LONE_SURROGATE, is_unwritable, read_utf8
 
 MAX_YAML_BYTES = 2 * 1024 * 1024
 MAX_YAML_DEPTH = 100
@@ -263,7 +263,7 @@ def load_yaml_text_with_lines(
 def _load_text(text: str, *, source: str, error: type[InputError]) -> tuple[Any, yaml.Node | None]:
     _check_size(len(text.encode("utf-8", "surrogatepass")), source=source, error=error)
     try:
-        return _parse(text)
+        value, node = _parse(text)
     except YamlLimitError as exc:
         raise error(exc.message, path=source, line=exc.line) from None
     except yaml.YAMLError as exc:
@@ -271,6 +271,24 @@ def _load_text(text: str, *, source: str, error: type[InputError]) -> tuple[Any,
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         line = mark.line + 1 if mark is not None else None
         raise error(f"not valid YAML: {problem}", path=source, line=line) from None
+    _refuse_lone_surrogates(node, source=source, error=error)
+    return value, node
+
+
+def _refuse_lone_surrogates(node: yaml.Node | None, *, source: str, error: type[InputError]) -> None:
+    """One `error` at the line of the first scalar (a value, a key or a tag) holding a lone surrogate escape
+    (`"\\ud800"`); a shared (aliased) node is visited once."""
+    seen: set[int] = set()
+    stack = [node] if node is not None else []
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        text = current.value if isinstance(current, yaml.ScalarNode) else ""
+        if is_unwritable(text) or is_unwritable(current.tag or ""):
+            raise error(LONE_SURROGATE, path=source, line=current.start_mark.line + 1)
+        stack.extend(reversed(_children(current)))
 
 
 def load_yaml_file(path: Path, *, error: type[InputError] = InputError) -> Any:

@@ -3,7 +3,10 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-from ratchet.core.jsonio import atomic_write_text, canonical_dumps, digest
+import pytest
+
+from ratchet.core.errors import GoldenError
+from ratchet.core.jsonio import atomic_write_text, canonical_dumps, digest, load_json_text
 
 
 def test_canonical_json_is_key_order_free() -> None:
@@ -23,3 +26,15 @@ def test_atomic_write_leaves_no_temp_and_a_readable_file(tmp_path: Path) -> None
     atomic_write_text(target, "two")
     assert target.read_text() == "two" and stat.S_IMODE(target.stat().st_mode) == 0o600
     assert [p.name for p in target.parent.iterdir()] == ["x.json"]
+
+
+def test_a_lone_surrogate_escape_is_refused_where_json_is_read() -> None:
+    # json.loads accepts "\ud800" and hands back a str that no UTF-8 writer takes: a golden or verdict holding
+    # it would crash when it is next written, far from the file that carried it.
+    for text in ['{"a": "\\ud800"}', '["ok", "x\\udfffy"]', '{"\\udc00": 1}']:
+        with pytest.raises(GoldenError) as caught:
+            load_json_text(text, source="t.json", error=GoldenError)
+        assert str(caught.value) == (
+            "t.json: refused: a string holds a surrogate escape (\\ud800-\\udfff) that is not a character"
+        )
+    assert load_json_text('"\\ud83d\\ude00"', source="t.json", error=GoldenError) == "\U0001f600"  # a pair is text

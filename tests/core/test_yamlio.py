@@ -38,3 +38,20 @@ def test_the_callers_error_type_is_kept() -> None:
 
 def test_an_integer_at_the_limit_still_loads() -> None:
     assert load_yaml_text("a: " + "1" * LIMIT, source="x.yaml") == {"a": int("1" * LIMIT)}
+
+
+def test_a_lone_surrogate_escape_is_refused_at_its_line() -> None:
+    message = "refused: a string holds a surrogate escape (\\ud800-\\udfff) that is not a character"
+    for text, line in [
+        ('a: 1\nb: "\\ud800"\n', 2),
+        ('a:\n  - ok\n  - "x\\udfffy"\n', 3),
+        ('"\\udc00": 1\n', 1),
+        ('a: &x ["\\ud800"]\nb: *x\n', 1),
+    ]:
+        with pytest.raises(ConfigError) as caught:
+            load_yaml_text(text, source="ratchet.yaml", error=ConfigError)
+        assert (caught.value.message, caught.value.line) == (message, line)
+    # PyYAML reads a pair of escapes as two surrogates (not one character, as JSON does): refused too.
+    with pytest.raises(ConfigError):
+        load_yaml_text('a: "\\ud83d\\ude00"\n', source="ratchet.yaml", error=ConfigError)
+    assert load_yaml_text('a: "\\U0001F600"\n', source="ratchet.yaml") == {"a": "\U0001f600"}

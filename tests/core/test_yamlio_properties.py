@@ -72,6 +72,24 @@ def test_any_text_is_a_value_or_one_line_of_the_callers_error(text: str) -> None
         assert answer.line is None or 1 <= answer.line <= len(text.splitlines()) + 1
 
 
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for pair in value.items() for part in pair for text in _strings(part)]
+    if isinstance(value, (list, set)):
+        return [text for part in value for text in _strings(part)]
+    return []
+
+
+@given(ANY_TEXT)
+@example('a: "\\ud800"\n')
+def test_a_value_can_be_written_as_utf8(text: str) -> None:
+    kind, answer = _outcome(text)
+    if kind == "value" and "*" not in text:  # (an alias may make the value cyclic; the walk above does not end)
+        assert all(part.encode("utf-8") for part in _strings(answer) if part)
+
+
 @given(ANY_TEXT)
 def test_a_value_is_what_safe_load_reads(text: str) -> None:
     kind, answer = _outcome(text)
