@@ -8,6 +8,9 @@ ratchet.yaml sits under it: load_project applies RATCHET_UPSTREAM and RATCHET_CL
 from __future__ import annotations
 
 import datetime as dt
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
@@ -95,3 +98,20 @@ def read_env() -> RatchetEnv:
 def debug_enabled() -> bool:
     """RATCHET_DEBUG: let RatchetErrors keep their traceback."""
     return _DebugEnv().debug
+
+
+@contextmanager
+def on_the_simulator() -> Iterator[None]:
+    """RATCHET_UPSTREAM=sim inside the block (the demo, the smoke and the bench's mutation measurement are offline
+    by definition, whatever the shell says), and as it was afterwards: a later run in the same process (a test
+    session, an API caller) must not find itself silently on the simulator."""
+    name = f"{ENV_PREFIX}UPSTREAM"
+    was = os.environ.get(name)
+    os.environ[name] = "sim"
+    try:
+        yield
+    finally:
+        if was is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = was

@@ -12,7 +12,6 @@ and the edits replayed through that real binary.
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -22,6 +21,7 @@ from pathlib import Path
 import git
 
 from ratchet.bless.record import bless, record_tasks
+from ratchet.config.env import on_the_simulator
 from ratchet.config.gate import resolve_gate_config
 from ratchet.config.harness import HarnessName, HarnessSettings
 from ratchet.config.project import load_project
@@ -207,7 +207,17 @@ def run_demo(
 ) -> DemoResult:
     """Build the demo repository and gate the edits (through `harness` when given: the real
     Claude Code or Codex binary, over the simulator); report/show print as it goes."""
-    os.environ["RATCHET_UPSTREAM"] = "sim"  # the demo is always offline, whatever the shell says
+    with on_the_simulator():  # the demo is always offline, whatever the shell says
+        return _run_demo(target, report=report, show=show, harness=harness)
+
+
+def _run_demo(
+    target: Path | None,
+    *,
+    report: Callable[[str], None],
+    show: Callable[[Verdict], None],
+    harness: HarnessName | None,
+) -> DemoResult:
     if harness is not None and harness != "minimal":
         resolve_binary(HarnessSettings(name=harness))  # a missing binary: one line naming the npm command, first
     with _demo_dir(target) as root:

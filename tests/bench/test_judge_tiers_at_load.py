@@ -6,6 +6,7 @@ Either is the check's one-line exit-2 error naming the config file, before anyth
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -47,9 +48,14 @@ def test_bench_run_refuses_a_config_whose_judge_tier_cannot_judge(mini: Path, ti
     assert not out.exists()
 
 
-def test_bench_smoke_checks_every_config_before_building_or_running_any(mini: Path) -> None:
+def test_bench_smoke_checks_every_config_before_building_or_running_any(
+    mini: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = _mine(mini, "agent")
+    monkeypatch.setenv("RATCHET_UPSTREAM", "live")
     with pytest.raises(ConfigError) as info:
         run_smoke(mini, configs=("cascade", "mine"))
     assert info.value.one_line() == f"{path}: {AGENT}"
     assert not (mini / SMOKE_DIR).exists(), "nothing built or run before the bad config was found"
+    # The smoke runs on the simulator, and leaves the process as it found it (a later run here is not silently sim).
+    assert os.environ["RATCHET_UPSTREAM"] == "live"

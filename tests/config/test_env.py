@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from ratchet.cli import app
-from ratchet.config.env import DEFAULT_CAP_USD, debug_enabled, read_env
+from ratchet.config.env import DEFAULT_CAP_USD, debug_enabled, on_the_simulator, read_env
 from ratchet.config.project import DEFAULT_CLOCK, default_home, load_project
 from ratchet.core.errors import ConfigError
 from ratchet.llm.budget import cap_from_env
@@ -156,3 +157,14 @@ def test_debug_keeps_the_traceback(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("RATCHET_DEBUG", "1")
     result = CliRunner().invoke(app, ["check", "--repo", str(repo), "--base", "main", "--level0-only"])
     assert isinstance(result.exception, ConfigError)
+
+
+def test_on_the_simulator_is_sim_inside_and_as_it_was_after(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RATCHET_UPSTREAM", "live")
+    with on_the_simulator():
+        assert read_env().upstream == "sim"
+    assert os.environ["RATCHET_UPSTREAM"] == "live"
+    monkeypatch.delenv("RATCHET_UPSTREAM")
+    with pytest.raises(RuntimeError), on_the_simulator():
+        raise RuntimeError("a failed demo")
+    assert "RATCHET_UPSTREAM" not in os.environ

@@ -13,9 +13,7 @@ the whole set (about 24 per skill) more than doubles the smoke's time on a cold 
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 
 from ratchet.bench.build.scratch_repo import scratch_repo
@@ -24,6 +22,7 @@ from ratchet.bench.data.digest import dataset_digest
 from ratchet.bench.data.mutation import KilledChecked, MutationRun, MutationSkill
 from ratchet.bench.data.results import RESULTS_FILE, SUMMARY_FILE, BenchResults, read_results, write_results
 from ratchet.bench.data.summary import read_summary, write_summary
+from ratchet.config.env import on_the_simulator
 from ratchet.core.errors import InputError
 from ratchet.mutate.models import MutationReport
 from ratchet.mutate.run import MutateOptions, mutate_project
@@ -32,7 +31,6 @@ MUTANTS_PER_SKILL = 12
 """The smoke's per-skill limit: two mutants of each class, enough to rank skills, cheap enough to rerun."""
 CONFIG = "cascade"
 REPO_DIR = "mutate-repo"
-_UPSTREAM = "RATCHET_UPSTREAM"
 
 
 def mutate_command(limit: int | None, seed: int) -> str:
@@ -52,28 +50,13 @@ def measure_mutation(
     """`ratchet mutate` over the shipped goldens of the project at `root`, on the simulator; the counts."""
     area = (work or root / DEFAULT_WORK).resolve()
     home = area / "home"
-    with _on_the_simulator():
+    with on_the_simulator():
         project = scratch_repo(BenchPaths.at(root), area / REPO_DIR, home, with_goldens=True)
         report = mutate_project(
             project.root,
             MutateOptions(seed=seed, limit=limit, config=CONFIG, concurrency=concurrency, home=home, echo=echo),
         )
     return mutation_run(report, command=mutate_command(limit, seed), limit=limit)
-
-
-@contextmanager
-def _on_the_simulator() -> Iterator[None]:
-    """RATCHET_UPSTREAM=sim for the measurement only (offline by definition, whatever the shell says), as it was
-    afterwards: the checks read it where they load the project, and a later run in this process must not."""
-    was = os.environ.get(_UPSTREAM)
-    os.environ[_UPSTREAM] = "sim"
-    try:
-        yield
-    finally:
-        if was is None:
-            os.environ.pop(_UPSTREAM, None)
-        else:
-            os.environ[_UPSTREAM] = was
 
 
 def mutation_run(report: MutationReport, *, command: str, limit: int | None) -> MutationRun:

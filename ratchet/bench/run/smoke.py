@@ -7,7 +7,6 @@ bench/results/smoke-sim/, which it empties first so the directory is one coheren
 
 from __future__ import annotations
 
-import os
 import shutil
 import time
 from collections.abc import Callable
@@ -18,6 +17,7 @@ from ratchet.bench.data.results import FIGURE_FILE, REPLAYS_DIR, REPORT_FILE, RE
 from ratchet.bench.report.report import write_report
 from ratchet.bench.run.mutation import MUTANTS_PER_SKILL, measure_mutation, store_mutation
 from ratchet.bench.run.run import SMOKE_DIR, RunOptions, check_bench_tiers, run_config
+from ratchet.config.env import on_the_simulator
 from ratchet.config.gate import gate_config_path, load_gate_config
 from ratchet.config.project import load_project
 
@@ -48,8 +48,21 @@ def run_smoke(
     configs: tuple[str, ...] = SMOKE_ORDER,
     echo: Callable[[str], None] = lambda _line: None,
 ) -> SmokeResult:
-    """Build (unless `build` is False), then run `configs` in order into bench/results/smoke-sim/."""
-    os.environ["RATCHET_UPSTREAM"] = "sim"  # smoke is offline by definition, whatever the shell says
+    """Build (unless `build` is False), then run `configs` in order into bench/results/smoke-sim/, on the simulator
+    whatever the shell says (smoke is offline by definition)."""
+    with on_the_simulator():
+        return _run_smoke(root, work=work, limit=limit, build=build, configs=configs, echo=echo)
+
+
+def _run_smoke(
+    root: Path,
+    *,
+    work: Path | None,
+    limit: int | None,
+    build: bool,
+    configs: tuple[str, ...],
+    echo: Callable[[str], None],
+) -> SmokeResult:
     # Every config is loaded and its tiers checked first: a bad one is exit 2 before the build, not after the runs before it.
     tiers = load_project(root, home=work).config.tiers
     paths = {name: gate_config_path(name, project_root=root) for name in configs}
