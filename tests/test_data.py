@@ -14,7 +14,7 @@ from ratchet.skills.sets import load_skills
 
 def test_every_packaged_config_and_prompt_is_a_file() -> None:
     assert all(packaged_config(name).is_file() for name in packaged_config_names())
-    assert load_judge_prompt(packaged_prompt("judge.md")).version == "judge-v3"
+    assert load_judge_prompt(packaged_prompt("judge.md")).version == "judge-v4"
     assert "{{skill_name}}" in packaged_prompt("inject_regression.md").read_text(encoding="utf-8")
 
 

@@ -12,7 +12,8 @@ The system prompt is prompt.system_prompt with no skill, then a blank line and t
     </available_skills>
 
 one line per model-invocable skill (frontmatter `disable-model-invocation` not true), sorted by
-name. A description is one line, so it cannot close the list nor form a `<skill name=...>` block,
+name. The catalog is last, after the fixed preamble and date: a description edit changes only the tail
+(ADR 0022). A description is one line, so it cannot close the list nor form a `<skill name=...>` block,
 which needs line breaks. load_skill answers with the skill's block exactly as the lexical path puts
 it in the system prompt (cut from prompt.system_prompt, so its escaping applies), or a tool error.
 """
@@ -42,10 +43,10 @@ _BLOCK_OPEN = '<skill name="'
 
 
 def model_invocable(skills: Mapping[str, Skill]) -> dict[str, Skill]:
-    """The skills a model may load, by name in name order (a `disable-model-invocation: true` skill is left out)."""
-    shown = [
-        s for s in skills.values() if str(s.frontmatter.get("disable-model-invocation", "")).strip().lower() != "true"
-    ]
+    """The skills a model may load, by name in name order: a skill only an explicit mention runs (Skill.model_invocable:
+    `disable-model-invocation: true`, or Codex's `policy.allow_implicit_invocation: false`) is left out, as the
+    trigger matcher leaves it out."""
+    shown = [s for s in skills.values() if s.model_invocable]
     return {s.name: s for s in sorted(shown, key=lambda s: s.name)}
 
 

@@ -1,5 +1,9 @@
 """The system prompt the MinimalRunner sends: preamble, frozen date, and the fired skill's body.
 
+In that order, fixed first: the preamble and the date (a project setting) are the same for every task
+and edit, the body is what an edit changes, so a prompt cache keeps the prefix before it (ADR 0022).
+The text tool protocol puts the tools before all of it (ratchet.llm.textproto).
+
 The body goes in with Markdown comments removed, trailing spaces stripped and runs of blank
 lines collapsed. Those are invisible in rendered Markdown, and dropping them keeps the prompt,
 its cache key and the replay identical under whitespace- and comment-only (N0) edits.

@@ -23,9 +23,12 @@ from ratchet.goldens.noise import noise_path, write_noise_record
 from ratchet.goldens.tasks import load_tasks
 from ratchet.goldens.trace import load_golden_files
 from ratchet.llm.gateway import Gateway
+from ratchet.llm.preflight import preflight_config
 from ratchet.sim.models import SIMULATOR
 from ratchet.skills.sets import load_skills
 from ratchet.store.db import open_store
+
+NOISE_TIERS = ("agent",)  # a noise measurement replays goldens under the agent; no judge is asked
 
 
 class NoiseResult(BaseModel):
@@ -38,6 +41,12 @@ class NoiseResult(BaseModel):
     )
     timed_out: int = Field(default=0, description="How many of `failed` failed at a harness timeout.")
     cost_usd: float = 0.0
+
+
+def preflight_noise(project: Project) -> None:
+    """What record_noise checks before its first replay, for a caller with work of its own to do first
+    (`ratchet bless --repeats` checks it before it blesses anything)."""
+    preflight_config(project.config, NOISE_TIERS)
 
 
 def record_noise(project: Project, task_ids: Sequence[str] = (), *, repeats: int) -> NoiseResult:
@@ -59,7 +68,7 @@ def record_noise(project: Project, task_ids: Sequence[str] = (), *, repeats: int
     ):
         agent = gateway.model("agent", "bless")
         # Before the first replay: a missing key or an upstream that does not answer is one line, not one per repeat.
-        gateway.preflight(["agent"])
+        gateway.preflight(NOISE_TIERS)
         run = measure_noise(
             project,
             tasks=tasks,

@@ -22,6 +22,8 @@ from ratchet.cli import judges as judges_cli
 from ratchet.cli import merge as merge_cli
 from ratchet.cli import mutate as mutate_cli
 from ratchet.cli import store as store_cli
+from ratchet.cli import triggers as triggers_cli
+from ratchet.cli import watch as watch_cli
 from ratchet.config.env import debug_enabled
 from ratchet.core.errors import RatchetError
 
@@ -86,6 +88,8 @@ proxy.register(app)
 mcp.register(app)
 bench.register(app)
 mutate_cli.register(app)
+watch_cli.register(app)
+triggers_cli.register(app)
 store_cli.register(app)
 judges_cli.register(app)
 docs_cli.register(app)

@@ -186,6 +186,14 @@ def register(app: typer.Typer) -> None:
         shard_file: Path | None = typer.Option(
             None, "--shard-file", help="Where --shard writes what ratchet merge reads."
         ),
+        agent_model: str | None = typer.Option(
+            None,
+            "--agent-model",
+            metavar="MODEL",
+            help="Gate a change of the agent's model without editing ratchet.yaml: every golden is replayed under "
+            "MODEL (the base's agent tier otherwise), judged by the base's gate, and the verdict says per skill what "
+            "regressed. A change of the agent in ratchet.yaml between the base and the head is gated the same way.",
+        ),
     ) -> None:
         """Replay the goldens an edit can affect and answer PASS / WARN / BLOCK.
 
@@ -219,6 +227,7 @@ def register(app: typer.Typer) -> None:
                 ledger_hits=ledger_hits,
                 shard=job,
                 concurrency=concurrency,
+                agent_model=agent_model,
             ),
             on_error,
         )

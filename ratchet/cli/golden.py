@@ -43,8 +43,10 @@ def register(app: typer.Typer) -> None:
         """
         from ratchet.bless.evidence import AT_RECORD
         from ratchet.bless.record import plan_record, record_tasks
+        from ratchet.llm.preflight import preflight_config
 
         project = load_project(project_dir, home=work).with_harness(harness.harness_name if harness else None)
+        preflight_config(project.config, ["agent"])  # a dead upstream is one line, before the routing table
         plan = plan_record(project, task_ids or [])
         by_model = project.config.routes_by_model
         if not by_model:  # under routing: model the table comes after the runs, from what the model loaded
@@ -107,6 +109,10 @@ def register(app: typer.Typer) -> None:
         from ratchet.goldens.trace import read_trace
 
         project = load_project(project_dir, home=work)
+        if repeats:  # the noise measurement's upstream is checked before anything is blessed
+            from ratchet.bless.noise import preflight_noise
+
+            preflight_noise(project)
         result = bless_pending(project, task_ids or [], accept_thin=accept_thin)
         typer.echo(f"blessed {len(result.blessed)} golden(s) into {project.path('goldens')}")
         for line in score_lines(project.path("goldens"), result.blessed):  # what these goldens would catch

@@ -66,6 +66,12 @@ def register(app: typer.Typer) -> None:
         except BaseException:
             store.close()
             raise
+        try:
+            capture.preflight()
+        except BaseException:
+            capture.close()
+            store.close()
+            raise
         typer.echo(f"ratchet proxy ({project.config.upstream} upstream), run {run}")
         typer.echo(f"  OPENAI_BASE_URL=http://127.0.0.1:{port}/v1")
         typer.echo(f"  OPENAI_API_KEY={capture.token}   (this run's proxy token, not a provider key)")

@@ -110,7 +110,7 @@ def validate_command(
         problems = sorted([*problems, *report.problems], key=Problem.sort_key)
         notes = report.notes()
     if has_config:
-        problems = sorted([*problems, *gate_config_problems(cwd)], key=Problem.sort_key)
+        problems = sorted([*problems, *gate_config_problems(cwd), *trigger_problems(cwd)], key=Problem.sort_key)
     for problem in problems:
         typer.echo(problem.render())
     if not skills:
@@ -164,6 +164,31 @@ def gate_config_problems(root: Path) -> list[Problem]:
                 Problem(path=exc.path or shown.as_posix(), line=exc.line, severity="error", message=exc.message)
             )
     return problems
+
+
+def trigger_problems(root: Path) -> list[Problem]:
+    """The first fault of the project's triggers.yaml (beside tasks.yaml), if it has one, as an error.
+
+    A set naming a skill the project's skills folder does not hold is one too: its queries could never fire it.
+    """
+    from ratchet.core.errors import TaskFileError
+    from ratchet.goldens.triggers import load_triggers, triggers_path
+
+    project = load_project(root)
+    path = triggers_path(project.path("tasks"))
+    if not path.exists():
+        return []
+    skills_dir = project.path("skills")
+    known: set[str] = set()
+    if skills_dir.is_dir() and not _holds_nothing(skills_dir):
+        known = {skill.name for skill, _found in read_paths([skills_dir]) if skill is not None}
+        known |= {folder.name for folder in skill_folders(skills_dir)}
+    shown = _shown(path, root.resolve()).as_posix()
+    try:
+        load_triggers(path, known_skills=known, shown=shown)
+    except TaskFileError as exc:
+        return [Problem(path=shown, line=exc.line, severity="error", message=exc.message)]
+    return []
 
 
 def register(app: typer.Typer) -> None:

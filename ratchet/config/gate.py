@@ -65,6 +65,26 @@ class DriftConfig(BaseModel):
     search: Literal["fixtures", "tavily"] = Field(default="fixtures", description="tavily only with --live-tavily.")
 
 
+class TriggersConfig(BaseModel):
+    """The check's trigger step (ratchet.gate.triggers, docs/adr/0025): how often each query runs, and the test."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    repeats: int = Field(
+        default=5,
+        ge=0,
+        le=50,
+        description="Runs of each affected trigger query at base and at head when an edit changes what the "
+        "catalog shows; 0: no trigger query runs.",
+    )
+    alpha: float = Field(
+        default=0.05,
+        gt=0.0,
+        lt=1.0,
+        description="Significance of the one-sided exact test per query, Holm-corrected over the queries run.",
+    )
+
+
 class GateConfig(BaseModel):
     """Everything that decides how a differing pair is judged."""
 
@@ -110,6 +130,7 @@ class GateConfig(BaseModel):
         description="Significance of the exact test a repeated pair must pass to BLOCK (Fisher, one-sided, "
         "against the golden's own flip rate).",
     )
+    triggers: TriggersConfig = Field(default_factory=TriggersConfig)
     sim_noise: float = Field(
         default=0.0,
         ge=0.0,

@@ -93,6 +93,12 @@ class ChatResponse(BaseModel):
     cache_hit: bool = False
     simulated: bool = False
     request_digest: str = ""
+    free_text: str | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="Why the request's response_format could not be asked for (ratchet.llm.live), so the answer "
+        "is free text; absent when it was asked, or none was requested.",
+    )
 
 
 class ChatModel(Protocol):

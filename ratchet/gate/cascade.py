@@ -26,7 +26,7 @@ from ratchet.diff.models import SkillDiff
 from ratchet.gate.context import CheckContext
 from ratchet.gate.judge_prompt import (
     JudgePrompt,
-    build_judge_request,
+    build_judge_call,
     judge_sections,
     load_judge_prompt,
 )
@@ -59,7 +59,7 @@ def ask_judge(
     problem = ""
     try:
         for attempt in range(1, MAX_ATTEMPTS + 1):
-            request = build_judge_request(
+            request, nonce = build_judge_call(
                 prompt,
                 sections,
                 pair_id=pair_id,
@@ -79,7 +79,11 @@ def ask_judge(
             usage = usage + response.usage
             opinion.cache_hit = response.cache_hit
             try:
-                answer = parse_answer(response.message.content)
+                if response.finish_reason == "length":
+                    # Cut off: a complete object in it may be a quote, not the judge's last word.
+                    raise ValueError("the answer was cut off at the token limit")
+                # Only the judge's own answer, never a verdict it quotes from the fenced data.
+                answer = parse_answer(response.message.content, nonce=nonce)
             except ValueError as exc:
                 problem = str(exc)
                 continue

@@ -16,6 +16,10 @@ the harness the replays run through: an edit that changes nothing the model read
 replay and no model call, and after the replays the base's `static:` policy acts on what no replay
 exercised (ratchet.gate.static).
 
+A change of the agent between base and head in ratchet.yaml, or declared with `agent_model`, is an edit too
+(ratchet.gate.agent_change, docs/adr/0023): every golden (a seeded sample under the budget) is replayed under
+the head's agent and judged by the base's gate, even when no skill changed.
+
 `check_edit` reads as the steps of a check: read the edit from git, export the base and read the gate
 from it, name what cannot be checked, decide without a replay when nothing the model reads changed, else
 export the head, build the check's context once (ratchet.gate.context) and evaluate.
@@ -24,7 +28,7 @@ export the head, build the check's context once (ratchet.gate.context) and evalu
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from contextlib import ExitStack, closing
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,9 +36,17 @@ from typing import TYPE_CHECKING, TypedDict, Unpack
 
 from ratchet.config.gate import GateConfig
 from ratchet.config.harness import HarnessName
-from ratchet.config.project import Project
+from ratchet.config.project import CONFIG_FILE, Project
+from ratchet.core.chat import ChatModel
 from ratchet.core.clock import Clock, elapsed_ms, wall_clock
 from ratchet.diff.models import EditDiff
+from ratchet.gate.agent_change import (
+    AgentChange,
+    agent_verdict,
+    plan_for,
+    read_agent_change,
+    refuse_sharded_agent_change,
+)
 from ratchet.gate.base_state import blessed_state, goldens_count, unread_at_head
 from ratchet.gate.context import CheckContext
 from ratchet.gate.decide import no_change
@@ -57,7 +69,9 @@ from ratchet.gate.revisions import (
 )
 from ratchet.gate.shard import ShardJob, Unchecked, shard_of, shard_of_no_change
 from ratchet.gate.static import cosmetic_verdict, proved_cosmetic, with_static
+from ratchet.gate.triggers import trigger_check, with_trigger_check
 from ratchet.goldens.noise import NoiseRecord
+from ratchet.goldens.tasks import Task
 from ratchet.llm.cache import CacheMode
 from ratchet.llm.gateway import Gateway
 from ratchet.repo.git import INDEX, open_repo, repo_root, resolve_rev, resolve_revs
@@ -66,6 +80,7 @@ from ratchet.repo.trees import blobs_read_once
 from ratchet.sim.models import SIMULATOR
 from ratchet.skills.sets import load_skills
 from ratchet.store.db import open_store
+from ratchet.triggers.verdict import TriggerCheck
 
 if TYPE_CHECKING:
     from ratchet.core.pool import WorkPool
@@ -94,6 +109,10 @@ class CheckOptions(TypedDict, total=False):
     """Replay only this shard's pairs (ratchet.gate.shard) [all of them]."""
     concurrency: int
     """Pairs run on this many threads (ratchet.core.pool; same pairs, same order, same verdict) [1]."""
+    agent_model: str | None
+    """Declares a change of the agent's model (`--agent-model`): every golden replayed under it [none]."""
+    upstream_models: Mapping[str, ChatModel]
+    """Tier -> the model that answers for it instead of the configured upstream (tests; never probed) [none]."""
 
 
 @dataclass(frozen=True)
@@ -109,6 +128,8 @@ class _Options:
     ledger_hits: bool = False
     shard: ShardJob | None = None
     concurrency: int = 1
+    agent_model: str | None = None
+    upstream_models: Mapping[str, ChatModel] | None = None
 
     def __post_init__(self) -> None:
         OnError(self.on_error)  # an unknown policy is refused (ValueError) before any export or replay
@@ -131,14 +152,11 @@ def check_edit(
 ) -> Verdict:
     """Gate the edit between `base` and `head` (a revision) or the index (`staged`).
 
-    `config` is a gate config, or its name (the base's configs/<name>.yaml, else the packaged
-    one) or a .yaml path (one inside the repository is read at the base; one outside as given). Differing pairs
-    go through drift and the judge tiers of the config; a config with no tiers is Level 0 only, and a pair that
-    needs judging is `unsure` (WARN). `options` (CheckOptions): `on_error`, `cache_mode`, `budget_usd`,
-    `live_tavily`, `clock`, `harness` (replaces the base's `harness:` name), `ledger_hits`, `shard` and
-    `concurrency`. With `shard`, only that shard's pairs are replayed (ratchet.gate.shard): the answer is the
-    shard's partial verdict, and `shard.result` what its shard file holds. `concurrency` > 1 runs the pairs on
-    that many threads (ratchet.core.pool; same pairs, same order, same verdict).
+    `config` is a gate config, or its name (the base's configs/<name>.yaml, else the packaged one) or a .yaml path
+    (one inside the repository is read at the base; one outside as given). Differing pairs go through drift and the
+    judge tiers of the config; with no tiers a pair that needs judging is `unsure` (WARN). `options`: CheckOptions.
+    With `shard`, only that shard's pairs are replayed (ratchet.gate.shard): the answer is the shard's partial
+    verdict, and `shard.result` what its shard file holds.
     """
     opts = _Options(**options)
     started = opts.clock()
@@ -151,8 +169,12 @@ def check_edit(
         stack.enter_context(blobs_read_once(repo, [base_sha, head_rev]))
         edit = read_edit(repo, root, base_sha, head_rev, staged=staged, home=home, harness=opts.harness)
         at_base = export_base(stack, edit, config, exported)
+        agent = read_agent_change(edit, agent_model=opts.agent_model, harness=opts.harness)
         unchecked = unchecked_of(edit, at_base)
-        if not edit.changed:
+        if agent is not None and not agent.settings_too:
+            # Only the agent changed in ratchet.yaml: the replays under it check that, no settings note needed.
+            unchecked.settings_changed = [path for path in unchecked.settings_changed if path != CONFIG_FILE]
+        if not edit.changed and agent is None:
             verdict = no_change(
                 base=edit.base,
                 head=edit.head,
@@ -165,10 +187,11 @@ def check_edit(
             return _decided_without_replay(verdict, edit, at_base, unchecked, opts.shard)
         refuse_links_leaving(edit)
         edit_diff = behavioural_diff(edit)
-        if proved_cosmetic(edit_diff.skills):
+        if agent is None and proved_cosmetic(edit_diff.skills):
             # Nothing the model reads changed: no replay, no model call (no preflight either), $0.
             verdict = _cosmetic(edit, at_base, edit_diff, opts, started)
             return _decided_without_replay(verdict, edit, at_base, unchecked, opts.shard)
+        refuse_sharded_agent_change(agent, opts.shard)
         head_tree = stack.enter_context(
             scratch_checkout(repo, edit.head, edit.project.home, skip=unread_at_head(edit.paths))
         )
@@ -176,7 +199,13 @@ def check_edit(
         tasks, goldens, noise = (
             blessed_state(at_base.tree, edit.project, at_base.golden_bytes) if edit.blessed else ([], {}, {})
         )
-        run, replays = _context(stack, edit, at_base, edit_diff, head_tree, noise, opts, started)
+        run, replays = _context(stack, edit, at_base, edit_diff, _Head(head_tree, agent), noise, opts, started)
+        plan = (
+            plan_for(agent, tasks, goldens, replays.base_skills, opts.budget_usd, edited=edit.changed)
+            if agent is not None
+            else None
+        )
+        triggers = _triggers(edit, at_base, replays, tasks, opts)
         evaluation = evaluate_edit(
             run,
             replays,
@@ -184,9 +213,13 @@ def check_edit(
             tasks=tasks,
             goldens=goldens,
             changed_files=files_by_skill(edit.changes, edit.paths.skills, edit.folders),
+            selection=plan.selected if plan is not None else None,
         )
-        evaluation = _with_mutation_notes(evaluation, edit, at_base)
-        return _answer(evaluation, edit, run, exported, unchecked, job=opts.shard, goldens_total=len(goldens))
+        evaluation = _with_mutation_notes(with_trigger_check(evaluation, triggers), edit, at_base)
+        verdict = _answer(evaluation, edit, run, exported, unchecked, job=opts.shard, goldens_total=len(goldens))
+        if agent is None or plan is None:
+            return verdict
+        return agent_verdict(verdict, agent, plan, simulated=edit.simulated, confidence=run.config.block_confidence)
 
 
 # -- decided without a replay ----------------------------------------------------------------------------
@@ -219,18 +252,30 @@ def _decided_without_replay(
 # -- replayed: the check's context, evaluate, and the answer -------------------------------------------------
 
 
+@dataclass(frozen=True)
+class _Head:
+    """The head as the replays see it: its export, and the agent they run under when the edit changes it."""
+
+    tree: Path
+    agent: AgentChange | None
+
+
 def _context(
     stack: ExitStack,
     edit: RepoEdit,
     at_base: BaseExport,
     edit_diff: EditDiff,
-    head_tree: Path,
+    head: _Head,
     noise: Mapping[str, NoiseRecord],
     opts: _Options,
     started: float,
 ) -> tuple[CheckContext, Replayer]:
-    """The check's context, built once (ratchet.gate.context), and the replays' source over the head's export."""
-    project, gate = edit.project, at_base.gate
+    """The check's context, built once (ratchet.gate.context), and the replays' source over the head's export.
+
+    With a change of the agent, the gateway and the replays run with the base's project carrying the head's
+    agent (ratchet.gate.agent_change): preflight covers the head's agent tier, the judges stay the base's."""
+    head_tree = head.tree
+    project, gate = (head.agent.project if head.agent is not None else edit.project), at_base.gate
     gateway = _gateway(stack, project, opts)
     # Before any replay: an unknown tier, a missing key or an upstream that does not answer stops here.
     gateway.preflight(["agent", *(s.tier for s in gate.tiers)], named_by=at_base.config_file)
@@ -258,6 +303,7 @@ def _context(
         on_error=opts.on_error,
         unchecked_at_cap=True,
         shard=opts.shard.shard if opts.shard is not None else None,
+        agent_was=head.agent.was if head.agent is not None else None,
         base=edit.base,
         head=edit.head,
     )
@@ -274,6 +320,7 @@ def _gateway(stack: ExitStack, project: Project, opts: _Options) -> Gateway:
         cache_mode=opts.cache_mode,
         budget_usd=opts.budget_usd,
         ledger_hits=opts.ledger_hits,
+        upstream_models=opts.upstream_models,
     )
     return stack.enter_context(gateway)
 
@@ -290,6 +337,24 @@ def _pool(concurrency: int) -> WorkPool:
     from ratchet.core.pool import WorkPool
 
     return WorkPool(concurrency)
+
+
+def _triggers(
+    edit: RepoEdit, at_base: BaseExport, replays: Replayer, tasks: Sequence[Task], opts: _Options
+) -> TriggerCheck | None:
+    """The trigger queries an edit to what the catalog shows affects, run at base and head (ratchet.gate.triggers);
+    of a sharded check, in shard 1 only, whose file carries them to the merge (ratchet.gate.shard)."""
+    if opts.shard is not None and opts.shard.shard.index != 1:
+        return None
+    return trigger_check(
+        replays,
+        config=at_base.gate.triggers,
+        base_tree=at_base.tree,
+        tasks_file=edit.paths.tasks,
+        tasks=tasks,
+        changes=edit.changes,
+        changed=edit.changed,
+    )
 
 
 def _with_mutation_notes(evaluation: Evaluation, edit: RepoEdit, at_base: BaseExport) -> Evaluation:

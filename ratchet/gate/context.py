@@ -19,6 +19,7 @@ from ratchet.diff.models import SkillDiff
 from ratchet.gate.drift import FactSearch
 from ratchet.gate.models import Shard
 from ratchet.gate.policy import OnError
+from ratchet.gate.provenance import BaseAgent
 from ratchet.goldens.noise import NoiseRecord
 
 if TYPE_CHECKING:  # a pool's threads (concurrent.futures) only for --concurrency > 1: ratchet.gate.check makes it
@@ -58,6 +59,9 @@ class CheckContext:
     re-judging configuration finds it stored (the bench's recording run)."""
     shard: Shard | None = None
     """Replay only this shard's pairs of the whole selection (ratchet.gate.shard); None: all of them."""
+    agent_was: BaseAgent | None = None
+    """What the base's agent records, when the replays run under another agent on purpose (a model change,
+    ratchet.gate.agent_change): provenance compares each golden with it (ratchet.gate.provenance)."""
     base: str = "base"
     head: str = "head"
     """How the verdict names the two states: revisions for a check, labels for a bench edit."""

@@ -20,6 +20,9 @@ from collections.abc import Sequence
 from ratchet.gate.evidence import evidence_notes
 from ratchet.gate.models import Decision, EvidenceChanges, PairOutcome, Unseen, Verdict
 
+NO_PAIRS = "no golden is affected by this edit"
+"""The summary of an edit with no pair to decide."""
+
 
 def blocks(pair: PairOutcome, block_confidence: float) -> bool:
     """A regression blocks when Level 0 decided it or its judge was at least `block_confidence` sure."""
@@ -31,7 +34,7 @@ def decide_edit(
 ) -> tuple[Decision, str]:
     """The per-edit decision and a one-line summary of why."""
     if not pairs:
-        return "PASS", "no golden is affected by this edit"
+        return "PASS", NO_PAIRS
     regressions = [p for p in pairs if blocks(p, block_confidence)]
     doubtful = [p for p in pairs if p.outcome == "regression" and not blocks(p, block_confidence)]
     errors = [p for p in pairs if p.outcome == "error"]

@@ -20,6 +20,7 @@ from ratchet.core.clock import elapsed_ms
 from ratchet.core.errors import BudgetError
 from ratchet.gate.context import CheckContext
 from ratchet.gate.decide import decide_edit, no_change, with_unchecked
+from ratchet.gate.judge_notes import free_text_notes
 from ratchet.gate.models import EditReplays, PairOutcome, Selected, Unseen, Verdict
 from ratchet.gate.policy import BUDGET_STOPPED
 from ratchet.gate.provenance import unseen_with_provenance, with_provenance
@@ -56,6 +57,7 @@ def evaluate_edit(
     goldens: Mapping[str, Trace],
     changed_files: Mapping[str, Sequence[str]] | None = None,
     offered: frozenset[str] | None = None,
+    selection: Sequence[Selected] | None = None,
 ) -> Evaluation:
     """Gate one edit: select, then each selected golden through the pair pipeline, then decide.
 
@@ -67,10 +69,11 @@ def evaluate_edit(
     `changed_files` maps a changed skill to the repo paths changed in its folder: any but its
     SKILL.md is never sent to the agent, so the verdict names it (ratchet.gate.unseen).
     `offered` is the tool names offered over the world with these overlays, when the caller already has
-    them (the bench computes them once per overlay).
+    them (the bench computes them once per overlay). `selection`: the goldens to replay, chosen by the caller
+    (a change of the agent replays every golden, ratchet.gate.model_change), even when no skill changed.
     """
     started = run.clock() if run.started is None else run.started
-    if not changed:
+    if not changed and selection is None:
         verdict = no_change(
             base=run.base,
             head=run.head,
@@ -80,20 +83,12 @@ def evaluate_edit(
         )
         return Evaluation(verdict=verdict, replays=replays.recorded)
     project = replays.project
-    selected = affected_goldens(
-        tasks,
-        goldens,
-        changed,
-        replays.head_skills,
-        routing="model" if project.config.routes_by_model else "lexical",
-        base_skills=replays.base_skills,
-        neighbours=project.config.routing_neighbours,
-    )
+    selected = list(selection) if selection is not None else _affected(replays, tasks, goldens, changed)
     shard = run.shard
     replayed = selected if shard is None else [item for at, item in enumerate(selected) if shard.owns(at)]
     # Each pair with how its golden was recorded otherwise than its replay ran (ratchet.gate.provenance).
     pairs = [
-        with_provenance(pair, item.golden, replays.recorded.replays.get(item.replay_key))
+        with_provenance(pair, item.golden, replays.recorded.replays.get(item.replay_key), agent=run.agent_was)
         for pair, item in zip(_gate_pairs(run, replays, replayed), replayed, strict=True)
     ]
     if offered is None:
@@ -120,10 +115,29 @@ def evaluate_edit(
         gate_config=run.config.name,
     )
     return Evaluation(
-        verdict=with_unchecked(verdict, unseen=unseen_with_provenance(pairs, unseen)),
+        # The judge notes are this run's (a tier answered in free text), so a shard's file does not carry them.
+        verdict=with_unchecked(
+            verdict, unseen=unseen_with_provenance(pairs, [*unseen, *free_text_notes(run.judges, pairs)])
+        ),
         replays=_in_order(replays.recorded, replayed),
         selected=[item.task.id for item in selected],
         unseen=unseen,
+    )
+
+
+def _affected(
+    replays: Replayer, tasks: Sequence[Task], goldens: Mapping[str, Trace], changed: Sequence[str]
+) -> list[Selected]:
+    """The goldens the edited skills can affect (ratchet.gate.select), by the project's routing."""
+    config = replays.project.config
+    return affected_goldens(
+        tasks,
+        goldens,
+        changed,
+        replays.head_skills,
+        routing="model" if config.routes_by_model else "lexical",
+        base_skills=replays.base_skills,
+        neighbours=config.routing_neighbours,
     )
 
 

@@ -6,6 +6,10 @@ pair id, tier, attempt and the fenced content itself, so it is deterministic (sa
 same prompt, a cache hit) yet the content cannot contain it: to forge the closing line the
 content would have to include the hash of itself. See docs/adr/0005-judge-cascade.md.
 
+The system message is laid out for prefix caching (docs/adr/0022-prompt-layout.md): the packaged
+prompt declares the nonce (`Fence token: ...`) in its last paragraph, after the rubric, so every
+call shares the rubric as a cached prefix; the declaration is still trusted text before the data.
+
 A tier with swap_check is asked a second time with the replay's output shown before the
 golden's (`swapped=True`): same section names, same text, only the position moves, and the
 order is part of the nonce, so the two requests never share a nonce or a cache entry.
@@ -23,12 +27,13 @@ import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from pydantic import BaseModel
 
 from ratchet.core.chat import ChatRequest, Message
 from ratchet.core.errors import ConfigError
-from ratchet.core.fence import NONCE_CHARS, SKILL_DIFF, fence
+from ratchet.core.fence import NONCE_CHARS, SKILL_DIFF, fence, fence_token
 from ratchet.core.jsonio import canonical_dumps
 from ratchet.core.yamlio import load_yaml_text
 from ratchet.diff.models import SkillDiff
@@ -40,6 +45,15 @@ from ratchet.skills.names import optional_skill_key, skill_key
 SECTIONS: tuple[str, ...] = ("task", "golden_output", "replay_output", "level0_findings", "trace_diff")
 RETRY_NOTE = "Your previous answer could not be parsed. Answer with the JSON object only."
 _PLACEHOLDER = "{{nonce}}"
+_DECLARATION = f"Fence token: {_PLACEHOLDER}"
+
+
+class JudgeCall(NamedTuple):
+    """One judge call's request and the nonce its data is fenced with: the answer is read with this nonce,
+    never with one read back from the prompt's text (which holds the untrusted data too)."""
+
+    request: ChatRequest
+    nonce: str
 
 
 class JudgePrompt(BaseModel):
@@ -67,6 +81,13 @@ def load_judge_prompt(path: Path) -> JudgePrompt:
     sections = {parts[i]: parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
     if set(sections) != {"SYSTEM", "REMINDER"} or _PLACEHOLDER not in sections["SYSTEM"]:
         raise ConfigError("judge prompt needs `## SYSTEM` (with {{nonce}}) and `## REMINDER` sections", path=path)
+    # Whoever reads the prompt back (the simulated judges, a judge's echo of it) finds the nonce on this
+    # exact line; written any other way, the first such line a reader finds could be one forged in the data.
+    probe = "f" * NONCE_CHARS
+    if fence_token(sections["SYSTEM"].replace(_PLACEHOLDER, probe)) != probe:
+        raise ConfigError(
+            f"judge prompt's SYSTEM must declare the nonce on a line of its own: `{_DECLARATION}`", path=path
+        )
     return JudgePrompt(version=meta["version"], system=sections["SYSTEM"], reminder=sections["REMINDER"])
 
 
@@ -195,7 +216,31 @@ def build_judge_request(
     max_output_tokens: int,
     swapped: bool = False,
 ) -> ChatRequest:
-    """The chat request for one judge call: system rubric, fenced data, rubric restated.
+    """The chat request for one judge call (build_judge_call, without the nonce)."""
+    return build_judge_call(
+        prompt,
+        sections,
+        pair_id=pair_id,
+        tier=tier,
+        attempt=attempt,
+        max_input_tokens=max_input_tokens,
+        max_output_tokens=max_output_tokens,
+        swapped=swapped,
+    ).request
+
+
+def build_judge_call(
+    prompt: JudgePrompt,
+    sections: Mapping[str, str],
+    *,
+    pair_id: str,
+    tier: str,
+    attempt: int,
+    max_input_tokens: int,
+    max_output_tokens: int,
+    swapped: bool = False,
+) -> JudgeCall:
+    """The chat request for one judge call (system rubric, fenced data, rubric restated) and its nonce.
 
     `swapped`: the replay's output is shown before the golden's. The sections are fitted to the
     budget before they are reordered, so both orders show exactly the same text.
@@ -218,4 +263,4 @@ def build_judge_request(
         max_tokens=max_output_tokens,
         temperature=0.0,
     )
-    return request
+    return JudgeCall(request, nonce)

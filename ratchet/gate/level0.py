@@ -3,7 +3,10 @@
 Calls are aligned by (tool, arguments) with difflib; inside a changed stretch, calls of the
 same tool pair up in order and differ only in arguments. A side-effecting call (write, send,
 spend, destroy) in the replay with no counterpart in the golden is a hard fail: the edit made
-the agent do something to the world that it did not do before.
+the agent do something to the world that it did not do before. difflib's alignment is not a
+longest common subsequence, so a write the golden made can land in another changed stretch than
+its replay: before a write is called new, it is paired with a call of its tool the golden made and
+no stretch paired (`call_moved` with the same arguments, else `args_changed`), and those are judged.
 """
 
 from __future__ import annotations
@@ -107,7 +110,64 @@ def diff_tool_calls(golden: list[ToolCall], replay: list[ToolCall]) -> list[Find
         if tag == "equal":
             continue
         findings.extend(_diff_stretch(golden[i1:i2], replay[j1:j2]))
-    return findings
+    return _pair_moved_writes(findings, golden, replay)
+
+
+def _pair_moved_writes(findings: list[Finding], golden: list[ToolCall], replay: list[ToolCall]) -> list[Finding]:
+    """`findings` with each new side-effecting call that has an unpaired removed call of its tool (same arguments
+    first, then any) replaced by one judged finding for the pair: a write the golden made is never new because
+    the alignment put it in another stretch. A tool hard-fails at most as often as the replay calls it more."""
+    by_golden, by_replay = {c.index: c for c in golden}, {c.index: c for c in replay}
+    gone = [
+        (f, by_golden[f.golden_index]) for f in findings if f.kind == "call_removed" and f.golden_index in by_golden
+    ]
+    new = [
+        (f, by_replay[f.replay_index]) for f in findings if f.kind == "new_side_effect" and f.replay_index in by_replay
+    ]
+    pairs: dict[int, tuple[Finding, ToolCall, ToolCall]] = {}  # id(new finding) -> (removed finding, old, new call)
+    for same_arguments in (True, False):
+        for added, call in new:
+            taken = [pair[0] for pair in pairs.values()]
+            partner = next(
+                (
+                    (finding, old)
+                    for finding, old in gone
+                    if id(added) not in pairs
+                    and old.name == call.name
+                    and all(finding is not other for other in taken)
+                    and (not same_arguments or _signature(old) == _signature(call))
+                ),
+                None,
+            )
+            if partner is not None:
+                pairs[id(added)] = (partner[0], partner[1], call)
+    if not pairs:
+        return findings
+    paired_away = {id(pair[0]) for pair in pairs.values()}
+    out: list[Finding] = []
+    for finding in findings:
+        if id(finding) in paired_away:
+            continue
+        pair = pairs.get(id(finding))
+        out.append(finding if pair is None else _moved(pair[1], pair[2]))
+    return out
+
+
+def _moved(old: ToolCall, new: ToolCall) -> Finding:
+    same = _signature(old) == _signature(new)
+    return Finding(
+        kind="call_moved" if same else "args_changed",
+        severity="diff",
+        detail=(
+            f"{new.effect} call {display_call(new)} moved (call {old.index} in the golden, {new.index} now)"
+            if same
+            else _args_detail(old, new) + f" and moved (call {old.index} in the golden, {new.index} now)"
+        ),
+        tool=new.name,
+        effect=new.effect,
+        golden_index=old.index,
+        replay_index=new.index,
+    )
 
 
 def volatile_pairs(golden: Trace, replay: Trace) -> list[tuple[str, Any, Any]]:

@@ -17,28 +17,24 @@ from ratchet.core.chat import USD, Usage
 from ratchet.core.errors import InputError
 from ratchet.core.jsonio import canonical_dumps
 from ratchet.diff.models import SkillDiff
+from ratchet.gate.model_change_models import ModelChange
 from ratchet.goldens.tasks import Task
 from ratchet.goldens.trace import Trace
+from ratchet.triggers.verdict import TriggerCheck
 
 VERDICT_SCHEMA_VERSION = 1
 REPLAYS_SCHEMA_VERSION = 1
 
 FindingKind = Literal[
-    "routing_changed",
-    "call_added",
-    "call_removed",
-    "args_changed",
-    "new_side_effect",
-    "output_changed",
-    "volatile_changed",
-    "replay_error",
-]
+    "routing_changed", "call_added", "call_removed", "args_changed", "call_moved", "new_side_effect",
+    "output_changed", "volatile_changed", "replay_error",
+]  # fmt: skip
 Severity = Literal["hard", "diff", "info"]
 Outcome = Literal["same", "pass", "drift", "regression", "unsure", "inconclusive", "error"]
 Decision = Literal["PASS", "WARN", "BLOCK"]
 JUDGE_VERDICTS: tuple[str, ...] = ("same", "pass", "regression", "unsure")
-SelectedBecause = Literal["routed", "trigger-neighbourhood", "catalog-neighbour"]
-UnseenKind = Literal["unfollowed", "unrouted", "unsent", "prose", "thin", "provenance", "mutation"]
+SelectedBecause = Literal["routed", "trigger-neighbourhood", "catalog-neighbour", "model-change"]
+UnseenKind = Literal["unfollowed", "unrouted", "unsent", "prose", "thin", "provenance", "mutation", "judge"]
 UnseenLevel = Literal["warn", "note"]
 ProvenanceKind = Literal["upstream", "agent_model", "harness", "tool_protocol", "ratchet_version"]
 EvidenceKind = Literal["golden", "noise_record", "task", "mutation_score"]
@@ -77,10 +73,7 @@ class Selected(BaseModel):
     golden: Trace
     because: SelectedBecause
     run: int = Field(
-        default=0,
-        ge=0,
-        description="Which replay of this golden: 0 is the first, "
-        "1.. are repeats (ratchet.gate.repeats), each with its own seed.",
+        default=0, ge=0, description="Which replay of this golden: 0 the first, 1.. repeats (each its own seed)."
     )
 
     @property
@@ -263,9 +256,9 @@ class Unseen(BaseModel):
     """
 
     kind: UnseenKind = Field(
-        description="unfollowed, unrouted, unsent, prose, thin (a golden blessed with --accept-thin), "
-        "provenance (a golden recorded under another upstream, harness, model or tool protocol) or mutation "
-        "(a note: the base's mutation score says the skill's goldens killed none of its mutants, docs/mutate.md)."
+        description="unfollowed, unrouted, unsent, prose, thin (a golden blessed with --accept-thin), provenance (a "
+        "golden recorded under another upstream, harness, model or tool protocol), mutation (a note: the base's "
+        "mutation score says the skill's goldens killed none of its mutants) or judge (a note: answers in free text)."
     )
     skill: str = Field(
         description="The changed skill it is about (for a changed file under the skills folder "
@@ -384,6 +377,8 @@ class Verdict(BaseModel):
         "acts on in a skill no replay exercised floors the verdict (ratchet.gate.static); absent when no skill "
         "changed (an added field: the schema version stays 1).",
     )
+    model_change: ModelChange | None = Field(default=None, exclude_if=lambda value: value is None)
+    triggers: TriggerCheck | None = Field(default=None, exclude_if=lambda value: value is None)
 
     def to_json(self) -> str:
         return canonical_dumps(self.model_dump(mode="json"))

@@ -66,6 +66,15 @@ def stale_skill(golden: Trace, skills: Mapping[str, Skill]) -> str | None:
     return None
 
 
+def differing_parts(golden: Trace, replay: Trace) -> list[str]:
+    """The parts in which `replay` differed from `golden`, as a noise record counts a repeat (anything Level 0
+    compares); empty when it did not differ. `ratchet watch` counts its replays with it too."""
+    parts = variation_parts(golden, replay)
+    if parts or any(f.severity in ("hard", "diff") for f in level0_findings(golden, replay)):
+        return parts or ["output whitespace"]
+    return []
+
+
 class Measured(BaseModel):
     """One golden's record, what its repeats cost, and the first failed repeat's error (None: none failed)."""
 
@@ -90,10 +99,9 @@ def measure_golden(task: Task, golden: Trace, replays: Replayer, *, repeats: int
             errors += 1
             first_error = first_error or replay.error or "the replay ended in error"
             continue
-        parts = variation_parts(golden, replay)
-        if parts or any(f.severity in ("hard", "diff") for f in level0_findings(golden, replay)):
+        parts = differing_parts(golden, replay)
+        if parts:
             differed += 1
-            parts = parts or ["output whitespace"]
         for part in parts:
             varying[part] = varying.get(part, 0) + 1
         runs.append(parts)

@@ -9,12 +9,15 @@ that re-records them (docs/adr/0019-provenance.md).
 
 A field the golden did not record (goldens from before it was kept) is no difference. Nor is the agent
 model when the upstream differs: the simulator's model id stands in for no model, so the upstream says it.
-A Ratchet upgrade alone is a `note`: every upgrade would otherwise warn on every golden.
+A Ratchet upgrade alone is a `note`: every upgrade would otherwise warn on every golden. When the check replays
+under another agent on purpose (a model change, docs/adr/0023), each golden is compared with what the base's agent
+records (BaseAgent), not with the replay: the two agents' difference is what is checked, not a provenance note.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from ratchet.gate.models import PairOutcome, ProvenanceDifference, ProvenanceKind, Unseen
 from ratchet.goldens.trace import NO_SKILL_DIR, HarnessRef, Trace
@@ -59,8 +62,37 @@ def _harnesses(golden: HarnessRef | None, replay: HarnessRef | None) -> tuple[st
     return f"{was.name} {was.version}".strip(), f"{now.name} {now.version}".strip()
 
 
-def with_provenance(pair: PairOutcome, golden: Trace, replay: Trace | None) -> PairOutcome:
-    """`pair` with how its golden's provenance differs from its replay's (none when nothing was replayed)."""
+@dataclass(frozen=True)
+class BaseAgent:
+    """What a replay under the base's agent records: each golden is compared with it when the check replays under
+    another agent on purpose (ratchet.gate.agent_change), since the difference between the two agents is what is
+    checked; a golden recorded with yet another model, protocol or harness is still named."""
+
+    model: str
+    tool_protocol: str
+    harness: str
+    """The base's harness name (its version is whatever the golden recorded, when the name is the golden's)."""
+
+    def stamp(self, golden: Trace, replay: Trace) -> Trace:
+        """`replay` as the base's agent would have stamped it."""
+        was = golden.harness or HarnessRef(name="minimal")
+        harness = was if was.name == self.harness else HarnessRef(name=self.harness)
+        return replay.model_copy(
+            update={
+                "models": {**replay.models, "agent": self.model},
+                "tool_protocol": self.tool_protocol,
+                "harness": None if harness.name == "minimal" else harness,
+            }
+        )
+
+
+def with_provenance(
+    pair: PairOutcome, golden: Trace, replay: Trace | None, *, agent: BaseAgent | None = None
+) -> PairOutcome:
+    """`pair` with how its golden's provenance differs from its replay's (none when nothing was replayed);
+    with `agent`, from what the base's agent would have recorded (BaseAgent)."""
+    if replay is not None and agent is not None:
+        replay = agent.stamp(golden, replay)
     differences = provenance_differences(golden, replay) if replay is not None else []
     return pair.model_copy(update={"provenance": differences}) if differences else pair
 

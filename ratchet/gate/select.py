@@ -16,6 +16,9 @@ runner's replays, so selection costs each task's words rather than tasks x skill
 
 Skills are compared by identity (ratchet.skills.names.skill_key, NFKC), not spelling: a changed folder
 spelled with a fullwidth f (U+FF46) is the skill the goldens recorded as `fx-expense-converter`.
+
+A change of the agent (its model, parameters or harness) is no edit to a skill and moves every golden:
+`every_golden` selects them all (ratchet.gate.model_change samples them under a budget).
 """
 
 from __future__ import annotations
@@ -61,6 +64,11 @@ def affected_goldens(
         elif optional_skill_key(head.fired(task.prompt)) != fired:
             selected.append(Selected(task=task, golden=golden, because="trigger-neighbourhood"))
     return selected
+
+
+def every_golden(tasks: Sequence[Task], goldens: Mapping[str, Trace]) -> list[Selected]:
+    """Every golden, in task order: a change of the agent (ratchet.gate.model_change) can move any of them."""
+    return [Selected(task=t, golden=goldens[t.id], because="model-change") for t in tasks if t.id in goldens]
 
 
 def catalog_neighbours(

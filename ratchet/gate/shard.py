@@ -13,6 +13,9 @@ Partition: pair i of the selection (0-based, in task order) belongs to shard (i 
 shard of a run computes the same selection from the same base and head, so the shards are
 disjoint, cover every pair, and differ in size by at most one pair.
 
+Trigger queries (ratchet.gate.triggers) are one family, tested together: shard 1 alone runs them, its file
+carries the TriggerCheck, and the merge folds it in where evaluate does, right after the pairs are decided.
+
 A shard alone is never a verdict: `partial_verdict` says so first in its summary, is at least
 WARN, and the CLI exits EXIT_PARTIAL (4) for it.
 """
@@ -34,8 +37,11 @@ from ratchet.gate.models import EvidenceChanges, PairOutcome, Unseen, Verdict
 from ratchet.gate.models import Shard as Shard  # a check's context holds it; callers import it here
 from ratchet.gate.provenance import unseen_with_provenance
 from ratchet.gate.static import proved_cosmetic, with_static
+from ratchet.gate.triggers import with_triggers
+from ratchet.triggers.verdict import TriggerCheck
 
-SHARD_SCHEMA_VERSION = 1
+# 2: shard 1 carries the trigger step (`triggers`); a merge that did not know the field would drop it unread.
+SHARD_SCHEMA_VERSION = 2
 EXIT_PARTIAL = 4
 """`ratchet check --shard`'s exit code once its shard file is written: not 0, so a shard alone never passes."""
 
@@ -116,15 +122,21 @@ class ShardResult(BaseModel):
     run: ShardRun
     pairs: list[PairOutcome] = Field(default_factory=list, description="This shard's pairs, in selection order.")
     wall_ms: float = Field(default=0.0, description="How long this shard's check took (the run's frame has 0).")
+    triggers: TriggerCheck | None = Field(
+        default=None, description="The run's trigger step, in shard 1's file only (ratchet.gate.triggers)."
+    )
 
     def to_json(self) -> str:
         return canonical_dumps(self.model_dump(mode="json"))
 
 
-def whole_verdict(run: ShardRun, pairs: Sequence[PairOutcome], *, wall_ms: float) -> Verdict:
+def whole_verdict(
+    run: ShardRun, pairs: Sequence[PairOutcome], *, wall_ms: float, triggers: TriggerCheck | None = None
+) -> Verdict:
     """The verdict over `pairs`, decided and annotated in the order check_edit does it.
 
-    evaluate_edit decides the pairs and names the replay's unseen notes; check_edit then applies the
+    evaluate_edit decides the pairs and names the replay's unseen notes; check_edit then folds in the trigger
+    step's `triggers` (ratchet.gate.triggers.with_triggers), applies the
     static policy to the diff the frame carries (ratchet.gate.static) and names its settings,
     submodules, an unblessed base and unowned files (with_unchecked, with_static, with_unchecked:
     their summaries nest in that order). An edit that changes no skill (decide.no_change), or none
@@ -145,6 +157,7 @@ def whole_verdict(run: ShardRun, pairs: Sequence[PairOutcome], *, wall_ms: float
             ),
             unseen=unseen_with_provenance(pairs, run.replay_unseen),
         )
+        decided = with_triggers(decided, triggers)
         decided = with_static(decided, run.frame.diff, policy=run.static)
     return run.unchecked.named(decided)
 
@@ -177,6 +190,7 @@ def shard_of(
             "goldens_total": goldens_total,
             "settings_changed": [],
             "submodules_changed": [],
+            "triggers": None,  # shard 1's file carries it (ShardResult.triggers): the frame is what all shards share
         }
     )
     return _shard_result(
@@ -233,7 +247,9 @@ def _shard_result(
         unchecked=unchecked,
         static=static,
     )
-    job.result = ShardResult(shard=job.shard.index, run=run, pairs=verdict.pairs, wall_ms=verdict.wall_ms)
+    job.result = ShardResult(
+        shard=job.shard.index, run=run, pairs=verdict.pairs, wall_ms=verdict.wall_ms, triggers=verdict.triggers
+    )
     return partial_verdict(job.result)
 
 
@@ -247,7 +263,7 @@ def partial_note(result: ShardResult) -> str:
 
 def partial_verdict(result: ShardResult) -> Verdict:
     """A shard's own verdict: its pairs only, said to be partial first, and never PASS."""
-    verdict = whole_verdict(result.run, result.pairs, wall_ms=result.wall_ms)
+    verdict = whole_verdict(result.run, result.pairs, wall_ms=result.wall_ms, triggers=result.triggers)
     decision = "WARN" if verdict.decision == "PASS" else verdict.decision
     return verdict.model_copy(update={"decision": decision, "summary": f"{partial_note(result)}; {verdict.summary}"})
 
@@ -315,7 +331,8 @@ def merge_shards(paths: Sequence[Path]) -> tuple[Verdict, ShardRun]:
     pairs = [by_task[task_id] for task_id in first.run.selected]
     # The shards run side by side (a CI matrix): the check took as long as its slowest shard.
     wall_ms = max(result.wall_ms for _, result in results)
-    return whole_verdict(first.run, pairs, wall_ms=wall_ms), first.run
+    triggers = next((result.triggers for _, result in results if result.shard == 1), None)
+    return whole_verdict(first.run, pairs, wall_ms=wall_ms, triggers=triggers), first.run
 
 
 def _difference(a: ShardRun, b: ShardRun) -> str:

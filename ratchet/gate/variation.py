@@ -37,6 +37,8 @@ def _call_parts(golden: Sequence[ToolCall], replay: Sequence[ToolCall]) -> set[s
             parts.add(f"call added: {finding.tool}")
         elif finding.kind == "call_removed":
             parts.add(f"call removed: {finding.tool}")
+        elif finding.kind == "call_moved":
+            parts.add(f"call moved: {finding.tool}")
         elif finding.kind == "args_changed" and finding.golden_index is not None and finding.replay_index is not None:
             old, new = by_golden[finding.golden_index].arguments, by_replay[finding.replay_index].arguments
             parts.update(
@@ -73,6 +75,8 @@ def _finding_parts(finding: Finding, golden: Trace, replay: Trace) -> set[str]:
         return {f"call added: {finding.tool}"}
     if finding.kind == "call_removed":
         return {f"call removed: {finding.tool}"}
+    if finding.kind == "call_moved":
+        return {f"call moved: {finding.tool}"}
     if finding.kind == "args_changed" and finding.golden_index is not None and finding.replay_index is not None:
         old = golden.tool_calls[finding.golden_index].arguments
         new = replay.tool_calls[finding.replay_index].arguments

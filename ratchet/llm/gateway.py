@@ -32,7 +32,7 @@ from ratchet.core.errors import ConfigError
 from ratchet.llm.cache import CacheMode, ResponseCache, cache_key, cache_root
 from ratchet.llm.gateway_model import GatewayModel
 from ratchet.llm.inflight import InFlight
-from ratchet.llm.preflight import PREFLIGHT_TIMEOUT_S, check_tiers, probe_base
+from ratchet.llm.preflight import PREFLIGHT_TIMEOUT_S, Listing, check_tiers, probe_base
 from ratchet.llm.pricing import price_for
 from ratchet.store.db import Store
 
@@ -97,6 +97,7 @@ class Gateway:
         self._overrides = dict(upstream_models or {})
         self.simulator = simulator if self.simulated else None
         self._upstreams: dict[str, ChatModel] = {}
+        self._listings: dict[str, Listing] = {}  # api_base -> its GET /models answer (preflight)
         self._lock = threading.Lock()
         self.inflight: InFlight[ChatResponse] = InFlight()
         store.start_run(run_id, upstream=project.config.upstream)
@@ -111,9 +112,10 @@ class Gateway:
 
     def preflight(self, tiers: Iterable[str], *, named_by: Path | str | None = None) -> None:
         """Before any model call: every tier exists and, on the live path, has its key and an
-        api_base that answers at all. A dead upstream or a missing key fails the whole run in a
-        second with one line, instead of once per call after the retries (`named_by`: the file
-        that asked for these tiers, for the message)."""
+        api_base that answers and does not leave the tier's model out of the models it lists. A dead
+        upstream, a missing key or a model the server does not serve fails the whole run in a second
+        with one line, instead of once per call after the retries (`named_by`: the file that asked
+        for these tiers, for the message)."""
         check_tiers(
             self.project.config.tiers,
             tiers,
@@ -123,9 +125,16 @@ class Gateway:
             named_by=named_by,
         )
 
-    def _probe_base(self, api_base: str) -> str | None:
-        """Why `api_base` does not answer, or None when it answers with any HTTP status."""
-        return probe_base(api_base, timeout_s=PREFLIGHT_TIMEOUT_S)
+    def _probe_base(self, api_base: str, key: str | None) -> Listing:
+        """What `api_base` answers to GET /models, asked once per gateway (a run): a second preflight
+        of the same run reads the first one's answer."""
+        with self._lock:
+            known = self._listings.get(api_base)
+        if known is None:
+            known = probe_base(api_base, key=key, timeout_s=PREFLIGHT_TIMEOUT_S)
+            with self._lock:
+                self._listings[api_base] = known
+        return known
 
     def upstream(self, tier: str) -> ChatModel:
         """The raw model behind a tier: an injected one, the simulator, or litellm."""

@@ -52,6 +52,9 @@ class GatewayModel:
         self.purpose = purpose
         self.config = config
         self.api_base = config.api_base if config is not None and not gateway.simulated else None
+        self.free_text: str | None = None
+        """Why an answer this model gave (fresh or cached) is free text although a response format was asked
+        (ChatResponse.free_text); a check names the judge tier on its verdict (ratchet.gate.judge_notes)."""
 
     @property
     def model_id(self) -> str:
@@ -87,14 +90,20 @@ class GatewayModel:
         slot = self._cache_slot(key)
         started = time.perf_counter()
         if gw.cache_mode != "once":
-            return self._answer(request, asked, upstream, key=key, slot=slot, text_tools=text_tools, started=started)
-        # Coalescing: an identical request already in flight answers this one too, as a cache hit
-        # would have had it come a moment later (no reservation, no payment, no paid ledger row).
-        out, shared = gw.inflight.share(
-            slot,
-            lambda: self._answer(request, asked, upstream, key=key, slot=slot, text_tools=text_tools, started=started),
-        )
-        return self._hit(out, key, model_id, started) if shared else out
+            out = self._answer(request, asked, upstream, key=key, slot=slot, text_tools=text_tools, started=started)
+        else:
+            # Coalescing: an identical request already in flight answers this one too, as a cache hit
+            # would have had it come a moment later (no reservation, no payment, no paid ledger row).
+            out, shared = gw.inflight.share(
+                slot,
+                lambda: self._answer(
+                    request, asked, upstream, key=key, slot=slot, text_tools=text_tools, started=started
+                ),
+            )
+            out = self._hit(out, key, model_id, started) if shared else out
+        if out.free_text is not None:
+            self.free_text = out.free_text
+        return out
 
     def _hit(self, hit: ChatResponse, key: str, model_id: str, started: float) -> ChatResponse:
         """An answer this call did not pay for (the cache's, or an identical call's in flight)."""

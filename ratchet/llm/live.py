@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import socket
 import threading
 import weakref
@@ -32,6 +33,13 @@ _RETRYABLE_NAMES = frozenset(
 )
 # A local server (llama.cpp, vLLM, Ollama) needs no key, but the OpenAI client insists on one.
 _NO_KEY = "no-key"
+# A 400 that names the response format: the server cannot be asked for structured output. Not any 400
+# that says "schema" (a tool's schema, a body that fails validation): asking again without the format
+# would only hide that fault.
+_FORMAT_REFUSED = re.compile(
+    r"response_format|json_schema|structured output|guided[_ ](?:json|decoding)|\bgrammar\b", re.IGNORECASE
+)
+REFUSED = "the server refused it"
 
 
 def _litellm() -> Any:
@@ -86,8 +94,32 @@ def request_kwargs(request: ChatRequest) -> dict[str, Any]:
     if request.tool_choice is not None:
         kwargs["tool_choice"] = request.tool_choice
     if request.response_format is not None:
-        kwargs["response_format"] = request.response_format
+        kwargs["response_format"] = wire_response_format(request.response_format)
     return kwargs
+
+
+def wire_response_format(fmt: dict[str, Any]) -> dict[str, Any]:
+    """A format with a schema as the standard structured-output request (`json_schema`, strict).
+
+    The judges ask `{"type": "json_object", "schema": ...}` (ratchet.gate.judge_prompt), which only some
+    servers read as a schema; `json_schema` is what OpenAI, llama.cpp, vLLM and Ollama constrain decoding
+    with, and what litellm translates for other providers. Translated here, on the wire, so the request
+    and its cache key stay the same. Any other format goes as given."""
+    schema = fmt.get("schema")
+    if fmt.get("type") != "json_object" or not isinstance(schema, dict):
+        return fmt
+    return {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema, "strict": True}}
+
+
+def format_not_taken(litellm: Any, model: str) -> str | None:
+    """Why litellm will not send `response_format` to this model (it drops what a provider does not take,
+    `drop_params`), or None when it will."""
+    try:
+        name, provider, _, _ = litellm.get_llm_provider(model=model)
+        params = litellm.get_supported_openai_params(model=name, custom_llm_provider=provider) or []
+    except Exception:  # litellm does not know the route: it cannot say it takes the format
+        params = []
+    return None if "response_format" in params else f"litellm says {model} does not take response_format"
 
 
 def _parse_arguments(raw: Any) -> dict[str, Any]:
@@ -98,6 +130,15 @@ def _parse_arguments(raw: Any) -> dict[str, Any]:
     except (TypeError, ValueError):
         return {"_raw": str(raw)}
     return parsed if isinstance(parsed, dict) else {"_value": parsed}
+
+
+def _cached_tokens(data: dict[str, Any]) -> int:
+    """Prompt tokens the server served from its prompt cache: OpenAI's (and litellm's providers')
+    `usage.prompt_tokens_details.cached_tokens`, else llama.cpp llama-server's `timings.cache_n`."""
+    details = (data.get("usage") or {}).get("prompt_tokens_details") or {}
+    if details.get("cached_tokens") is not None:
+        return int(details["cached_tokens"])
+    return int((data.get("timings") or {}).get("cache_n") or 0)
 
 
 def parse_openai_response(data: dict[str, Any], model_id: str) -> ChatResponse:
@@ -113,13 +154,12 @@ def parse_openai_response(data: dict[str, Any], model_id: str) -> ChatResponse:
         for i, c in enumerate(msg.get("tool_calls") or [])
     ]
     usage = data.get("usage") or {}
-    details = usage.get("prompt_tokens_details") or {}
     return ChatResponse(
         message=Message(role="assistant", content=msg.get("content"), tool_calls=calls),
         usage=Usage(
             tokens_in=int(usage.get("prompt_tokens") or 0),
             tokens_out=int(usage.get("completion_tokens") or 0),
-            tokens_cached=int(details.get("cached_tokens") or 0),
+            tokens_cached=_cached_tokens(data),
         ),
         model=model_id,
         finish_reason=choice.get("finish_reason") or "stop",
@@ -183,6 +223,11 @@ class LiteLLMModel:
         self._lock = threading.Lock()
         self._box: list[Any] = [None]  # the client, closed by close() or when this model is collected
         self._client_key: str | None = None
+        # Whether this model can be asked for a response format: litellm's word (None: not asked yet), and
+        # whether the server refused a schema once in this run.
+        self._not_taken: str | None = None
+        self._format_checked = False
+        self._refused = False
         weakref.finalize(self, _close_box, self._box)
 
     def _client_module(self) -> Any:
@@ -226,6 +271,9 @@ class LiteLLMModel:
         return self.tier.model
 
     def complete(self, request: ChatRequest) -> ChatResponse:
+        """One call. A response format this model cannot be asked for is not sent (litellm says it does not take
+        one, or the server refused it once: the call is made again without it, and so is every later one); the
+        answer then says why it is free text (ChatResponse.free_text), and a judge's verdict names the tier."""
         key = key_from_env(self.tier.api_key_env)
         if self.tier.api_key_env and key is None:
             raise UpstreamError(
@@ -233,9 +281,40 @@ class LiteLLMModel:
                 retryable=False,
             )
         litellm = self._client_module()
-        failure: UpstreamError | None = None
+        kwargs = request_kwargs(request)
+        # Only a schema request (the judges') is asked again without its format: any other caller (a harness
+        # through the proxy) gets the server's refusal, as it would without Ratchet in between.
+        schema = "response_format" in kwargs and kwargs["response_format"] != request.response_format
+        free_text = self._format_unavailable(litellm, schema=schema) if "response_format" in kwargs else None
+        if free_text is not None:
+            del kwargs["response_format"]
+        result = self._call(litellm, key, kwargs)
+        if isinstance(result, UpstreamError) and schema and free_text is None and _format_refused(result):
+            with self._lock:
+                self._refused = True
+            free_text = REFUSED
+            del kwargs["response_format"]
+            result = self._call(litellm, key, kwargs)
+        if isinstance(result, UpstreamError):
+            # Raised here, outside any except block: the provider's exception (which may hold the
+            # key) is not even kept as __context__.
+            raise result
+        data = result.model_dump() if hasattr(result, "model_dump") else dict(result)
+        response = parse_openai_response(data, self.tier.model)
+        return response if free_text is None else response.model_copy(update={"free_text": free_text})
+
+    def _format_unavailable(self, litellm: Any, *, schema: bool) -> str | None:
+        """Why the format is not sent: litellm would drop it, or (for a schema) the server refused one."""
+        with self._lock:
+            if not self._format_checked:
+                self._not_taken = format_not_taken(litellm, self.tier.model)
+                self._format_checked = True
+            return self._not_taken or (REFUSED if schema and self._refused else None)
+
+    def _call(self, litellm: Any, key: str | None, kwargs: dict[str, Any]) -> Any:
+        """litellm's answer, or the failure as a scrubbed UpstreamError (returned, not raised)."""
         try:
-            result = litellm.completion(
+            return litellm.completion(
                 model=self.tier.model,
                 api_base=self.tier.api_base,
                 api_key=key or _NO_KEY,
@@ -243,13 +322,11 @@ class LiteLLMModel:
                 num_retries=0,
                 max_retries=0,
                 client=self._openai_client(key),
-                **request_kwargs(request),
+                **kwargs,
             )
         except Exception as exc:
-            failure = classify(exc, [key], api_base=self.tier.api_base)
-        if failure is not None:
-            # Raised outside the except block: the provider's exception (which may hold the
-            # key) is not even kept as __context__.
-            raise failure
-        data = result.model_dump() if hasattr(result, "model_dump") else dict(result)
-        return parse_openai_response(data, self.tier.model)
+            return classify(exc, [key], api_base=self.tier.api_base)
+
+
+def _format_refused(failure: UpstreamError) -> bool:
+    return failure.status == 400 and _FORMAT_REFUSED.search(str(failure)) is not None

@@ -112,6 +112,11 @@ class CaptureProxy:
                 self._gateways[run_id] = gw
             return gw
 
+    def preflight(self) -> None:
+        """Before serving: the tiers a harness will reach (the agent, and every tier an alias names) exist
+        and, live, answer and serve their models; one line and exit 3 otherwise, not a 502 per request."""
+        self.gateway(self.run_id).preflight(["agent", *self.model_aliases.values()])
+
     def close(self) -> None:
         with self._lock:
             for gw in self._gateways.values():

@@ -4,6 +4,13 @@ The tools are described in the system message; the model calls one by replying w
 single JSON object {"name": ..., "arguments": {...}} (bare or in a code fence). Only the
 first call in a reply runs. Earlier calls and tool results are replayed to the model as
 plain text, so any chat endpoint can drive the agent.
+
+The tool catalog opens the system message, before the caller's system prompt: it is the same
+for every task and every edit (the world's tools), while the system prompt ends with what an
+edit changes (the skill body, the catalog of skills). A server that reuses the longest cached
+prompt prefix (llama.cpp, hosted prompt caches) then re-evaluates only what follows the edit,
+not the ~2,500-token catalog after it. Hosted providers put native tools first the same way.
+See docs/adr/0022-prompt-layout.md.
 """
 
 from __future__ import annotations
@@ -39,7 +46,7 @@ def to_text_request(request: ChatRequest) -> ChatRequest:
     prompt = tools_prompt(request)
     if request.messages and request.messages[0].role == "system":
         first = request.messages[0]
-        messages.append(Message(role="system", content=f"{first.content or ''}\n\n{prompt}".strip()))
+        messages.append(Message(role="system", content=f"{prompt}\n\n{first.content or ''}".strip()))
         rest = request.messages[1:]
     else:
         messages.append(Message(role="system", content=prompt))

@@ -34,6 +34,7 @@ from ratchet.gate.revision_names import label
 from ratchet.goldens.mutation import SCORE_FILE
 from ratchet.llm.budget import CAP_ENV
 from ratchet.llm.cache import CacheMode
+from ratchet.llm.preflight import preflight_config
 from ratchet.mutate.clone import commit_mutant, mutant_ref, scratch_clone
 from ratchet.mutate.models import Cap, Mutant, MutantOutcome, MutationReport
 from ratchet.mutate.operators import mutate_skill
@@ -99,6 +100,9 @@ def mutate_project(path: Path, opts: MutateOptions) -> MutationReport:
     with ExitStack() as stack:
         tree = stack.enter_context(scratch_checkout(repo, sha, project.home))
         base = read_base(sha, tree, project, opts.config, repo_root=root)
+        # Once, before the estimate and the first mutant: every check calls the agent and the gate's judges,
+        # and a dead upstream would otherwise be one error per mutant (each check's own preflight).
+        preflight_config(project.config, ["agent", *(stage.tier for stage in base.gate.tiers)])
         skills = chosen_skills(base, opts.skills)
         blind = unfollowed_skills(base, skills)  # named next to their scores: why a prose skill scores low offline
         planned = planned_mutants(base, skills, opts.source or mutate_skill, seed=opts.seed, limit=opts.limit)

@@ -56,6 +56,8 @@ def finding_label(finding: Finding) -> str:
             return f"call no longer made: {tool}"
         case "args_changed":
             return f"arguments changed: {tool}"
+        case "call_moved":
+            return f"call moved: {tool}"
         case _:
             # routing, output, volatile facts and replay errors: the detail names no task-specific value
             # except a moved fact's values, which are the same world fact across tasks.

@@ -9,7 +9,11 @@ line the terminal prints (classname ratchet.evidence): a <failure type="evidence
 least WARN, a passing case when it is a note (evidence added). Before them, what the edit changes
 (the behavioural diff, ratchet.outputs.edit_diff), one testcase per line (classname ratchet.diff,
 named by its location): a <failure type="static"> for a finding the static policy floors the
-verdict on (no replay exercised it), a passing case otherwise. Nothing is ever <skipped>: a
+verdict on (no replay exercised it), a passing case otherwise. After the evidence, the trigger queries
+(ratchet.gate.triggers, classname ratchet.triggers, named by query id), one testcase per query that is not
+PASS, worst first: a <failure type="regression"> for a `worse` one (R5/R6, BLOCK), a <failure type="unsettled">,
+an <error type="errors"> for one whose runs errored; a changed triggers file is a <failure type="evidence">.
+The queries that stayed the same or got better are no testcase. Nothing is ever <skipped>: a
 skipped test reads as fine, and unseen is not fine.
 """
 
@@ -22,6 +26,7 @@ from ratchet.core.labels import SIMULATED_CHECK_BANNER
 from ratchet.gate.models import PairOutcome, Verdict
 from ratchet.outputs.edit_diff import diff_lines
 from ratchet.outputs.evidence import evidence_lines
+from ratchet.outputs.triggers import TriggerCase, trigger_cases
 
 NO_SKILL = "no skill"
 """The classname of a canary's pair (its golden fired no skill)."""
@@ -29,6 +34,8 @@ NOT_CHECKED = "ratchet.not-checked"
 """The classname of the testcases for what the gate could not check."""
 EVIDENCE = "ratchet.evidence"
 """The classname of the testcases for the goldens, noise records and tasks the edit changes (listed first)."""
+TRIGGERS = "ratchet.triggers"
+"""The classname of the testcases for trigger queries that are not PASS (and a changed triggers file)."""
 DIFF = "ratchet.diff"
 """The classname of the testcases for what the edit changes (the behavioural diff; listed before all others)."""
 # XML 1.0 cannot carry these at all, escaped or not; a model's output may still contain them.
@@ -102,19 +109,46 @@ def not_checked(verdict: Verdict) -> list[tuple[str, str]]:
     return notes
 
 
+def _trigger_file(verdict: Verdict) -> list[str]:
+    """The base's triggers file, when the edit changes it (the check ran the base's queries: at least WARN)."""
+    changed = verdict.triggers.file_changed if verdict.triggers is not None else None
+    return [changed] if changed else []
+
+
+def _trigger_cases(suite: ET.Element, queries: list[TriggerCase], trigger_file: list[str]) -> None:
+    for path in trigger_file:
+        message = f"{path} changed; the edit was checked with the base's trigger queries"
+        name = _xml_text(f"trigger queries changed: {path}")
+        case = ET.SubElement(suite, "testcase", {"classname": TRIGGERS, "name": name, "time": "0.000"})
+        ET.SubElement(case, "failure", {"type": "evidence", "message": _xml_text(message)}).text = _xml_text(
+            message + "\n"
+        )
+    for query in queries:  # a query, or a family of them (ratchet.outputs.triggers)
+        name = _xml_text(query.name)
+        case = ET.SubElement(suite, "testcase", {"classname": TRIGGERS, "name": name, "time": "0.000"})
+        tag, kind = {"worse": ("failure", "regression"), "unsettled": ("failure", "unsettled")}.get(
+            query.query.outcome, ("error", "errors")
+        )
+        ET.SubElement(case, tag, {"type": kind, "message": _xml_text(query.message)}).text = _xml_text(query.body)
+
+
 def render_junit(verdict: Verdict) -> str:
     """The verdict as a JUnit XML document (UTF-8 declaration, two-space indent, one final newline)."""
     notes = not_checked(verdict)
     evidence = evidence_lines(verdict)
     changes = diff_lines(verdict)
+    queries = trigger_cases(verdict.triggers) if verdict.triggers is not None else []
+    trigger_file = _trigger_file(verdict)
     failures = (
         sum(p.outcome in ("regression", "unsure", "inconclusive") for p in verdict.pairs)
         + len(notes)
         + sum(line.level != "note" for line in evidence)
         + sum(line.level != "note" for line in changes)
+        + sum(case.query.outcome != "errors" for case in queries)
+        + len(trigger_file)
     )
-    errors = sum(p.outcome == "error" for p in verdict.pairs)
-    tests = len(verdict.pairs) + len(notes) + len(evidence) + len(changes)
+    errors = sum(p.outcome == "error" for p in verdict.pairs) + sum(case.query.outcome == "errors" for case in queries)
+    tests = len(verdict.pairs) + len(notes) + len(evidence) + len(changes) + len(queries) + len(trigger_file)
     root = ET.Element(
         "testsuites",
         {
@@ -168,6 +202,7 @@ def render_junit(verdict: Verdict) -> str:
             ET.SubElement(case, "failure", {"type": "evidence", "message": _xml_text(line.text)}).text = _xml_text(
                 f"{line.label}: {line.text}\n"
             )
+    _trigger_cases(suite, queries, trigger_file)  # the summary opens with them
     for pair in verdict.pairs:
         _pair_case(suite, pair)
     for name, message in notes:

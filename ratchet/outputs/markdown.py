@@ -12,11 +12,13 @@ from ratchet.gate.models import DriftEvidence, Finding, Opinion, PairOutcome, Ve
 from ratchet.outputs.edit_diff import diff_lines
 from ratchet.outputs.evidence import evidence_lines
 from ratchet.outputs.grouping import collapse_ids, finding_groups
+from ratchet.outputs.model_change import model_change_lines
 from ratchet.outputs.notes import note_label
 from ratchet.outputs.text import code_block, html_inline, md_inline
+from ratchet.outputs.triggers import COLUMNS, trigger_header, trigger_rows
 
 _MARK = {"PASS": "✅", "WARN": "⚠️", "BLOCK": "❌"}
-_CALL_KINDS = {"new_side_effect": "+", "call_added": "+", "call_removed": "-", "args_changed": "!"}
+_CALL_KINDS = {"new_side_effect": "+", "call_added": "+", "call_removed": "-", "args_changed": "!", "call_moved": "~"}
 OUTPUTS_NOT_CARRIED = "The verdict does not carry the golden's and the replay's final outputs; Level 0 compared them:"
 
 
@@ -51,6 +53,12 @@ def not_checked_lines(verdict: Verdict) -> list[str]:
     return lines
 
 
+def agent_list(verdict: Verdict) -> list[str]:
+    """A change of the agent (ratchet.gate.model_change) as list items: the change in bold, then each skill."""
+    lines = model_change_lines(verdict.model_change)
+    return [f"- **{md_inline(line)}**" if n == 0 else f"- {md_inline(line)}" for n, line in enumerate(lines)]
+
+
 def diff_list(verdict: Verdict) -> list[str]:
     """What the edit changes, as list items (the lines the terminal prints after `skills changed:`)."""
     return [f"- **diff:** {md_inline(str(line))}" for line in diff_lines(verdict)]
@@ -69,6 +77,18 @@ def findings_table(verdict: Verdict) -> list[str]:
             f"| {md_inline(collapse_ids(group.task_ids))} |"
         )
     return rows
+
+
+def triggers_table(verdict: Verdict) -> list[str]:
+    """The trigger queries run at base and head (ratchet.gate.triggers): a header, then a row per query that moved."""
+    if verdict.triggers is None:
+        return []
+    rows = trigger_rows(verdict.triggers)
+    lines = [f"**{md_inline(trigger_header(verdict.triggers))}**"]
+    if rows:
+        lines += ["", "| " + " | ".join(COLUMNS) + " |", "|" + " --- |" * len(COLUMNS)]
+        lines += ["| " + " | ".join(md_inline(cell) for cell in row) + " |" for row in rows]
+    return lines
 
 
 def footer_line(verdict: Verdict) -> str:
@@ -166,7 +186,13 @@ def render_markdown(verdict: Verdict) -> str:
     blocks: list[list[str]] = [[decision_line(verdict)]]
     if verdict.simulated:
         blocks.append([f"> {md_inline(SIMULATED_CHECK_BANNER)}"])
-    for block in (not_checked_lines(verdict), diff_list(verdict), findings_table(verdict)):
+    for block in (
+        not_checked_lines(verdict),
+        agent_list(verdict),
+        diff_list(verdict),
+        triggers_table(verdict),
+        findings_table(verdict),
+    ):
         if block:
             blocks.append(block)
     same = sorted(p.task_id for p in verdict.pairs if p.outcome == "same")

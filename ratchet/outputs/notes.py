@@ -9,7 +9,11 @@ from __future__ import annotations
 
 from ratchet.gate.models import UnseenKind
 
-_LABELS: dict[str, str] = {"provenance": "provenance", "mutation": "mutation score"}
+_LABELS: dict[str, str] = {
+    "provenance": "provenance",
+    "mutation": "mutation score",
+    "judge": "judge answers",
+}
 
 
 def note_label(kind: UnseenKind) -> str:

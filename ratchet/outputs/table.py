@@ -8,13 +8,16 @@ from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from ratchet.core.labels import SIMULATED_CHECK_BANNER
 from ratchet.gate.models import PairOutcome, Verdict
 from ratchet.outputs.edit_diff import diff_lines
 from ratchet.outputs.evidence import evidence_lines
 from ratchet.outputs.grouping import compact_ids, finding_label, group_pairs
+from ratchet.outputs.model_change import model_change_lines
 from ratchet.outputs.notes import note_label
+from ratchet.outputs.triggers import COLUMNS, trigger_header, trigger_rows
 from ratchet.skills.names import optional_skill_key
 
 _STYLE = {"PASS": "bold green", "WARN": "bold yellow", "BLOCK": "bold red"}
@@ -84,12 +87,17 @@ def render_verdict(verdict: Verdict, console: Console) -> None:
         console.print(f"[{style}]not checked:[/{style}] {escape(note.detail)}", highlight=False)
     console.print(f"ratchet check  {short(verdict.base)} -> {short(verdict.head)}")
     console.print(f"skills changed: {', '.join(verdict.skills_changed) or 'none'}")
+    # A change of the agent is gated like a skill edit: per skill what its replays came to (ratchet.gate.model_change).
+    for said in model_change_lines(verdict.model_change):
+        console.print(escape(said), highlight=False)
     # What the edit changes, read without a model, leads the evidence (ratchet.outputs.edit_diff).
     for change in diff_lines(verdict):
         console.print(
             f"{f'[{style}]diff:[/{style}]' if change.level == 'warn' else 'diff:'} {escape(str(change))}",
             highlight=False,
         )
+    if verdict.triggers is not None:
+        _render_triggers(verdict, console)
     if verdict.pairs:
         table = Table(box=box.SIMPLE, pad_edge=False, show_edge=False)
         table.add_column("task", no_wrap=True)
@@ -119,3 +127,29 @@ def render_verdict(verdict: Verdict, console: Console) -> None:
         f" · {verdict.wall_ms / 1000:.1f} s",
         highlight=False,
     )
+
+
+def _render_triggers(verdict: Verdict, console: Console) -> None:
+    """The trigger queries run at base and head (ratchet.gate.triggers): a header, then a row per query that moved."""
+    assert verdict.triggers is not None
+    console.print(escape(trigger_header(verdict.triggers)), highlight=False)
+    rows = trigger_rows(verdict.triggers)
+    if not rows:
+        return
+    table = Table(box=box.SIMPLE, pad_edge=False, show_edge=False)
+    for column in COLUMNS:
+        # The query and what it expects take what the numbers leave (the numbers and the outcome are never cut);
+        # a long prompt is clipped (the whole prompt is in the JSON, the Markdown and the review page).
+        wide = column in ("query", "expects")
+        table.add_column(
+            column, overflow="fold", no_wrap=not wide, min_width=14 if wide else None, ratio=1 if wide else None
+        )
+    for row in rows:
+        query, *rest = row
+        # Text, not markup: a query id like `github-triage:fire:1` is no emoji code (rich would print a flame).
+        table.add_row(Text(_clipped(query, 100)), *(Text(cell) for cell in rest))
+    console.print(table)
+
+
+def _clipped(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"

@@ -35,6 +35,8 @@ pre{white-space:pre-wrap;word-break:break-word;margin:0;font-size:.9em}
 .mutation{border:1px solid #ccd;border-radius:6px;padding:1em;margin:1em 0}.mutation-skill{margin:.6em 0}
 .mutation-classes{width:auto}.mutation-blind,.mutation-unread{color:#8a1c00;font-weight:bold}
 .mutation-none{color:#7a4b00}
+.triggers{border:1px solid #ccd;border-radius:6px;padding:1em;margin:1em 0}.trigger-queries{width:auto}
+.trigger-worse{color:#b00020;font-weight:bold}.trigger-unsettled,.trigger-errors,.triggers-file{color:#8a1c00}
 """
 
 JS = """

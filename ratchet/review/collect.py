@@ -235,6 +235,7 @@ def verdict_page(project: Project, verdict_file: Path, replays_file: Path | None
         simulated=verdict.simulated,
         unseen=verdict.unseen,
         mutation=_mutation(project, verdict),
+        triggers=verdict.triggers,
     )
 
 

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 from ratchet.gate.models import DriftEvidence, Finding, Opinion, Unseen
 from ratchet.goldens.mutation import MutationScore
 from ratchet.goldens.trace import ToolCall, Trace
+from ratchet.triggers.verdict import TriggerCheck
 
 ReviewMode = Literal["pending", "verdict", "labels"]
 RowKind = Literal["same", "changed", "added", "removed"]
@@ -94,6 +95,10 @@ class ReviewPage(BaseModel):
     simulated: bool = Field(default=False, description="What is shown came from the simulator (a verdict's own flag).")
     mutation: MutationSection | None = Field(
         default=None, description="The edited skills' mutation scores at the base (a verdict with edited skills)."
+    )
+    triggers: TriggerCheck | None = Field(
+        default=None,
+        description="The trigger queries the check ran at base and head (a verdict's own, docs/triggers.md).",
     )
 
     @property

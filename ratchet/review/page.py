@@ -17,6 +17,7 @@ from ratchet.core.labels import SIMULATED_CHECK_BANNER
 from ratchet.gate.models import DriftEvidence, Finding, Opinion, Unseen
 from ratchet.goldens.mutation import CLASS_MEANINGS
 from ratchet.goldens.trace import ToolCall, Trace
+from ratchet.outputs.triggers import family_name, fires, p_text, trigger_header, worst_first
 from ratchet.review.align import align_calls, golden_only
 from ratchet.review.assets import CSP, CSS, JS
 from ratchet.review.models import (
@@ -27,6 +28,8 @@ from ratchet.review.models import (
     SkillMutation,
     accept_thin_command,
 )
+from ratchet.triggers.compare import FamilyChange, QueryChange
+from ratchet.triggers.verdict import TriggerCheck
 
 _HOW_TO_ACT = {
     "pending": "to bless from the terminal: ratchet bless {id}",
@@ -256,6 +259,71 @@ def _mutation(section: MutationSection | None) -> str:
     return f'<section class="mutation">{head}{body}</section>'
 
 
+_TRIGGER_COLUMNS = (
+    "query",
+    "skill",
+    "should",
+    "base fired",
+    "head fired",
+    "p",
+    "Holm-adjusted p",
+    "outcome",
+    "regression",
+)
+
+
+def _trigger_row(q: QueryChange) -> str:
+    cells = (
+        f"{q.query_id}: {q.prompt}",
+        q.skill or "none (canary)",
+        "fire" if q.should_fire else "not fire",
+        fires(q.base_fires, q.base_n, q.base_errors),
+        fires(q.head_fires, q.head_n, q.head_errors),
+        p_text(q.p_value),
+        p_text(q.adjusted_p),
+        q.outcome,
+        q.regression or "",
+    )
+    tds = "".join(f"<td>{_e(cell)}</td>" for cell in cells)
+    return f'<tr class="trigger-query trigger-{q.outcome}" data-query="{_e(q.query_id)}" data-outcome="{q.outcome}">{tds}</tr>'
+
+
+def _family_row(f: FamilyChange) -> str:
+    """A family of queries read as one stratified exact test (ratchet.triggers.compare): its counts summed."""
+    cells = (
+        f"family: {family_name(f)}" + (f"; moved: {', '.join(f.moved)}" if f.moved else ""),
+        f.skill or "none (canaries)",
+        "fire" if f.should_fire else "not fire",
+        f"{f.base_fires}/{f.base_n}",
+        f"{f.head_fires}/{f.head_n}",
+        p_text(f.p_value),
+        p_text(f.adjusted_p),
+        f.outcome,
+        f.regression or "",
+    )
+    tds = "".join(f"<td>{_e(cell)}</td>" for cell in cells)
+    return f'<tr class="trigger-family trigger-{f.outcome}" data-outcome="{f.outcome}">{tds}</tr>'
+
+
+def _triggers(check: TriggerCheck | None) -> str:
+    """The trigger queries the check ran at base and head, every one, worst first (docs/triggers.md)."""
+    if check is None:
+        return ""
+    parts = [
+        "<h2>Trigger queries (docs/triggers.md)</h2>",
+        f'<p class="triggers-header">{_e(trigger_header(check))}</p>',
+    ]
+    if check.file_changed:
+        said = f"the edit changes {check.file_changed}: the check ran the base's trigger queries; review the change"
+        parts.append(f'<p class="triggers-file">{_e(said)}</p>')
+    if check.queries:
+        head = "".join(f"<th>{_e(name)}</th>" for name in _TRIGGER_COLUMNS)
+        families = [f for f in check.families if f.outcome != "same"]  # as the terminal shows them: above the queries
+        rows = "".join(_family_row(f) for f in families) + "".join(_trigger_row(q) for q in worst_first(check.queries))
+        parts.append(f'<table class="trigger-queries"><tr class="trigger-columns">{head}</tr>{rows}</table>')
+    return '<section class="triggers">' + "".join(parts) + "</section>"
+
+
 def _item(page: ReviewPage, item: ReviewItem, served: bool) -> str:
     parts = [f"<h2>{_e(item.title)}</h2>", *(_unseen_line(note, "div") for note in item.unseen), _thin(item)]
     parts.append(_routing(item))
@@ -284,7 +352,7 @@ def render_page(page: ReviewPage, *, served: bool = False) -> str:
         f"<title>{_e(page.title)}</title><style>{CSS}</style></head>"
         f'<body data-mode="{page.mode}" data-served="{"1" if served else "0"}">'
         f'{banner}<h1>{_e(page.title)}</h1>{_unseen(page)}<div class="summary">{_e(page.summary)}</div>'
-        f'<div class="meta">source: {_e(page.source)}</div>{_mutation(page.mutation)}'
+        f'<div class="meta">source: {_e(page.source)}</div>{_mutation(page.mutation)}{_triggers(page.triggers)}'
         '<label><input type="checkbox" id="hide-same"> hide unchanged calls</label>'
         f"{items}<script>{JS}</script></body></html>\n"
     )

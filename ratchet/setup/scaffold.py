@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 from ratchet.config.project import CONFIG_FILE
 from ratchet.core.errors import GitStateError, InputError
 from ratchet.data import packaged
+from ratchet.goldens.triggers import TRIGGERS_FILE
 from ratchet.repo.git import open_repo
 
 SKILL_LAYOUTS = ("skills", ".claude/skills", ".agents/skills")
@@ -24,7 +25,12 @@ SKILL_LAYOUTS = ("skills", ".claude/skills", ".agents/skills")
 TASKS_FILE = "tasks.yaml"
 WORLD_README = "world/README.md"
 EXAMPLE_SKILL = "my-skill"
-_TEMPLATES = {CONFIG_FILE: "ratchet.yaml", TASKS_FILE: "tasks.yaml", WORLD_README: "world-README.md"}
+_TEMPLATES = {
+    CONFIG_FILE: "ratchet.yaml",
+    TASKS_FILE: "tasks.yaml",
+    TRIGGERS_FILE: "triggers.yaml",
+    WORLD_README: "world-README.md",
+}
 
 
 class Scaffold(BaseModel):
@@ -59,7 +65,7 @@ def _in_git(root: Path) -> bool:
 
 
 def init_project(root: Path) -> Scaffold:
-    """Write ratchet.yaml, tasks.yaml and world/README.md into `root`, and the skills folder if none exists.
+    """Write ratchet.yaml, tasks.yaml, triggers.yaml and world/README.md into `root`, and the skills folder if none exists.
 
     Every refusal comes before the first write, so a refused init leaves the folder as it was.
     Errors name files as `root / name` with root as given (`.` gives a bare `ratchet.yaml`).

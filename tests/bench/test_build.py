@@ -19,7 +19,9 @@ from ratchet.config.project import load_project
 from ratchet.sim.injector import InjectContext, ToolInfo, propose, split_skill
 from ratchet.skills.skill import parse_skill_text
 from tests.bench.conftest import SOURCE, make_project
+from tests.helpers.fake_openai import FakeOpenAI
 from tests.helpers.gateways import sim_gateway
+from tests.helpers.live_tiers import set_live_tiers
 
 
 def test_build_counts_and_labels(built_template: tuple[Path, BuildResult]) -> None:
@@ -130,7 +132,10 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path: Path, args: list[str
 def test_live_build_prints_the_estimate_and_needs_yes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = make_project(tmp_path / "p", ("github-triage",))
     monkeypatch.setenv("RATCHET_UPSTREAM", "live")
-    result = CliRunner().invoke(app, ["bench", "build", "--project", str(root), "--work", str(tmp_path / "w")])
+    with FakeOpenAI() as server:  # the preflight, before the estimate, asks it; nothing else does
+        set_live_tiers(root, server.base_url)
+        result = CliRunner().invoke(app, ["bench", "build", "--project", str(root), "--work", str(tmp_path / "w")])
+        assert server.requests == []
     assert result.exit_code == 2
     assert "Estimate:" in result.output and "inject" in result.output
     assert "re-run with --yes" in result.output

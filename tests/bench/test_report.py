@@ -22,6 +22,7 @@ SECTIONS = (
     "## E5: Level 0 on vs off",
     "## E6: noise floor",
     "## Noise records, repeats and A/A checks",
+    "## Routing regressions (R5/R6) with and without trigger queries",
     "## Pair level, false warns and latency",
     "## Judge agreement",
     "## Judges: how far each tier can be trusted",

@@ -45,6 +45,7 @@ def test_init_in_an_empty_folder_writes_the_project_and_says_what_next(empty: Pa
         "initialized a Ratchet project in .\n"
         "  wrote   ratchet.yaml\n"
         "  wrote   tasks.yaml\n"
+        "  wrote   triggers.yaml\n"
         "  wrote   world/README.md\n"
         "  created skills/ (empty)\n"
         "skills: none yet; they will live in skills/\n" + NO_GIT + NEXT.format(skills="skills")
@@ -119,6 +120,7 @@ def test_init_into_a_path_inside_a_git_repository(tmp_path: Path, monkeypatch: p
         "initialized a Ratchet project in agents\n"
         "  wrote   agents/ratchet.yaml\n"
         "  wrote   agents/tasks.yaml\n"
+        "  wrote   agents/triggers.yaml\n"
         "  wrote   agents/world/README.md\n"
         "  created agents/skills/ (empty)\n"
     )

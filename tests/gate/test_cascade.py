@@ -74,7 +74,7 @@ def test_nano_settles_a_confident_pass() -> None:
     result, judges = run("cascade", nano=[answer("pass", 0.9)])
     assert (result.outcome, result.decided_by, result.confidence, asked(judges)) == ("pass", "nano", 0.9, ["nano"])
     assert result.cost_usd == pytest.approx(0.001)
-    assert [o.prompt_version for o in result.opinions] == ["judge-v3"]
+    assert [o.prompt_version for o in result.opinions] == ["judge-v4"]
 
 
 def test_nano_same_is_a_pass() -> None:

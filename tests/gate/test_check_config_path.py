@@ -166,19 +166,19 @@ def test_the_judge_prompt_a_config_path_points_at_is_read_from_the_base_and_name
     demo_repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     judge = packaged_prompt("judge.md").read_text(encoding="utf-8")
-    assert "version: judge-v3" in judge
+    assert "version: judge-v4" in judge
     base = commit(
         demo_repo,
         {
             GATE: cascade_text() + "judge_prompt: judge.md\n",
-            ".github/judge.md": judge.replace("version: judge-v3", "version: team-v1"),
+            ".github/judge.md": judge.replace("version: judge-v4", "version: team-v1"),
         },
         "own judge",
     )
     commit(
         demo_repo,
         {
-            ".github/judge.md": judge.replace("version: judge-v3", "version: friendly-v9"),
+            ".github/judge.md": judge.replace("version: judge-v4", "version: friendly-v9"),
             **edited(demo_repo, "edit/changed-argument"),
         },
         "a friendlier judge",

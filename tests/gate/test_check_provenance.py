@@ -171,7 +171,7 @@ def test_goldens_recorded_on_the_simulator_replayed_live_are_named_first(
     demo_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("RATCHET_UPSTREAM", "live")
-    with FakeOpenAI() as server:
+    with FakeOpenAI(listed=("model-a",)) as server:  # preflight asks the server whether it serves the tier's model
         commit(demo_repo, {"ratchet.yaml": _live_yaml(server, "openai/model-a")}, "go live")
         apply_edit(demo_repo, EDIT["edit/reworded-status"])
         verdict = check(demo_repo, "edit/reworded-status", tmp_path / "home")
@@ -203,7 +203,7 @@ def test_goldens_recorded_with_another_agent_model_are_named_first(
 ) -> None:
     monkeypatch.setenv("RATCHET_UPSTREAM", "live")
     triage = sorted(p.stem for p in (demo_repo / "goldens" / "github-triage").glob("*.json") if "noise" not in p.name)
-    with FakeOpenAI() as server:
+    with FakeOpenAI(listed=("model-a", "model-b")) as server:
         (demo_repo / "ratchet.yaml").write_text(_live_yaml(server, "openai/model-a"), encoding="utf-8")
         _record_live(demo_repo, triage)
         git(demo_repo, "add", "-A")

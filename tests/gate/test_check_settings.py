@@ -64,7 +64,8 @@ def test_an_edit_that_repoints_the_paths_is_checked_with_the_base_paths(demo_rep
 
 def test_a_settings_change_alone_is_never_a_pass(demo_repo: Path) -> None:
     base = _head(demo_repo)
-    commit(demo_repo, _yaml(demo_repo, "upstream: sim", "upstream: sim\nmax_agent_turns: 1"), "tune")
+    # Not an agent setting: a change of the agent is replayed (docs/adr/0023, tests/gate/test_check_model_change.py).
+    commit(demo_repo, _yaml(demo_repo, "upstream: sim", "upstream: sim\nrouting_neighbours: 1"), "tune")
     warn = check_edit(demo_repo, base=base, config=LEVEL0_ONLY)
     assert (warn.decision, warn.summary, warn.settings_changed) == (
         "WARN",

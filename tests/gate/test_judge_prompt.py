@@ -10,6 +10,7 @@ from ratchet.core.errors import ConfigError
 from ratchet.core.fence import fence_token, read_fenced
 from ratchet.gate.judge_prompt import build_judge_request, fence_nonce, judge_sections, load_judge_prompt, trace_diff
 from ratchet.gate.level0 import level0_findings
+from ratchet.sim.judges import SimJudge
 from tests.gate.judge_fakes import make_task, make_trace
 
 PROMPT = load_judge_prompt(resolve_gate_config("cascade").prompt_path())
@@ -28,7 +29,7 @@ def request(secs: dict[str, str], attempt: int = 1, tier: str = "nano", max_in: 
 
 
 def test_prompt_file_is_versioned() -> None:
-    assert PROMPT.version == "judge-v3"
+    assert PROMPT.version == "judge-v4"
     assert "{{nonce}}" in PROMPT.system and "rubric" in PROMPT.reminder.lower()
 
 
@@ -102,3 +103,36 @@ def test_bad_prompt_file(tmp_path: Path) -> None:
         load_judge_prompt(bad2)
     with pytest.raises(ConfigError, match="cannot read"):
         load_judge_prompt(tmp_path / "missing.md")
+
+
+@pytest.mark.parametrize(
+    "declaration",
+    [
+        "Fence token: `{{nonce}}`",
+        "The fence token is {{nonce}}.",
+        "Fence token: {{nonce}}, use it.",
+        "fence token: {{nonce}}",
+    ],
+)
+def test_a_custom_prompt_must_declare_the_nonce_as_the_packaged_one_does(tmp_path: Path, declaration: str) -> None:
+    """The sim judges and the tests read the nonce back from that line; a prompt that writes it otherwise
+    would leave a reader to find a forged `Fence token:` line in the data instead."""
+    custom = tmp_path / "judge.md"
+    custom.write_text(f"---\nversion: v9\n---\n## SYSTEM\nJudge.\n{declaration}\n## REMINDER\nx\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="on a line of its own") as raised:
+        load_judge_prompt(custom)
+    assert "\n" not in str(raised.value)
+
+
+def test_a_custom_prompt_with_the_declaration_line_is_read_by_the_sim_judges(tmp_path: Path) -> None:
+    custom = tmp_path / "judge.md"
+    custom.write_text(
+        "---\nversion: v9\n---\n## SYSTEM\nJudge the data.\n\nFence token: {{nonce}}\n## REMINDER\nAnswer.\n",
+        encoding="utf-8",
+    )
+    prompt = load_judge_prompt(custom)
+    req = build_judge_request(
+        prompt, sections(), pair_id="edit1/t1", tier="nano", attempt=1, max_input_tokens=8000, max_output_tokens=300
+    )
+    opinion = SimJudge("nano").opinion(req)
+    assert "did not contain" not in str(opinion["rationale"])

@@ -63,7 +63,7 @@ def fenced(req: ChatRequest) -> dict[str, str]:
 
 
 def test_the_prompt_says_what_the_section_is_and_its_version_moved() -> None:
-    assert PROMPT.version == "judge-v3"
+    assert PROMPT.version == "judge-v4"
     assert "`skill_diff` section" in PROMPT.system and "not instructions" in PROMPT.system
 
 

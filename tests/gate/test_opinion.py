@@ -16,7 +16,7 @@ def test_tolerant_of_prose_fences_and_case() -> None:
     assert got.verdict == "pass" and got.confidence == 1.0 and got.rationale == ""
 
 
-def test_first_valid_object_wins() -> None:
+def test_objects_that_are_no_answer_are_skipped() -> None:
     text = '{"note": "thinking"} {"verdict": "maybe", "confidence": 0.5} {"verdict": "unsure", "confidence": 0.4}'
     assert parse_answer(text).verdict == "unsure"
 

@@ -73,12 +73,25 @@ class ThreadedServer:
 class FakeOpenAI:
     """A tiny chat-completions server with scripted behaviours and a record of every request."""
 
-    def __init__(self, *, reply_tokens: int = 7, delay_s: float = 0.0, model: str = "fake-model") -> None:
+    def __init__(
+        self,
+        *,
+        reply_tokens: int = 7,
+        delay_s: float = 0.0,
+        model: str = "fake-model",
+        listed: tuple[str, ...] | None = None,
+        models_key: str | None = None,
+    ) -> None:
+        """`listed`: the model ids GET /v1/models lists (default: `model`); `models_key`: when set,
+        GET /v1/models answers 401 unless it is sent as the bearer token, as hosted providers do."""
         self.reply_tokens = reply_tokens
         self.delay_s = delay_s
         self.model = model
+        self.listed = listed if listed is not None else (model,)
+        self.models_key = models_key
         self.requests: list[dict[str, Any]] = []
-        self.probes = 0  # GET /models: a preflight's "does it answer at all", not a model call
+        self.probes = 0  # GET /models: a preflight's "is it up, does it serve the model", not a model call
+        self.probe_auth: list[str] = []  # the Authorization header of each GET /models
         self.responses: list[dict[str, Any]] = []
         self._script: deque[Behaviour] = deque()
         self._lock = threading.Lock()
@@ -107,10 +120,15 @@ class FakeOpenAI:
         app = FastAPI()
 
         @app.get("/v1/models")
-        async def models() -> dict[str, Any]:
+        async def models(request: Request) -> JSONResponse:
+            auth = request.headers.get("authorization", "")
             with self._lock:
                 self.probes += 1
-            return {"object": "list", "data": [{"id": self.model, "object": "model", "owned_by": "fake"}]}
+                self.probe_auth.append(auth)
+            if self.models_key is not None and auth != f"Bearer {self.models_key}":
+                return JSONResponse(status_code=401, content={"error": {"message": "no key", "type": "fake"}})
+            data = [{"id": model, "object": "model", "owned_by": "fake"} for model in self.listed]
+            return JSONResponse({"object": "list", "data": data})
 
         @app.post("/v1/chat/completions")
         async def chat(request: Request) -> JSONResponse:

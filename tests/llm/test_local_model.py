@@ -21,6 +21,7 @@ from tests.helpers.gateways import sim_gateway
 URL = os.environ.get("RATCHET_LOCAL_MODEL_URL")
 pytestmark = pytest.mark.skipif(not URL, reason="no local model server (scripts/local_model_server.sh --check)")
 MODEL = "openai/gemma-3-270m"
+TIMEOUT_S = 600  # timeout_s as docs/local-models.md sets it for a model on a small CPU
 
 
 def _project(tmp_path: Path) -> Project:
@@ -34,7 +35,7 @@ def _project(tmp_path: Path) -> Project:
 def test_real_model_priced_ledgered_then_cached(tmp_path: Path) -> None:
     project = _project(tmp_path)
     store = open_store(project.home)
-    with sim_gateway(project, store, run_id="local", timeout_s=120) as gw:
+    with sim_gateway(project, store, run_id="local", timeout_s=TIMEOUT_S) as gw:
         model = gw.model("nano", "judge-nano")
         request = ChatRequest.model_validate(
             {

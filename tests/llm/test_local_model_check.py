@@ -44,6 +44,7 @@ description: Tell the current date and time in UTC. Use when someone asks what t
 CONFIG = f"""schema_version: 1
 upstream: live
 max_agent_turns: 3
+timeout_s: 600
 paths: {{skills: skills, tasks: tasks.yaml, goldens: goldens, world: world, workspaces: workspaces}}
 tiers:
   agent: {{model: {MODEL}, api_base: "{URL}", tool_protocol: text, max_tokens: 64}}

@@ -17,6 +17,7 @@ from ratchet.config.retry import RetryPolicy
 from ratchet.core.chat import ChatRequest
 from ratchet.core.errors import ConfigError, InfraError, ModelCallError
 from ratchet.llm.live import LiteLLMModel
+from ratchet.llm.preflight import Listing
 from ratchet.llm.retry import UpstreamError
 from ratchet.store.db import Store, open_store
 from tests.helpers.fake_openai import FakeOpenAI
@@ -106,9 +107,9 @@ def test_each_distinct_base_is_probed_once(tmp_path: Path, store: Store, server:
         probed: list[str] = []
         original = gw._probe_base
 
-        def counting(base: str) -> str | None:
+        def counting(base: str, key: str | None) -> Listing:
             probed.append(base)
-            return original(base)
+            return original(base, key)
 
         gw._probe_base = counting  # type: ignore[method-assign]
         with pytest.raises(InfraError, match=r"^tier super: cannot reach"):

@@ -40,7 +40,7 @@ def test_history_is_replayed_as_text() -> None:
     )
     wire = to_text_request(request)
     assert wire.tools == [] and wire.tool_choice is None
-    assert wire.messages[0].content is not None and wire.messages[0].content.startswith("Be brief.")
+    assert wire.messages[0].content is not None and wire.messages[0].content.endswith("\n\nBe brief.")
     assert "- fx_rate: FX rate" in wire.messages[0].content
     assert wire.messages[2].content == '{"arguments":{"pair":"EURUSD"},"name":"fx_rate"}'
     assert (wire.messages[3].role, wire.messages[3].content) == ("user", "Result of fx_rate:\n1.08")
@@ -59,3 +59,26 @@ def test_gateway_uses_text_protocol_when_configured(sim_project: Project, store:
     assert fake.requests[0].tools == [] and "fx_rate" in (fake.requests[0].messages[0].content or "")
     (call,) = out.message.tool_calls
     assert (call.name, call.arguments, out.finish_reason) == ("fx_rate", {"pair": "EURUSD"}, "tool_calls")
+
+
+def test_tools_come_before_the_system_prompt_so_a_skill_edit_keeps_them_in_the_cached_prefix() -> None:
+    def wire(system: str) -> str:
+        request = ChatRequest.model_validate(
+            {"messages": [{"role": "system", "content": system}, {"role": "user", "content": "rate?"}], "tools": TOOLS}
+        )
+        return to_text_request(request).messages[0].content or ""
+
+    before, after = wire("Preamble.\n\nSkill body, step 1."), wire("Preamble.\n\nSkill body, step 1 edited.")
+    tools = before.index("- send_email: send")
+    assert tools < before.index("Preamble.") and before.endswith("Skill body, step 1.")
+    shared = len(_common([before, after]))
+    assert shared > before.index("Skill body") > tools
+
+
+def _common(texts: list[str]) -> str:
+    """The longest common leading string (the prefix a prompt cache can reuse)."""
+    first, last = min(texts), max(texts)
+    size = 0
+    while size < len(first) and first[size] == last[size]:
+        size += 1
+    return first[:size]

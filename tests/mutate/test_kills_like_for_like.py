@@ -73,7 +73,7 @@ def test_goldens_recorded_on_the_simulator_replayed_live_kill_no_mutant(
     demo_repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("RATCHET_UPSTREAM", "live")
-    with FakeOpenAI() as server:
+    with FakeOpenAI(listed=("model-a",)) as server:  # preflight asks the server whether it serves model-a
         commit(demo_repo, {"ratchet.yaml": _live_yaml(server, "openai/model-a")}, "go live")
         report = mutate_project(demo_repo, MutateOptions(source=HandMade(), config="level0_only", save=True))
     assert [o.status for o in report.outcomes] == ["survived"] * 4

@@ -6,7 +6,7 @@ from __future__ import annotations
 from junitparser import Error, Failure, JUnitXml, Skipped, TestCase, TestSuite
 
 from ratchet.outputs.junit import NOT_CHECKED, render_junit
-from tests.outputs.verdicts import mixed_verdict
+from tests.outputs.verdicts import HOSTILE, mixed_verdict
 
 
 def suite_of(text: str) -> TestSuite:
@@ -123,3 +123,38 @@ def test_an_inconclusive_pair_is_a_failure_named_so_and_the_markdown_groups_it()
     [result] = cases(render_junit(verdict))["fx-40"].result
     assert isinstance(result, Failure) and result.type == "inconclusive"
     assert "1 of 3 repeats" in render_markdown(verdict)
+
+
+def test_each_trigger_query_that_is_not_pass_is_a_case_worse_a_regression_failure() -> None:
+    from ratchet.outputs.junit import TRIGGERS
+    from tests.helpers.trigger_checks import mixed_check, verdict_with_triggers
+
+    suite = suite_of(render_junit(verdict_with_triggers(mixed_check(prompt=HOSTILE))))
+    queries = [c for c in suite if c.classname == TRIGGERS]
+    # Worst first; the queries that stayed the same or got better are no case (the table has them).
+    assert [c.name for c in queries] == ["github-triage:not:1", "github-triage:fire:3", "github-triage:fire:2"]
+    [worse], [unsettled], [errors] = (c.result for c in queries)
+    assert isinstance(worse, Failure) and worse.type == "regression"
+    assert worse.message == "R5: github-triage does not fire: fired 0/5 at base -> 5/5 at head, p=0.00397, Holm 0.00794"
+    assert worse.text is not None and worse.text.splitlines() == [
+        f"worse (R5): github-triage does not fire on: {HOSTILE.replace(chr(0), chr(0xFFFD)).replace(chr(7), chr(0xFFFD))}",
+        "fired at base 0/5, at head 5/5 (of 5 run(s) each)",
+        "one-sided Fisher exact p 0.00397, Holm-adjusted 0.00794, alpha 0.05",
+    ]
+    assert isinstance(unsettled, Failure) and unsettled.type == "unsettled"
+    assert unsettled.message == "github-triage fires: fired 5/5 at base -> 2/5 at head, p=0.0833, Holm 0.167"
+    assert isinstance(errors, Error) and errors.type == "errors"
+    assert errors.message == "github-triage fires: fired 5/5 at base -> 3/3 +2 err at head"
+    assert suite.tests == 3 and suite.failures == 2 and suite.errors == 1
+
+
+def test_a_changed_trigger_file_is_an_evidence_failure() -> None:
+    from ratchet.outputs.junit import TRIGGERS
+    from tests.helpers.trigger_checks import mixed_check, verdict_with_triggers
+
+    check = mixed_check().model_copy(update={"file_changed": "triggers.yaml", "queries": []})
+    [case] = [c for c in suite_of(render_junit(verdict_with_triggers(check))) if c.classname == TRIGGERS]
+    [result] = case.result
+    assert case.name == "trigger queries changed: triggers.yaml"
+    assert isinstance(result, Failure) and result.type == "evidence"
+    assert result.message == "triggers.yaml changed; the edit was checked with the base's trigger queries"

@@ -27,6 +27,7 @@ from ratchet.gate.level0 import level0_findings
 from ratchet.goldens.tasks import load_tasks
 from ratchet.goldens.trace import golden_relpath, load_goldens
 from ratchet.llm.gateway import Gateway
+from ratchet.llm.preflight import preflight_config
 from ratchet.sim.models import SIMULATOR
 from ratchet.skills.sets import load_skills
 from ratchet.store.db import open_store
@@ -95,6 +96,7 @@ def _regenerated(env: ReplayEnv, edits: dict[str, Edit]) -> list[str]:
 def audit_bench(paths: BenchPaths, *, work: Path | None = None, report: Report = lambda _l: None) -> None:
     """Run the audit over a scratch copy of the project; GoldenError/InputError on the first failure."""
     work = (work or paths.root / DEFAULT_WORK).resolve()
+    preflight_config(paths.project.config, ["agent"])  # the audit replays goldens: its one tier, checked first
     project = scratch_repo(paths, work / "audit-repo", work / "home", with_goldens=True)
     edits = read_edits(paths.edits)
     with (

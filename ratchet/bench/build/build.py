@@ -49,6 +49,7 @@ from ratchet.goldens.tasks import Task, load_tasks
 from ratchet.goldens.trace import golden_relpath, load_goldens, write_trace
 from ratchet.llm.budget import PER_CALL_BUDGETS, CallBudget, check_affordable, estimate
 from ratchet.llm.gateway import Gateway
+from ratchet.llm.preflight import preflight_config
 from ratchet.sim.models import SIMULATOR
 from ratchet.skills.sets import load_skills
 from ratchet.store.db import open_store
@@ -151,6 +152,12 @@ def build_bench(
     stage_types = [
         t for t in types if (t in REGRESSION_TYPES and options.inject) or (t in CONTROL_TYPES and options.controls)
     ]
+    # Before the scratch repository, the estimate and the first recording: a live build asks the agent
+    # and, when it injects regressions, the injector (the simulator's proposer is a template); an upstream
+    # that cannot answer them is one line, exit 3.
+    build_config = paths.project.config
+    injects = build_config.upstream != "sim" and any(t in REGRESSION_TYPES for t in stage_types)
+    preflight_config(build_config, ["agent", "injector"] if injects else ["agent"])
     work = (options.work or root / DEFAULT_WORK).resolve()
     home = work / "home"
     project = scratch_repo(paths, work / "repo", home, with_goldens=True)
@@ -199,9 +206,9 @@ def build_bench(
             built: list[tuple[Edit, list[PairCheck]]] = []
             contexts = env.inject_context
             proposer: Proposer = (
-                TemplateProposer(contexts)
-                if simulated
-                else ModelProposer(gateway.model("injector", "inject"), paths.injector_prompt, contexts)
+                ModelProposer(gateway.model("injector", "inject"), paths.injector_prompt, contexts)
+                if injects
+                else TemplateProposer(contexts)  # the simulator's, or none called: nothing is injected
             )
             fixtures = FixtureSearch(project.root / paths.rel(paths.fixtures))
             for skill in skills:

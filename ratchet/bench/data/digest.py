@@ -1,4 +1,5 @@
-"""The dataset digest: one sha256 over the shipped skills, tasks, world, workspaces, fixtures and labels.
+"""The dataset digest: one sha256 over the shipped skills, tasks, trigger queries, world, workspaces, fixtures and
+labels.
 
 Labels pin every edit by its hash, so the digest covers the edits too. Each release records
 its digest in bench/DIGESTS.json, so `ratchet==X.Y.Z` names exact data.
@@ -17,6 +18,7 @@ from ratchet.core.errors import InputError
 from ratchet.core.jsonio import atomic_write_text, canonical_dumps, digest
 from ratchet.core.labels import __version__
 from ratchet.goldens.trace import NOT_GOLDEN_SUFFIXES
+from ratchet.goldens.triggers import TRIGGERS_FILE
 
 DIGESTS_SCHEMA_VERSION = 1
 
@@ -36,7 +38,8 @@ def _files(base: Path) -> list[Path]:
 def digest_parts(paths: BenchPaths) -> dict[str, str]:
     """sha256 of each file that makes up the dataset, by its path relative to the project root."""
     parts: dict[str, str] = {}
-    for base in (paths.skills, paths.tasks, paths.world, paths.workspaces, paths.fixtures, paths.labels):
+    triggers = paths.tasks.parent / TRIGGERS_FILE  # the bench's trigger queries decide R5/R6 edits too
+    for base in (paths.skills, paths.tasks, triggers, paths.world, paths.workspaces, paths.fixtures, paths.labels):
         for file in _files(base):
             parts[paths.rel(file)] = hashlib.sha256(file.read_bytes()).hexdigest()
     return parts

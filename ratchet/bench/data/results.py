@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from ratchet.bench.data.models import BENCH_SCHEMA_VERSION, EditType
 from ratchet.bench.data.mutation import MutationRun
+from ratchet.bench.data.triggers import EditTriggers
 from ratchet.core.chat import USD
 from ratchet.core.errors import InputError
 from ratchet.core.jsonio import atomic_write_text, canonical_dumps, load_json_file
@@ -60,6 +61,13 @@ class ScoredEdit(BaseModel):
     expected_pairs: dict[str, Outcome] = Field(default_factory=dict, description="From the effective label.")
     usage: dict[str, TierUsage] = Field(default_factory=dict, description="By tier: agent, nano, super, ultra.")
     diff: str = Field(default="", description="Unified diff of SKILL.md, for worked examples.")
+    triggers: EditTriggers | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="The check's trigger step on this edit (ratchet.bench.data.triggers), kept beside the verdict, "
+        "which stays the decision without it; null when the edit changes no catalog entry, or in results "
+        "written before the bench ran trigger queries.",
+    )
 
 
 class NoiseGolden(BaseModel):

@@ -24,6 +24,7 @@ from ratchet.bench.data.results import (
     ScoredEdit,
     read_results,
 )
+from ratchet.bench.data.triggers import compact_triggers
 from ratchet.core.errors import InputError
 from ratchet.core.jsonio import atomic_write_text, canonical_dumps, load_json_text, read_utf8
 from ratchet.diff.measure import Outcome as DiffOutcome
@@ -89,6 +90,7 @@ def _compact_edit(edit: ScoredEdit, *, example: bool) -> ScoredEdit:
         expected_pairs=edit.expected_pairs,
         usage=edit.usage,
         diff=edit.diff if example else "",
+        triggers=compact_triggers(edit.triggers),
     )
 
 

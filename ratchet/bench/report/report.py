@@ -41,6 +41,7 @@ from ratchet.bench.report.sections import (
     versus,
     worked_examples,
 )
+from ratchet.bench.report.triggers import routing_section
 from ratchet.core.errors import InputError
 from ratchet.core.jsonio import atomic_write_text
 
@@ -139,6 +140,8 @@ def render_report(
         )
 
     noise_section(doc, metrics)
+
+    routing_section(doc, results)
 
     doc.section(
         "Pair level, false warns and latency",

@@ -52,6 +52,7 @@ from ratchet.core.pool import WorkPool
 from ratchet.gate.shard import Shard
 from ratchet.llm.budget import PER_CALL_BUDGETS, Estimate, check_affordable, estimate
 from ratchet.llm.gateway import Gateway
+from ratchet.llm.preflight import preflight_config
 from ratchet.sim.models import SIMULATOR, sim_model_for
 from ratchet.store.db import open_store
 
@@ -160,6 +161,10 @@ def run_config(opts: RunOptions) -> RunSummary:
     simulated = project.config.upstream == "sim"
     noise = noise_settings(config, noise=opts.noise, bless_repeats=opts.bless_repeats, simulated=simulated)
     mode = run_mode(config, repeats=noise.measures)
+    # Before the results directory is read or written and before the estimate: the tiers this run will
+    # call (a re-judging run replays no agent) exist and, live, answer and serve their models.
+    judged = [stage.tier for stage in config.tiers]
+    preflight_config(project.config, judged if mode == "rejudge" else ["agent", *judged], named_by=opts.config_path)
     sample = sample_ids(data, config, opts.limit, opts.types, opts.seed)
     dest, results, ids, write = _open_results(opts, data, config, sample)
     merge_journal(dest, results)
@@ -216,7 +221,9 @@ def run_config(opts: RunOptions) -> RunSummary:
                     f"{len(measured.refused)} golden(s) could not be measured for noise, first {measured.refused[0]}"
                 )
             records = measured.records if measured is not None else {}
-            runner = Scorer(data, config, opts.live_tavily, gateway, home, pool, dest, mode, records, diffs)
+            recorded = results.runs[RECORDING_CONFIG].edits if mode == "rejudge" else {}
+            triggers = {edit_id: e.triggers for edit_id, e in recorded.items() if e.triggers is not None}
+            runner = Scorer(data, config, opts.live_tavily, gateway, home, pool, dest, mode, records, diffs, triggers)
             models = {
                 tier: gateway.upstream(tier).model_id
                 for tier in (["agent"] if mode != "rejudge" else []) + [s.tier for s in config.tiers]

@@ -21,6 +21,7 @@ from ratchet.bench.build.benchdata import BenchData
 from ratchet.bench.data.costs import stable_pair, stable_replays, stable_verdict, usage_of
 from ratchet.bench.data.models import Edit
 from ratchet.bench.data.results import NoiseGolden, ScoredEdit, read_replays, replays_path, write_replays
+from ratchet.bench.data.triggers import EditTriggers, edit_triggers
 from ratchet.bench.report.diffs import edit_labels
 from ratchet.bench.run.plan import Mode, head_skills_for
 from ratchet.bench.run.sampling import derived_seed
@@ -36,6 +37,7 @@ from ratchet.gate.evaluate import evaluate_edit, offered_tool_names
 from ratchet.gate.models import Decision, EditReplays, Selected
 from ratchet.gate.repeats import gate_repeated
 from ratchet.gate.replay import Replayer
+from ratchet.gate.triggers import trigger_check
 from ratchet.goldens.noise import NoiseRecord
 from ratchet.llm.gateway import Gateway
 
@@ -98,8 +100,11 @@ class Scorer:
         mode: Mode,
         records: Mapping[str, NoiseRecord],
         diffs: Mapping[str, EditDiff],
+        recorded_triggers: Mapping[str, EditTriggers] | None = None,
     ) -> None:
         self.data = data
+        # A re-judging run makes no agent call, so it keeps the recording run's trigger step as it keeps its replays.
+        self.recorded_triggers = dict(recorded_triggers or {})
         self.diffs = diffs  # each labeled edit's behavioural diff: the judges' skill_diff context, as in a check
         self.dest = dest  # where replays go: the run's --out, or the shard's folder
         self.config = config
@@ -202,8 +207,32 @@ class Scorer:
             replays_dir=replays_rel,
             usage=usage_of(replays, verdict.pairs, project.config),
             diff=edit_diff(data, edit),
+            triggers=self.triggers_for(edit, replayer),
         )
         return scored, round((time.perf_counter() - started) * 1000, 3)
+
+    def triggers_for(self, edit: Edit, replayer: Replayer) -> EditTriggers | None:
+        """The check's trigger step on the edit, kept beside its verdict (which stays the decision without it).
+
+        The same step `ratchet check` runs (ratchet.gate.triggers.trigger_check): when the edit changes a catalog
+        entry, the affected queries of the project's triggers.yaml and tasks.yaml run at base and head through the
+        run's agent model, `triggers.repeats` times each, and an exact test per query decides. None when the edit
+        changes no catalog entry (every N0 and D1 edit: they never touch the frontmatter). A sharded bench run splits
+        edits over shards, never one edit's queries.
+        """
+        if self.mode == "rejudge":
+            return self.recorded_triggers.get(edit.id)
+        project = self.data.project
+        check = trigger_check(
+            replayer,
+            config=self.config.triggers,
+            base_tree=project.root,
+            tasks_file=project.config.paths.tasks,
+            tasks=self.data.tasks,
+            changes=(),
+            changed=[edit.skill],
+        )
+        return edit_triggers(check) if check is not None else None
 
     def score_golden(self, task_id: str) -> tuple[NoiseGolden, float]:
         """E6: the unchanged skills replayed `replays_per_golden` times, each run through the pair pipeline.

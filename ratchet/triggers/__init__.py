@@ -1,0 +1,1 @@
+"""Trigger evaluation: does each skill fire on the requests it should, and only on those? (docs/triggers.md)"""
