@@ -40,6 +40,9 @@ _FORMAT_REFUSED = re.compile(
     r"response_format|json_schema|structured output|guided[_ ](?:json|decoding)|\bgrammar\b", re.IGNORECASE
 )
 REFUSED = "the server refused it"
+# llama-cpp-python validates the request body and answers a `json_schema` type it does not know with a 500
+# holding the validation error: a refusal of the format, not a crash (it takes `json_object` with a schema).
+_VALIDATION_500 = re.compile(r"validation error", re.IGNORECASE)
 
 
 def _litellm() -> Any:
@@ -102,8 +105,9 @@ def wire_response_format(fmt: dict[str, Any]) -> dict[str, Any]:
     """A format with a schema as the standard structured-output request (`json_schema`, strict).
 
     The judges ask `{"type": "json_object", "schema": ...}` (ratchet.gate.judge_prompt), which only some
-    servers read as a schema; `json_schema` is what OpenAI, llama.cpp, vLLM and Ollama constrain decoding
-    with, and what litellm translates for other providers. Translated here, on the wire, so the request
+    servers read as a schema (llama-cpp-python does, and refuses `json_schema`: LiteLLMModel.complete falls
+    back to it); `json_schema` is what OpenAI, llama-server, vLLM and Ollama constrain decoding with, and
+    what litellm translates for other providers. Translated here, on the wire, so the request
     and its cache key stay the same. Any other format goes as given."""
     schema = fmt.get("schema")
     if fmt.get("type") != "json_object" or not isinstance(schema, dict):
@@ -228,6 +232,7 @@ class LiteLLMModel:
         self._not_taken: str | None = None
         self._format_checked = False
         self._refused = False
+        self._schema_refused = False  # the server refused `json_schema`: the judges' own format is sent instead
         weakref.finalize(self, _close_box, self._box)
 
     def _client_module(self) -> Any:
@@ -288,13 +293,11 @@ class LiteLLMModel:
         free_text = self._format_unavailable(litellm, schema=schema) if "response_format" in kwargs else None
         if free_text is not None:
             del kwargs["response_format"]
+        elif schema and self._schema_refused:
+            kwargs["response_format"] = request.response_format
         result = self._call(litellm, key, kwargs)
         if isinstance(result, UpstreamError) and schema and free_text is None and _format_refused(result):
-            with self._lock:
-                self._refused = True
-            free_text = REFUSED
-            del kwargs["response_format"]
-            result = self._call(litellm, key, kwargs)
+            result, free_text = self._after_refusal(litellm, key, kwargs, request)
         if isinstance(result, UpstreamError):
             # Raised here, outside any except block: the provider's exception (which may hold the
             # key) is not even kept as __context__.
@@ -302,6 +305,25 @@ class LiteLLMModel:
         data = result.model_dump() if hasattr(result, "model_dump") else dict(result)
         response = parse_openai_response(data, self.tier.model)
         return response if free_text is None else response.model_copy(update={"free_text": free_text})
+
+    def _after_refusal(
+        self, litellm: Any, key: str | None, kwargs: dict[str, Any], request: ChatRequest
+    ) -> tuple[Any, str | None]:
+        """The call again after the server refused its format: a refused `json_schema` first becomes the judges'
+        own `json_object` with its schema (llama-cpp-python constrains decoding with it, others read it as JSON
+        mode: still structured, no note); refused too, or refused as asked, the call goes without a format and
+        the answer says why it is free text. Each step is remembered for the later calls."""
+        if kwargs["response_format"] != request.response_format:
+            with self._lock:
+                self._schema_refused = True
+            kwargs["response_format"] = request.response_format
+            result = self._call(litellm, key, kwargs)
+            if not (isinstance(result, UpstreamError) and _format_refused(result)):
+                return result, None
+        with self._lock:
+            self._refused = True
+        del kwargs["response_format"]
+        return self._call(litellm, key, kwargs), REFUSED
 
     def _format_unavailable(self, litellm: Any, *, schema: bool) -> str | None:
         """Why the format is not sent: litellm would drop it, or (for a schema) the server refused one."""
@@ -329,4 +351,8 @@ class LiteLLMModel:
 
 
 def _format_refused(failure: UpstreamError) -> bool:
-    return failure.status == 400 and _FORMAT_REFUSED.search(str(failure)) is not None
+    """A 400 or 422 naming the response format, or a 500 that is the server's own validation of it."""
+    text = str(failure)
+    if _FORMAT_REFUSED.search(text) is None:
+        return False
+    return failure.status in (400, 422) or (failure.status == 500 and _VALIDATION_500.search(text) is not None)

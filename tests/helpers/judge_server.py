@@ -5,7 +5,9 @@
         server.formats       # the response_format of every request that reached it (None: none sent)
 
 `refuse_format`: a request with a response_format gets a 400 naming it, as a server that cannot
-constrain its output answers; `refuse_all`: every request gets a 400 about something else.
+constrain its output answers; `refuse_all`: every request gets a 400 about something else;
+`like_llama_cpp_python`: a `json_schema` format gets the 500 holding a validation error that
+llama-cpp-python 0.3.36 answers with, and `json_object` with a schema is taken.
 """
 
 from __future__ import annotations
@@ -23,8 +25,16 @@ from tests.helpers.fake_openai import ThreadedServer
 
 
 class JudgeServer:
-    def __init__(self, *, tier: str = "nano", refuse_format: bool = False, refuse_all: bool = False) -> None:
+    def __init__(
+        self,
+        *,
+        tier: str = "nano",
+        refuse_format: bool = False,
+        refuse_all: bool = False,
+        like_llama_cpp_python: bool = False,
+    ) -> None:
         self.judge = SimJudge(tier)
+        self.like_llama_cpp_python = like_llama_cpp_python
         self.refuse_format = refuse_format
         self.refuse_all = refuse_all
         self.formats: list[dict[str, Any] | None] = []
@@ -48,6 +58,18 @@ class JudgeServer:
                 return _error("context length exceeded: 9999 tokens > 4096")
             if self.refuse_format and body.get("response_format") is not None:
                 return _error("response_format of type 'json_schema' is not supported by this server")
+            if self.like_llama_cpp_python and (body.get("response_format") or {}).get("type") == "json_schema":
+                return JSONResponse(
+                    status_code=500,
+                    content={
+                        "error": {
+                            "message": "1 validation error: {'type': 'literal_error', 'loc': ('body', "
+                            "'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\", "
+                            "'input': 'json_schema'}",
+                            "type": "internal_server_error",
+                        }
+                    },
+                )
             content = json.dumps(self.judge.opinion(chat_request_from_openai(body)), sort_keys=True)
             return JSONResponse(
                 {

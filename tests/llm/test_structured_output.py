@@ -60,8 +60,23 @@ def test_a_refused_format_is_asked_again_without_it_and_said() -> None:
         second = model.complete(judge_request(2))
         model.close()
     # Refused once, asked again without it; the next call goes without it straight away.
-    assert [f is not None for f in server.formats] == [True, False, False]
+    # (json_schema refused, then the judges' own json_object refused too; the next call goes without a format.)
+    assert [f["type"] if f else None for f in server.formats] == ["json_schema", "json_object", None, None]
     assert first.free_text == second.free_text == REFUSED
+    assert parse_answer(first.message.content).verdict in ("same", "pass", "regression", "unsure")
+
+
+def test_a_server_that_takes_only_json_object_with_its_schema_gets_it_and_no_note() -> None:
+    # llama-cpp-python 0.3.36 answers `json_schema` with a 500 holding a validation error and constrains
+    # decoding with the judges' own `json_object` + schema: that is asked next, and the answer is structured.
+    with JudgeServer(like_llama_cpp_python=True) as server:
+        model = model_for(server)
+        first = model.complete(judge_request(6))
+        second = model.complete(judge_request(7))
+        model.close()
+    assert [f["type"] if f else None for f in server.formats] == ["json_schema", "json_object", "json_object"]
+    assert server.formats[1] == JUDGE_FORMAT
+    assert first.free_text is None and second.free_text is None
     assert parse_answer(first.message.content).verdict in ("same", "pass", "regression", "unsure")
 
 
@@ -100,7 +115,9 @@ def test_the_gateway_keeps_why_through_its_cache(tmp_path: Path) -> None:
                 judge = gateway.model("nano", "judge-nano")
                 response = judge.complete(judge_request(3))
                 assert (response.free_text, judge.free_text, response.cache_hit) == (REFUSED, REFUSED, run == "again")
-    assert len(server.formats) == 2  # the first run's refusal and its retry; the second run asked nothing
+    assert (
+        len(server.formats) == 3
+    )  # the first run: json_schema and json_object refused, then none; the second asked nothing
 
 
 def test_a_refused_format_without_a_schema_reaches_its_caller() -> None:
@@ -125,8 +142,12 @@ def test_a_refused_format_without_a_schema_reaches_its_caller() -> None:
         (400, "request body does not match the schema: messages.0.role", False),
         (400, "context length exceeded: 9999 tokens > 4096", False),
         (500, "response_format crashed the worker", False),
+        (500, "1 validation error: ('body', 'response_format', 'type'): Input should be 'text' or 'json_object'", True),
+        (422, "response_format.type: unknown variant json_schema", True),
     ],
 )
-def test_only_a_400_about_the_response_format_is_a_refused_format(status: int, message: str, refused: bool) -> None:
+def test_only_a_refusal_naming_the_response_format_is_a_refused_format(
+    status: int, message: str, refused: bool
+) -> None:
     """Another 400 that says `schema` is the request's own fault: asking again without the format would hide it."""
     assert _format_refused(UpstreamError(message, retryable=False, status=status)) is refused
