@@ -1,71 +1,173 @@
-"""The gateway's own overhead per call: cache miss, live path, local fake upstream.
+"""The gateway's own overhead per live call, before vs after, interleaved, with the disk kept busy.
 
-Times N distinct requests straight through the litellm adapter, then N other distinct
-requests through the gateway (cache lookup and write, reservation, ledger row, pricing),
-both against the same in-process OpenAI-compatible server. The overhead is the difference
-of the medians. Run: .venv/bin/python benchmarks/gateway_overhead.py [N]
+A fake OpenAI-compatible upstream on 127.0.0.1 (tests/helpers/fake_openai.py) answers every request
+in 300 ms. Each round runs two child processes, one per Ratchet tree (BEFORE: an exported older
+commit; AFTER: this checkout), in alternating order. A child makes N live calls, each paired with a
+call of the same shape straight through the litellm adapter, alternating, in cache mode `once` (every
+answer is written to the cache); its overhead is the mean of (gateway - direct) per call, plus the
+gateway's close (the cache's last sync) spread over the calls. The child also times the store's
+reserve + settle and the cache's put, per call. Meanwhile a background process writes and fsyncs
+a 4 MiB file in a loop on the same filesystem, as a busy neighbour would.
+
+Run: .venv/bin/python benchmarks/gateway_overhead.py --before /tmp/before-X [--rounds 5] [--calls 20]
+(export the older tree with `git archive <commit> | tar -x -C /tmp/before-X`). Without --before it
+measures this checkout alone. Quote the ratio: the machine's load moves the absolute figures.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+HERE = Path(__file__).resolve().parents[1]
+UPSTREAM_S = 0.3
+WARM = 4
 
-from ratchet.config.project import Price, Project, RatchetConfig, TierConfig
-from ratchet.core.chat import ChatRequest
-from ratchet.llm.gateway import Gateway
-from ratchet.llm.live import LiteLLMModel
-from ratchet.store.db import open_store
-from tests.helpers.fake_openai import FakeOpenAI
+_WRITER = """
+import os, sys
+block = os.urandom(1 << 20)
+path = sys.argv[1]
+while True:
+    with open(path, "wb") as handle:
+        for _ in range(4):
+            handle.write(block)
+        handle.flush()
+        os.fsync(handle.fileno())
+"""
 
 
-def _request(tag: str, i: int) -> ChatRequest:
-    return ChatRequest.model_validate({"messages": [{"role": "user", "content": f"{tag} {i}"}], "max_tokens": 50})
+def child(root: str, base_url: str, calls: int, home: str) -> None:
+    """Measure one tree (its ratchet/ first on sys.path) and print one JSON line."""
+    sys.path.insert(0, root)
+    from ratchet.config.project import Price, Project, RatchetConfig, TierConfig
+    from ratchet.core.chat import ChatRequest
+    from ratchet.llm.gateway import Gateway
+    from ratchet.llm.live import LiteLLMModel
+    from ratchet.store.db import open_store
 
+    os.environ["RATCHET_BENCH_USD_CAP"] = "1000"  # a live run: the global cap is checked on every call
+    tier = TierConfig(model="openai/fake-model", api_base=base_url)
+    config = RatchetConfig(
+        upstream="live", tiers={"nano": tier}, prices={"openai/fake-model": Price(input=1e-7, output=4e-7)}
+    )
+    project = Project(root=Path(home), config=config, home=Path(home) / "home")
+    raw = LiteLLMModel(tier, timeout_s=30)
+    store = open_store(project.home)
+    gw = Gateway(project, store, run_id="bench", cache_mode="once")
+    spent = {"store": 0.0, "cache": 0.0}
 
-def _timed(fn: object, requests: list[ChatRequest]) -> list[float]:
-    out = []
-    for r in requests:
+    def timed(name: str, fn: object) -> object:
+        def wrapper(*args: object, **kwargs: object) -> object:
+            start = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)  # type: ignore[operator]
+            finally:
+                spent[name] += time.perf_counter() - start
+
+        return wrapper
+
+    store.reserve = timed("store", store.reserve)  # type: ignore[method-assign]
+    store.settle = timed("store", store.settle)  # type: ignore[method-assign]
+    gw.cache.put = timed("cache", gw.cache.put)  # type: ignore[method-assign]
+    model = gw.model("nano", "bench")
+
+    def request(tag: str, i: int) -> ChatRequest:
+        return ChatRequest.model_validate(
+            {"messages": [{"role": "user", "content": f"{tag} {i:04d}"}], "max_tokens": 50}
+        )
+
+    def once(fn: object, r: ChatRequest) -> float:
         start = time.perf_counter()
         fn(r)  # type: ignore[operator]
-        out.append((time.perf_counter() - start) * 1000)
-    return out
+        return time.perf_counter() - start
 
-
-def main(n: int = 200) -> None:
-    os.environ["RATCHET_BENCH_USD_CAP"] = "1000"
-    with FakeOpenAI() as server, tempfile.TemporaryDirectory() as tmp:
-        tier = TierConfig(model="openai/fake-model", api_base=server.base_url)
-        config = RatchetConfig(
-            upstream="live", tiers={"nano": tier}, prices={"openai/fake-model": Price(input=1e-7, output=4e-7)}
+    for i in range(WARM):  # imports, the connection pool, the first grant
+        once(raw.complete, request("warm-raw", i))
+        once(model.complete, request("warm-gw", i))
+    spent.update(store=0.0, cache=0.0)
+    overheads = []
+    for i in range(calls):
+        direct = once(raw.complete, request("raw", i))
+        overheads.append(once(model.complete, request("gw", i)) - direct)
+    start = time.perf_counter()
+    gw.close()
+    closing = time.perf_counter() - start
+    raw.close()
+    store.close()
+    per_call = (sum(overheads) + closing) / calls
+    print(
+        json.dumps(
+            {"overhead_s": per_call, "store_s": spent["store"] / calls, "cache_s": (spent["cache"] + closing) / calls}
         )
-        project = Project(root=Path(tmp), config=config, home=Path(tmp) / "home")
-        raw = LiteLLMModel(tier, timeout_s=30)
-        store = open_store(project.home)
-        gw = Gateway(project, store, run_id="bench")
-        model = gw.model("nano", "bench")
-        for i in range(10):  # warm both paths (imports, connection pool)
-            raw.complete(_request("warm-raw", i))
-            model.complete(_request("warm-gw", i))
-        direct = _timed(raw.complete, [_request("raw", i) for i in range(n)])
-        through = _timed(model.complete, [_request("gw", i) for i in range(n)])
-        hits = _timed(model.complete, [_request("gw", i) for i in range(n)])
-        raw.close()
-        gw.close()
-        store.close()
-    d, g, h = statistics.median(direct), statistics.median(through), statistics.median(hits)
-    print(f"calls per path: {n} (cache miss, local fake upstream on 127.0.0.1)")
-    print(f"direct litellm adapter   median {d:7.2f} ms   p90 {statistics.quantiles(direct, n=10)[-1]:7.2f} ms")
-    print(f"through the gateway      median {g:7.2f} ms   p90 {statistics.quantiles(through, n=10)[-1]:7.2f} ms")
-    print(f"gateway overhead / call  median {g - d:7.2f} ms")
-    print(f"cache hit (no upstream)  median {h:7.2f} ms")
+    )
+
+
+def run_child(root: Path, base_url: str, calls: int) -> dict[str, float]:
+    with tempfile.TemporaryDirectory(prefix="gw-overhead-") as home:
+        env = {k: v for k, v in os.environ.items() if k not in ("RATCHET_HOME", "PYTHONPATH")}
+        env["PYTHONPATH"] = str(root)
+        out = subprocess.run(
+            [sys.executable, str(Path(__file__).resolve()), "--child", str(root), base_url, str(calls), home],
+            cwd=root,
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+    result: dict[str, float] = json.loads(out.strip().splitlines()[-1])
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--before", type=Path, help="an exported older tree to compare with")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--calls", type=int, default=20)
+    args = parser.parse_args()
+    sys.path.insert(0, str(HERE))
+    from tests.helpers.fake_openai import FakeOpenAI
+
+    trees = {"after": HERE} if args.before is None else {"before": args.before.resolve(), "after": HERE}
+    seen: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
+    with tempfile.TemporaryDirectory(prefix="gw-disk-") as scratch, FakeOpenAI(delay_s=UPSTREAM_S) as server:
+        writer = subprocess.Popen([sys.executable, "-c", _WRITER, str(Path(scratch) / "busy.bin")])
+        try:
+            for round_ in range(args.rounds):
+                order = list(trees) if round_ % 2 == 0 else list(reversed(trees))
+                for name in order:
+                    seen[name].append(run_child(trees[name], server.base_url, args.calls))
+        finally:
+            writer.kill()
+            writer.wait()
+    print(
+        f"{args.rounds} rounds x {args.calls} live calls per tree, interleaved; upstream answers in "
+        f"{UPSTREAM_S * 1000:.0f} ms (127.0.0.1); disk kept busy by a 4 MiB write + fsync loop; cache mode once"
+    )
+    means, stores = {}, {}
+    for name, results in seen.items():
+        overhead = statistics.mean(r["overhead_s"] for r in results)
+        store = statistics.mean(r["store_s"] for r in results)
+        cache = statistics.mean(r["cache_s"] for r in results)
+        rounds = " ".join(f"{r['overhead_s'] / UPSTREAM_S * 100:.1f}" for r in results)
+        means[name], stores[name] = overhead, store
+        print(
+            f"{name:<7} overhead/call {overhead * 1000:6.2f} ms = {overhead / UPSTREAM_S * 100:5.2f}% of the call"
+            f"  (store reserve+settle {store * 1000:5.2f} ms, cache put+sync {cache * 1000:5.2f} ms; per round %: {rounds})"
+        )
+    if "before" in means:
+        print(f"before/after overhead ratio: {means['before'] / max(means['after'], 1e-9):.2f}x")
+        print(f"before/after store reserve+settle ratio: {stores['before'] / max(stores['after'], 1e-9):.2f}x")
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 200)
+    if len(sys.argv) > 1 and sys.argv[1] == "--child":
+        child(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5])
+    else:
+        main()

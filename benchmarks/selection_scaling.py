@@ -14,8 +14,17 @@ simulator; what grows is what selection reads); the other goldens are spread ove
 skills. Those 10 goldens are recorded and blessed for real; the others are that golden rewritten
 for their task and skill (the same size and shape), because they are read and routed, never
 replayed. Every skill is followable by the simulator (it reads the frozen clock).
-Run: .venv/bin/python benchmarks/selection_scaling.py [--repeat N] [--profile FILE]  (N: best of N per check;
-FILE: a cProfile of the largest check, with the share of its named stages)
+
+Cold (issue 29): the in-process figures above are warm (a token cache serves every round after the
+first), so at 10,000 goldens each figure below is the FIRST selection in a fresh process (one
+subprocess per measurement: load tasks and goldens, then time affected_goldens), and a one-skill
+check in a fresh process (wall time, peak RSS), for the code at --before (default d4f1540,
+exported with git archive into a temp dir and run from there) and for this tree: with an empty
+work area, with a work area a check of another edit of the same base filled (the usual case: many
+edits of one main), and the same edit again. Issue 29's must-show: the first selection at or under
+200 ms in a fresh process. Ratios are from one run; the machine may be loaded.
+Run: .venv/bin/python benchmarks/selection_scaling.py [--repeat N] [--profile FILE] [--before REV] [--cold-only]
+(N: best of N per check; FILE: a cProfile of the largest check, with the share of its named stages)
 """
 
 from __future__ import annotations
@@ -39,13 +48,16 @@ from ratchet.gate.select import affected_goldens
 from ratchet.goldens.tasks import load_tasks, task_seed
 from ratchet.goldens.trace import load_goldens
 from ratchet.skills.sets import load_skills
-from tests.helpers.gitrepo import commit, make_repo
+from tests.helpers.gitrepo import commit, git, make_repo
 from tests.helpers.routing_oracle import old_ranked_scores
 
+ROOT = Path(__file__).resolve().parents[1]
 SKILLS = 1_000
 SIZES = (100, 1_000, 10_000)
 EDITED_TASKS = 10
 LIMIT_S, LIMIT_MB, LIMIT_RATIO = 15.0, 300.0, 10.0
+COLD_LIMIT_MS = 200.0
+OTHER_DESCRIPTION = "Tell the user what day it is for the whole company. Use when asked about holidays."
 _CONSONANTS, _VOWELS = "bdfgklmnprtvz", "aiou"
 _SYLLABLES = [c + v for c in _CONSONANTS for v in _VOWELS]
 RATCHET_YAML = (
@@ -141,14 +153,34 @@ def build_project(root: Path, goldens: int) -> tuple[Path, str, str]:
     return repo, base, head
 
 
-def run_check(repo: Path, base: str, head: str, profile: Path | None) -> tuple[float, float, dict[str, Any]]:
-    """Wall seconds and peak RSS (MB) of one `ratchet check --level0-only --json` in a fresh process."""
-    prefix = [sys.executable, "-m", "cProfile", "-o", str(profile)] if profile else [sys.executable]
+def other_edit(repo: Path, base: str, head: str) -> str:
+    """A second edit of skill 0 on the same base (a branch beside head); the working tree stays at head."""
+    git(repo, "checkout", "-q", "--detach", base)
+    other = commit(repo, {f"skills/{_skill_name(0)}/SKILL.md": _skill_md(0, OTHER_DESCRIPTION)}, "another edit")
+    git(repo, "checkout", "-q", "--detach", head)
+    return other
+
+
+def run_check(
+    repo: Path, base: str, head: str, profile: Path | None, *, tree: Path = ROOT, home: Path | None = None
+) -> tuple[float, float, dict[str, Any]]:
+    """Wall seconds and peak RSS (MB) of one `ratchet check --level0-only --json` in a fresh process.
+
+    `tree` is the Ratchet source run (this one, or --before's export); `home` the work area (repo/.home).
+    """
+    peak = Path(tempfile.mkstemp(prefix="ratchet-peak-")[1])
+    prefix = (
+        [sys.executable, "-m", "cProfile", "-o", str(profile), "-m"]
+        if profile
+        else [sys.executable, "-c", PEAK_WRAPPER, str(peak)]
+    )
+    # A tree with stored verdicts (issue 29) would answer a repeat from one: every run here checks afresh.
+    afresh = ["--no-verdict-cache"] if "--no-verdict-cache" in (tree / "ratchet/cli/gate.py").read_text() else []
     command = [
         *prefix,
-        "-m",
         "ratchet",
         "check",
+        *afresh,
         "--level0-only",
         "--json",
         "--base",
@@ -158,9 +190,9 @@ def run_check(repo: Path, base: str, head: str, profile: Path | None) -> tuple[f
         "--repo",
         str(repo),
         "--work",
-        str(repo / ".home"),
+        str(home or repo / ".home"),
     ]
-    env = {**os.environ, "RATCHET_UPSTREAM": "sim", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    env = {**os.environ, "RATCHET_UPSTREAM": "sim", "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONPATH": str(tree)}
     started = time.perf_counter()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(command, stdout=out, stderr=err, env=env, cwd=repo)
@@ -173,7 +205,10 @@ def run_check(repo: Path, base: str, head: str, profile: Path | None) -> tuple[f
     if proc.returncode not in (0, 1):
         raise SystemExit(f"check exited {proc.returncode}: {problems.strip()[-2000:]}")
     verdict = json.loads(text)
-    return wall, usage.ru_maxrss / 1024, verdict
+    own = peak.read_text().strip()
+    peak.unlink()
+    # VmHWM: the check's own peak; wait4's figure (for a profiled run) starts at this process's, which a child inherits.
+    return wall, int(own) / 1024 if own else usage.ru_maxrss / 1024, verdict
 
 
 def time_selection(repo: Path, runs: int = 3) -> tuple[float, int]:
@@ -239,13 +274,164 @@ def per_prompt_ms(repo: Path, prompts: int = 100) -> tuple[float, float]:
     return old_ms, new_ms
 
 
+PEAK_WRAPPER = """
+import atexit, runpy, sys
+peak_file = sys.argv.pop(1)
+def _peak():
+    with open("/proc/self/status") as status:
+        kb = next((line.split()[1] for line in status if line.startswith("VmHWM:")), "")
+    with open(peak_file, "w") as out:
+        out.write(kb)
+atexit.register(_peak)
+sys.argv = sys.argv[1:]
+runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
+"""
+"""Runs `python -m <module> args` and writes its peak RSS (VmHWM, kB) to a file: the peak of this process
+alone, where wait4 and getrusage report at least the peak of the process that forked it."""
+
+FIRST_SELECTION = """
+import inspect, json, sys, time
+from pathlib import Path
+repo, home, name, old, new = Path(sys.argv[1]), Path(sys.argv[2]), *json.loads(sys.argv[3])
+started = time.perf_counter()
+from ratchet.gate.select import affected_goldens
+from ratchet.goldens.tasks import load_tasks
+from ratchet.goldens.trace import load_goldens
+from ratchet.skills.sets import load_skills
+imported = time.perf_counter()
+cached = "cache" in inspect.signature(affected_goldens).parameters  # this tree keeps parsed files on disk
+if cached:
+    from ratchet.store.parsed import ParsedCache
+    extra = {"cache": ParsedCache(home)}
+    tasks = load_tasks(repo / "tasks.yaml", extra["cache"])
+else:
+    extra = {}
+    tasks = load_tasks(repo / "tasks.yaml")
+loaded_tasks = time.perf_counter()
+goldens = load_goldens(repo / "goldens")
+loaded_goldens = time.perf_counter()
+skills = load_skills(repo / "skills")
+base = {**skills, name: skills[name].model_copy(update={"description": old})}
+head = {**skills, name: skills[name].model_copy(update={"description": new})}
+before = time.perf_counter()
+selected = affected_goldens(tasks, goldens, [name], head, base_skills=base, **extra)
+after = time.perf_counter()
+print(json.dumps({"select_ms": (after - before) * 1000, "tasks_ms": (loaded_tasks - imported) * 1000,
+                  "goldens_ms": (loaded_goldens - loaded_tasks) * 1000, "selected": [s.task.id for s in selected],
+                  "rss_kb": next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:"))}))
+"""
+
+
+def first_selection(repo: Path, tree: Path, home: Path, new: str) -> dict[str, Any]:
+    """The first selection (and the loads before it) in a fresh process running `tree`, with work area `home`;
+    its peak RSS is the child's own VmHWM (see PEAK_WRAPPER)."""
+    edit = json.dumps([_skill_name(0), _description(0), new])
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    command = [sys.executable, "-c", FIRST_SELECTION, str(repo), str(home), edit]
+    done = subprocess.run(command, env=env, cwd=tree, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"first selection failed: {done.stderr.strip()[-2000:]}")
+    result: dict[str, Any] = json.loads(done.stdout)
+    result["rss_mb"] = result.pop("rss_kb") / 1024
+    return result
+
+
+def export_before(rev: str, dest: Path) -> Path:
+    """The source at `rev`, exported with git archive (never a checkout in this tree)."""
+    dest.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev], capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+    return dest
+
+
+def cold(repo: Path, base: str, head: str, before_tree: Path, scratch: Path, repeat: int) -> bool:
+    """Issue 29's cold figures at 10,000 goldens: print them with their ratios; whether they are in budget."""
+    edited = _description(0) + " Also for on-call rosters."
+    other = other_edit(repo, base, head)
+    homes = iter(range(10**6))
+
+    def fresh_home() -> Path:
+        return scratch / f"home{next(homes)}"
+
+    def best_selection(tree: Path, warm: str | None, again: bool) -> dict[str, Any]:
+        runs = []
+        for _ in range(max(1, repeat)):
+            home = fresh_home()
+            if warm is not None:
+                first_selection(repo, tree, home, warm)
+            if again:
+                first_selection(repo, tree, home, edited)
+            runs.append(first_selection(repo, tree, home, edited))
+        return min(runs, key=lambda run: float(run["select_ms"]))
+
+    rows = {
+        "before (d4f1540-style, no disk cache)": best_selection(before_tree, None, again=False),
+        "after, empty work area": best_selection(ROOT, None, again=False),
+        "after, work area of another edit's check": best_selection(ROOT, OTHER_DESCRIPTION, again=False),
+        "after, the same edit again": best_selection(ROOT, None, again=True),
+    }
+    picks = {json.dumps(row["selected"]) for row in rows.values()}
+    if len(picks) != 1:
+        raise SystemExit(f"the cold selections differ: {sorted(picks)}")
+    first = rows["before (d4f1540-style, no disk cache)"]
+    print(
+        f"first selection in a fresh process at 10,000 goldens / {SKILLS:,} skills ({len(first['selected'])} selected):"
+    )
+    for label_, row in rows.items():
+        print(
+            f"  {label_:<42} select {row['select_ms']:7.1f} ms ({first['select_ms'] / row['select_ms']:5.2f}x)  "
+            f"load tasks {row['tasks_ms']:6.1f} ms ({first['tasks_ms'] / row['tasks_ms']:5.2f}x)  "
+            f"load goldens {row['goldens_ms']:6.1f} ms  peak RSS {row['rss_mb']:6.1f} MB"
+        )
+
+    def best_check(tree: Path, warm_head: str | None) -> tuple[float, float, dict[str, Any]]:
+        runs = []
+        for _ in range(max(1, repeat)):
+            home = fresh_home()
+            if warm_head is not None:
+                run_check(repo, base, warm_head, None, tree=tree, home=home)
+            runs.append(run_check(repo, base, head, None, tree=tree, home=home))
+        return min(runs, key=lambda run: run[0])
+
+    checks = {
+        "before, empty work area": best_check(before_tree, None),
+        "after, empty work area": best_check(ROOT, None),
+        "after, work area of another edit's check": best_check(ROOT, other),
+    }
+    wall0, rss0, verdict0 = checks["before, empty work area"]
+    print("one-skill `ratchet check --level0-only` at 10,000 goldens, fresh process:")
+    for label_, (wall, rss, verdict) in checks.items():
+        same = _verdict_core(verdict) == _verdict_core(verdict0)
+        print(
+            f"  {label_:<42} {wall:6.2f} s ({wall0 / wall:5.2f}x)  peak RSS {rss:6.1f} MB ({rss / rss0:4.2f}x of before)  "
+            f"decision {verdict['decision']}  pairs {len(verdict['pairs'])}  same decision and pairs as before: {same}"
+        )
+    warmest = float(rows["after, work area of another edit's check"]["select_ms"])
+    print(f"first selection with another edit's work area: {warmest:.1f} ms (must be <= {COLD_LIMIT_MS:g} ms)")
+    return warmest <= COLD_LIMIT_MS
+
+
+def _verdict_core(verdict: dict[str, Any]) -> str:
+    """What selection decides and the gate concludes: the decision, and each pair's task, why it was
+    selected, and its outcome (the verdict's other fields grew between the revisions compared)."""
+    pairs = [(p["task_id"], p["selected_because"], p["outcome"], p["decided_by"]) for p in verdict["pairs"]]
+    return json.dumps([verdict["decision"], verdict["goldens_total"], pairs])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--profile", type=Path, help="write a cProfile of the 10,000-golden check here")
     parser.add_argument("--repeat", type=int, default=1, help="run each check this many times, keep the fastest")
+    parser.add_argument("--before", default="d4f1540", help="the revision the cold figures compare against")
+    parser.add_argument("--cold-only", action="store_true", help="only the cold figures at 10,000 goldens")
     args = parser.parse_args()
     rows = []
     with tempfile.TemporaryDirectory(prefix="ratchet-selection-") as tmp:
+        cold_ok = True
+        if args.cold_only:
+            repo, base, head = build_project(Path(tmp), SIZES[-1])
+            before_tree = export_before(args.before, Path(tmp) / "before")
+            sys.exit(0 if cold(repo, base, head, before_tree, Path(tmp) / "homes", args.repeat) else 1)
         for size in SIZES:
             built = time.perf_counter()
             repo, base, head = build_project(Path(tmp), size)
@@ -265,6 +451,8 @@ def main() -> None:
                 old_ms, new_ms = per_prompt_ms(repo)
                 if args.profile:
                     run_check(repo, base, head, args.profile)
+                before_tree = export_before(args.before, Path(tmp) / "before")
+                cold_ok = cold(repo, base, head, before_tree, Path(tmp) / "homes", args.repeat)
     by = {size: (wall, rss, select_s) for size, wall, rss, select_s, *_ in rows}
     check_ratio = by[10_000][0] / by[1_000][0]
     select_ratio = by[10_000][2] / by[1_000][2]
@@ -282,7 +470,7 @@ def main() -> None:
     if args.profile:
         print(f"where the 10,000-golden check goes ({args.profile}; python -m pstats {args.profile}):")
         print_profile(args.profile)
-    failed = check_ratio > LIMIT_RATIO or wall > LIMIT_S or rss > LIMIT_MB
+    failed = check_ratio > LIMIT_RATIO or wall > LIMIT_S or rss > LIMIT_MB or not cold_ok
     sys.exit(1 if failed else 0)
 
 

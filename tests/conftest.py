@@ -26,6 +26,9 @@ def _ratchet_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     if "RATCHET_HOME" not in os.environ or not os.environ["RATCHET_HOME"].startswith(str(tmp_path)):
         monkeypatch.setenv("RATCHET_HOME", str(tmp_path / "ratchet-home"))
     monkeypatch.delenv("RATCHET_UPSTREAM", raising=False)
+    # Stored verdicts off: many tests re-run a check after changing what a fake answers; tests/cli/
+    # test_check_stored_verdict.py turns them on.
+    monkeypatch.setenv("RATCHET_VERDICT_CACHE", "off")
     # A test run started from a git hook must not point the tests' own repos at the caller's.
     for name in ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_COMMON_DIR"):
         monkeypatch.delenv(name, raising=False)

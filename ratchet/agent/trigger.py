@@ -14,11 +14,12 @@ costs every description again.
 from __future__ import annotations
 
 import functools
+import hashlib
 import math
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from pydantic import BaseModel, Field
 
@@ -49,6 +50,14 @@ def stem(word: str) -> str:
 
 def tokens(text: str) -> list[str]:
     return [stem(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS and len(w) > 1]
+
+
+TOKENIZER_DIGEST = hashlib.sha256(
+    repr(
+        (_WORD.pattern, sorted(STOPWORDS), stem.__code__.co_code, stem.__code__.co_consts, tokens.__code__.co_code)
+    ).encode()
+).hexdigest()
+"""Names the tokenizer by its code, so tokens kept on disk (ratchet.agent.routed) by an older stemmer are never read."""
 
 
 class Ranking(BaseModel):
@@ -101,10 +110,20 @@ class RoutingIndex:
     __slots__ = ("_count", "_df", "_eligible", "_fired", "_groups", "_invocable", "_rare", "_slack", "_terms", "names")
 
     def __init__(
-        self, skills: Mapping[str, Skill], *, rare_df: int | None = None, midpoint_slack: float = 1e-9
+        self,
+        skills: Mapping[str, Skill],
+        *,
+        rare_df: int | None = None,
+        midpoint_slack: float = 1e-9,
+        said: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
+        """`said`: text_tokens of trigger texts the caller has already (ratchet.agent.routed keeps them on disk)."""
         self.names: tuple[str, ...] = tuple(sorted(skills))
-        self._terms: dict[str, set[str]] = {name: set(text_tokens(trigger_text(s))) for name, s in skills.items()}
+        known = said or {}
+        self._terms: dict[str, set[str]] = {}
+        for name, skill in skills.items():
+            text = trigger_text(skill)
+            self._terms[name] = set(known[text] if text in known else text_tokens(text))
         self._count = len(self._terms)
         postings: dict[str, list[str]] = {}
         for name in self.names:
@@ -126,12 +145,15 @@ class RoutingIndex:
         self._slack = midpoint_slack * 1e6
         self._fired: dict[str, str | None] = {}  # prompt -> fired: selection's answer is the runner's
 
-    def _scored(self, prompt: str) -> tuple[dict[str, float], list[tuple[float, tuple[str, ...], tuple[str, ...]]]]:
+    def _scored(
+        self, prompt: str, said: Iterable[str] | None = None
+    ) -> tuple[dict[str, float], list[tuple[float, tuple[str, ...], tuple[str, ...]]]]:
         """Scores of the skills scored on their own, and (score, members, eligible members) per group.
 
         A group member that is also scored on its own takes that score; every skill in neither scores 0.0.
+        `said` is tokens(prompt) when the caller has it already (ratchet.agent.routed keeps them on disk).
         """
-        words = set(tokens(prompt))
+        words = set(tokens(prompt) if said is None else said)
         if not words or not self._count:
             return {}, []
         count = self._count
@@ -177,11 +199,11 @@ class RoutingIndex:
         eligible = [(name, score) for name, score in ranked if self._invocable[name]]
         return _ranking(ranked, eligible)
 
-    def fired(self, prompt: str) -> str | None:
-        """match_skill: ranking(prompt).fired, from the two best eligible skills only."""
+    def fired(self, prompt: str, said: Iterable[str] | None = None) -> str | None:
+        """match_skill: ranking(prompt).fired, from the two best eligible skills only (`said`: see _scored)."""
         if prompt in self._fired:
             return self._fired[prompt]
-        alone, groups = self._scored(prompt)
+        alone, groups = self._scored(prompt, said)
         top = [(name, score) for name, score in alone.items() if score > 0.0 and self._invocable[name]]
         for score, _, eligible in groups:
             if score > 0.0:
@@ -237,12 +259,12 @@ _cache: OrderedDict[_RoutingKey, RoutingIndex] = OrderedDict()
 _cache_lock = threading.Lock()
 
 
-def routing_index(skills: Mapping[str, Skill]) -> RoutingIndex:
+def routing_index(skills: Mapping[str, Skill], said: Mapping[str, Sequence[str]] | None = None) -> RoutingIndex:
     """The index of this skill set, built once per content and shared (least recently used dropped first).
 
     The key is everything routing reads (each name, the skill's name, description and whether it
     may fire) and nothing else, so a body-only edit reuses its base's index; equal content gives
-    the same index however the mapping was assembled.
+    the same index however the mapping was assembled. `said`: see RoutingIndex.
     """
     key: _RoutingKey = tuple((name, s.name, s.description, s.model_invocable) for name, s in skills.items())
     with _cache_lock:
@@ -250,7 +272,7 @@ def routing_index(skills: Mapping[str, Skill]) -> RoutingIndex:
         if index is not None:
             _cache.move_to_end(key)
             return index
-    index = RoutingIndex(skills)
+    index = RoutingIndex(skills, said=said)
     with _cache_lock:
         _cache[key] = index
         held = sum(len(k) for k in _cache)

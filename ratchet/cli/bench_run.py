@@ -92,6 +92,20 @@ def run_command(
         "--ledger-hits",
         help="Write a $0 ledger row per cache hit (default: only counted per run; see docs/ledger.md).",
     ),
+    executor: str = typer.Option(
+        "local",
+        "--executor",
+        metavar="local|ray",
+        help="Where the items are scored: this process, or Ray tasks (--concurrency actors; the optional ray extra)"
+        "; the results files are the same.",
+    ),
+    ray_address: str | None = typer.Option(
+        None,
+        "--ray-address",
+        metavar="ADDR",
+        help="With --executor ray: an existing cluster (host:port) whose nodes see this project at the same "
+        "paths (default: a local Ray on loopback, started for the run).",
+    ),
 ) -> None:
     """Run one configuration over the labeled edits (resumable; paired; replay reuse).
 
@@ -106,6 +120,10 @@ def run_command(
     from ratchet.config.project import load_project
     from ratchet.gate.shard import Shard
 
+    if executor not in ("local", "ray"):
+        raise typer.BadParameter(f"{executor!r} is not local or ray", param_hint="--executor")
+    if ray_address is not None and executor != "ray":
+        raise typer.BadParameter("only with --executor ray", param_hint="--ray-address")
     part = Shard.parse(shard) if shard is not None else None
     config_path = gate_config_path(config, project_root=root)
     simulated = load_project(root, home=work).config.upstream == "sim"
@@ -145,6 +163,8 @@ def run_command(
                 noise=noise,
                 bless_repeats=bless_repeats,
                 ledger_hits=ledger_hits,
+                executor=executor,
+                ray_address=ray_address,
                 command=_command_line(config, out, limit, types, seed, live_tavily, concurrency, noise, bless_repeats),
                 on_progress=on_progress,
                 confirm=lambda q: typer.confirm(q, default=False),

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import typer
 from rich.console import Console
 
+from ratchet.cli.stored import answered_from_store, store_verdict, stored_verdict_key
 from ratchet.config.harness import HarnessChoice
 from ratchet.core.errors import BudgetError, InfraError, InputError
 from ratchet.core.jsonio import atomic_write_text
@@ -194,6 +195,12 @@ def register(app: typer.Typer) -> None:
             "MODEL (the base's agent tier otherwise), judged by the base's gate, and the verdict says per skill what "
             "regressed. A change of the agent in ratchet.yaml between the base and the head is gated the same way.",
         ),
+        verdict_cache: bool = typer.Option(
+            True,
+            "--verdict-cache/--no-verdict-cache",
+            help="Answer a repeat of an earlier check (same base, head, settings, Ratchet and harness) from its stored "
+            "verdict, named as such; --no-verdict-cache checks afresh (and stores the new verdict).",
+        ),
     ) -> None:
         """Replay the goldens an edit can affect and answer PASS / WARN / BLOCK.
 
@@ -209,8 +216,30 @@ def register(app: typer.Typer) -> None:
         targets = parse_outputs(outputs)  # a bad FORMAT=FILE is refused before any replay runs
         # No flag: unchecked pairs BLOCK in the printed verdict and the exit code is 3 (exit_code_for).
         policy = on_error or OnError.BLOCK
+        key = None
+        if job is None and cache is CacheMode.ONCE and not live_tavily:
+            key = stored_verdict_key(
+                repo,
+                base=base,
+                head=head,
+                staged=staged,
+                work=work,
+                options={
+                    "config": "level0_only" if level0_only else config,
+                    "harness": harness.harness_name if harness is not None else None,
+                    "on_error": on_error.value if on_error is not None else None,
+                    "budget": budget,
+                    "cache": cache.value,
+                    "agent_model": agent_model,
+                    "ledger_hits": ledger_hits,
+                },
+            )
+        if key is not None and verdict_cache and answered_from_store(key, terminal, targets, on_error):
+            return
         from ratchet.gate.check import check_edit
 
+        if key is not None:  # the commits the key names: a ref that moves now cannot change what is checked
+            base, head = key.base, key.head
         verdict = as_given(
             check_edit(
                 repo,
@@ -246,6 +275,8 @@ def register(app: typer.Typer) -> None:
         emit_verdict(verdict, terminal, targets)
         if job is not None:
             raise typer.Exit(EXIT_PARTIAL)
+        if key is not None:
+            store_verdict(key, verdict, harness.harness_name if harness is not None else None)
         exit_for(verdict, on_error)
 
 

@@ -51,6 +51,41 @@ class TierStep(BaseModel):
         description="Judge twice, the second time with the replay's output shown before the golden's; "
         "a disagreement is unsure and escalates.",
     )
+    swap: Literal["always", "near_threshold"] = Field(
+        default="always",
+        description="With swap_check, when the second order is asked (docs/adr/0026): always, or near_threshold: "
+        "only when the first order's confidence is within swap_margin of a cut-off that decides what happens "
+        "(this tier's threshold when a tier follows, block_confidence for a regression) or its verdict "
+        "contradicts the decision of the tier below.",
+    )
+    swap_margin: float = Field(
+        default=0.1, ge=0.0, le=0.5, description="swap: near_threshold: how near a cut-off counts as near."
+    )
+    settle_regression_at: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description="A regression at or above this confidence stops here instead of escalating, but only when "
+        "Level 0 shows a concrete difference (a call, argument or routing finding not known to vary); "
+        "None: never.",
+    )
+
+    @model_validator(mode="after")
+    def _policy_fits(self) -> TierStep:
+        if self.swap == "near_threshold" and not self.swap_check:
+            raise ValueError(f"tier {self.tier!r}: swap: near_threshold needs swap_check: true")
+        if self.settle_regression_at is not None:
+            if "regression" not in self.escalate_on:
+                raise ValueError(
+                    f"tier {self.tier!r}: settle_regression_at needs regression in escalate_on "
+                    "(otherwise a confident regression already stops here)"
+                )
+            if self.settle_regression_at < self.threshold:
+                raise ValueError(
+                    f"tier {self.tier!r}: settle_regression_at {self.settle_regression_at} is below its threshold "
+                    f"{self.threshold}: a regression this tier would escalate for doubt cannot settle"
+                )
+        return self
 
 
 class DriftConfig(BaseModel):
@@ -151,6 +186,15 @@ class GateConfig(BaseModel):
         names = [step.tier for step in self.tiers]
         if len(set(names)) != len(names):
             raise ValueError(f"tiers must be distinct, got {names}")
+        return self
+
+    @model_validator(mode="after")
+    def _settling_can_happen(self) -> GateConfig:
+        for index, step in enumerate(self.tiers):
+            if step.settle_regression_at is None:
+                continue
+            if index == len(self.tiers) - 1:
+                raise ValueError(f"tier {step.tier!r}: settle_regression_at on the last tier has nothing to settle")
         return self
 
     @model_validator(mode="after")

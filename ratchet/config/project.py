@@ -263,6 +263,11 @@ def default_home(root: Path, env: RatchetEnv | None = None) -> Path:
     return cache / "ratchet" / f"{root.resolve().name}-{slug}"
 
 
+def work_area(root: Path, home: Path | None, env: RatchetEnv | None = None) -> Path:
+    """The work area of a project at `root`: `home` as given (`--work`), else default_home."""
+    return home.resolve() if home else default_home(root, env)
+
+
 def load_project(root: Path, *, home: Path | None = None) -> Project:
     """Read ratchet.yaml (optional: defaults apply when absent) and the environment.
 
@@ -353,4 +358,4 @@ def project_from_text(root: Path, text: str | None, *, source: str, home: Path |
     config = parse_config(text, source=source) if text is not None else RatchetConfig()
     env = read_env()
     config = _env_overrides(config, env)
-    return Project(root=root, config=config, home=home.resolve() if home else default_home(root, env))
+    return Project(root=root, config=config, home=work_area(root, home, env))

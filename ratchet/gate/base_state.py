@@ -21,6 +21,7 @@ from ratchet.goldens.noise import NoiseRecord, load_noise_records, share_within_
 from ratchet.goldens.tasks import Task, load_tasks
 from ratchet.goldens.trace import NOT_GOLDEN_SUFFIXES, Trace, load_golden_files
 from ratchet.repo.trees import files_at, path_exists_at
+from ratchet.store.parsed import ParsedCache
 
 
 def base_is_blessed(repo: git.Repo, rev: str, project: Project, source: str | None, *, head: str) -> bool:
@@ -129,7 +130,7 @@ def blessed_state(
     an edit cannot declare its own replays noisy); the goldens from `golden_bytes` (goldens_from_git)
     when given, named by where their export would be."""
     paths = project.config.paths
-    tasks = load_tasks(base_tree / paths.tasks)
+    tasks = load_tasks(base_tree / paths.tasks, ParsedCache(project.home))
     goldens_dir, depth = base_tree / paths.goldens, len(PurePosixPath(posixpath.normpath(paths.goldens)).parts)
     contents = (
         None

@@ -10,12 +10,15 @@ A tier with swap_check is asked twice, the second time with the replay's output 
 the golden's. A judge that reads position instead of labels (position bias) then contradicts
 itself, and the tier says `unsure` rather than passing that bias on as a verdict. Both opinions
 are kept on the pair; escalation and the outcome read the tier's combined say (`TierSay`).
+With `swap: near_threshold` the second order is asked only where it can move the decision
+(`swap_reason`), and a tier with `settle_regression_at` stops on a confident regression that
+Level 0 also shows as a concrete difference (`concrete_difference`); docs/adr/0026.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from ratchet.config.gate import TierStep
@@ -37,6 +40,10 @@ from ratchet.goldens.tasks import Task
 from ratchet.goldens.trace import Trace
 
 MAX_ATTEMPTS = 2  # one retry for an unparseable answer; call failures are retried in the gateway
+# Level 0 findings that show what the replay did differently, not only what it wrote.
+CONCRETE_KINDS = frozenset(
+    {"routing_changed", "call_added", "call_removed", "args_changed", "call_moved", "new_side_effect"}
+)
 
 
 def ask_judge(
@@ -149,6 +156,41 @@ def combine_orders(first: Opinion, second: Opinion) -> TierSay:
     return TierSay(unsure, asked, note=f"orders disagree: {_order_text(first)}, {_order_text(second)}")
 
 
+@dataclass(frozen=True)
+class SwapContext:
+    """Where a tier sits, for `swap: near_threshold`: whether a tier follows it, the block cut-off,
+    and the decision of the nearest tier below that made one (None: none did)."""
+
+    follows: bool
+    block_confidence: float
+    below: Opinion | None = None
+
+
+def swap_reason(first: Opinion, step: TierStep, where: SwapContext) -> str | None:
+    """Why the replay-first order is worth asking after `first`, or None when it is not (docs/adr/0026).
+
+    A second order moves a decision only by disagreeing (the say turns unsure) or by a lower
+    confidence (min of both). Near a cut-off either can; far from every cut-off only a flat
+    disagreement can, and a judge that is far from its cut-offs is where that is rarest. So it is
+    asked near a cut-off, or when `first` contradicts a tier below that decided (the two tiers
+    then disagree, and the swap is the tie-break). An unsure first order stays unsure whatever
+    the second says.
+    """
+    if step.swap == "always":
+        return "always"
+    kind = _verdict_class(first)
+    if kind is None:
+        return None
+    cuts = ([step.threshold] if where.follows else []) + ([where.block_confidence] if kind == "regression" else [])
+    near = [cut for cut in cuts if abs(first.confidence - cut) <= step.swap_margin + 1e-9]
+    if near:
+        return f"near {near[0]:.2f}"
+    below = where.below
+    if below is not None and _verdict_class(below) not in (None, kind):
+        return f"contradicts {below.tier}"
+    return None
+
+
 def ask_tier(
     model: ChatModel,
     prompt: JudgePrompt,
@@ -157,10 +199,12 @@ def ask_tier(
     pair_id: str,
     step: TierStep,
     clock: Clock = wall_clock,
+    where: SwapContext | None = None,
 ) -> TierSay:
     """One tier's say: one opinion, or with swap_check one per order, combined.
 
-    A failed golden-first order is already the tier's error, so the second order is not paid for.
+    A failed golden-first order is already the tier's error, so the second order is not paid for;
+    under `swap: near_threshold` neither is one that cannot move the decision (`swap_reason`).
     """
     first = ask_judge(model, prompt, sections, pair_id=pair_id, step=step, clock=clock)
     if not step.swap_check:
@@ -168,8 +212,30 @@ def ask_tier(
     if first.is_error:
         error = first.model_copy(update={"error": f"golden first: {first.error}"})
         return TierSay(error, (first,), note="replay first not asked")
+    if swap_reason(first, step, where or SwapContext(follows=False, block_confidence=0.0)) is None:
+        return TierSay(first, (first,), note="golden first only: far from every cut-off")
     second = ask_judge(model, prompt, sections, pair_id=pair_id, step=step, clock=clock, swapped=True)
     return combine_orders(first, second)
+
+
+def concrete_difference(findings: Sequence[Finding]) -> Finding | None:
+    """The first Level 0 finding that shows a call, argument or routing change its golden is not known to vary."""
+    return next(
+        (f for f in findings if f.kind in CONCRETE_KINDS and f.severity != "info" and not f.known_to_vary), None
+    )
+
+
+def settles(opinion: Opinion, step: TierStep, findings: Sequence[Finding]) -> Finding | None:
+    """The Level 0 finding that lets this tier settle its regression (`settle_regression_at`), or None."""
+    at = step.settle_regression_at
+    if at is None or opinion.verdict != "regression" or opinion.confidence < at:
+        return None
+    return concrete_difference(findings)
+
+
+def decided(opinion: Opinion, step: TierStep) -> bool:
+    """Whether a tier made a call of its own (a verdict at or above its threshold), not just deferred."""
+    return _verdict_class(opinion) is not None and opinion.confidence >= step.threshold
 
 
 def escalates(opinion: Opinion, step: TierStep) -> bool:
@@ -235,11 +301,18 @@ def run_cascade(
     if not config.level0:
         sections["level0_findings"] = "(Level 0 is off in this configuration)"
     said: list[TierSay] = []
+    below: Opinion | None = None
     for index, step in enumerate(config.tiers):
-        say = ask_tier(judges[step.tier], prompt, sections, pair_id=pair_id, step=step, clock=run.clock)
+        where = SwapContext(index < len(config.tiers) - 1, config.block_confidence, below)
+        say = ask_tier(judges[step.tier], prompt, sections, pair_id=pair_id, step=step, clock=run.clock, where=where)
+        settled = settles(say.opinion, step, findings) if config.level0 and where.follows else None
+        if settled is not None:
+            note = f"settled: Level 0 shows {settled.kind}"
+            say = replace(say, note=f"{say.note}; {note}" if say.note else note)
         said.append(say)
-        if index == len(config.tiers) - 1 or not escalates(say.opinion, step):
+        if not where.follows or settled is not None or not escalates(say.opinion, step):
             break
+        below = say.opinion if decided(say.opinion, step) else below
     outcome, decided_by, confidence, reason = outcome_of(said)
     return JudgeResult(
         outcome=outcome,

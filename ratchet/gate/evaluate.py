@@ -31,6 +31,7 @@ from ratchet.gate.thin import Evidence
 from ratchet.gate.unseen import thin_notes, unseen_notes
 from ratchet.goldens.tasks import Task
 from ratchet.goldens.trace import Trace
+from ratchet.store.parsed import ParsedCache
 from ratchet.world.state import WorldFiles
 from ratchet.world.tools import offered_tools
 
@@ -138,6 +139,7 @@ def _affected(
         routing="model" if config.routes_by_model else "lexical",
         base_skills=replays.base_skills,
         neighbours=config.routing_neighbours,
+        cache=ParsedCache(replays.project.home),
     )
 
 

@@ -379,6 +379,11 @@ class Verdict(BaseModel):
     )
     model_change: ModelChange | None = Field(default=None, exclude_if=lambda value: value is None)
     triggers: TriggerCheck | None = Field(default=None, exclude_if=lambda value: value is None)
+    answered_from: str | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="Set when `ratchet check` answered from a stored verdict, named here (docs/outputs.md).",
+    )
 
     def to_json(self) -> str:
         return canonical_dumps(self.model_dump(mode="json"))

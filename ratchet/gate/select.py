@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ratchet.agent.catalog import model_invocable, nearest_skills
+from ratchet.agent.routed import fired_for
 from ratchet.agent.trigger import routing_index
 from ratchet.config.project import DEFAULT_ROUTING_NEIGHBOURS, Routing
 from ratchet.gate.models import Selected, SelectedBecause
@@ -33,6 +34,7 @@ from ratchet.goldens.tasks import Task
 from ratchet.goldens.trace import Trace
 from ratchet.skills.names import optional_skill_key, skill_key
 from ratchet.skills.skill import Skill
+from ratchet.store.parsed import ParsedCache
 
 
 def affected_goldens(
@@ -44,24 +46,26 @@ def affected_goldens(
     routing: Routing = "lexical",
     base_skills: Mapping[str, Skill] | None = None,
     neighbours: int = DEFAULT_ROUTING_NEIGHBOURS,
+    cache: ParsedCache | None = None,
 ) -> list[Selected]:
     """Goldens to replay, in task order. Tasks without a golden are not checked.
 
-    `base_skills` and `neighbours` (k) matter only under routing: model.
+    `neighbours` (k) matters only under routing: model. Under lexical routing, `cache` (the work area's
+    ratchet.store.parsed) lets a fresh process route only the prompts an edit can move
+    (ratchet.agent.routed, from the answers of `base_skills`); the selection is the same without it.
     """
     if routing == "model":
         return _catalog_selection(tasks, goldens, changed_skills, head_skills, base_skills or {}, neighbours)
     changed = {skill_key(name) for name in changed_skills}
-    head = routing_index(head_skills)
+    routed = [task for task in tasks if task.id in goldens]
+    at_head = fired_for([task.prompt for task in routed], head_skills, cache=cache, base=base_skills)
     selected: list[Selected] = []
-    for task in tasks:
-        golden = goldens.get(task.id)
-        if golden is None:
-            continue
+    for task, now in zip(routed, at_head, strict=True):
+        golden = goldens[task.id]
         fired = optional_skill_key(golden.fired_skill)
         if fired is not None and fired in changed:
             selected.append(Selected(task=task, golden=golden, because="routed"))
-        elif optional_skill_key(head.fired(task.prompt)) != fired:
+        elif optional_skill_key(now) != fired:
             selected.append(Selected(task=task, golden=golden, because="trigger-neighbourhood"))
     return selected
 

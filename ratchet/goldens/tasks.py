@@ -10,8 +10,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ratchet.core.errors import TaskFileError
 from ratchet.core.ids import IdKind, check_id
 from ratchet.core.yamlio import load_yaml_text_with_lines
+from ratchet.store.parsed import ParsedCache, blob_id
 
 TASKS_SCHEMA_VERSION = 1
+PARSED_TASKS_VERSION = 1
+"""The version of parse_tasks' cached answer (ratchet.store.parsed): raise it when parsing changes what it accepts."""
 
 
 class Task(BaseModel):
@@ -76,11 +79,28 @@ def parse_tasks(text: str, *, source: str) -> list[Task]:
     return parsed.tasks
 
 
-def load_tasks(path: Path) -> list[Task]:
+def load_tasks(path: Path, cache: ParsedCache | None = None) -> list[Task]:
+    """The tasks in a tasks.yaml; with a cache, a file parsed before (the same bytes) is not parsed again.
+
+    Only a file that parsed without error is cached, so a cached answer is always the one parse_tasks gives.
+    """
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
+        text = data.decode("utf-8")
     except FileNotFoundError:
         raise TaskFileError("file not found", path=path) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise TaskFileError(f"cannot read: {exc}", path=path) from None
-    return parse_tasks(text, source=str(path))
+    if cache is None:
+        return parse_tasks(text, source=str(path))
+    blob = blob_id(data)
+    stored = cache.get("tasks", PARSED_TASKS_VERSION, blob)
+    if isinstance(stored, list):
+        try:
+            # Built without validating again: these are parse_tasks' own dumps of these very bytes.
+            return [Task.model_construct(**row) for row in stored]
+        except TypeError:
+            pass  # not a list of mappings: a damaged entry, parsed again below
+    tasks = parse_tasks(text, source=str(path))
+    cache.put("tasks", PARSED_TASKS_VERSION, blob, [task.model_dump(exclude_unset=True) for task in tasks])
+    return tasks

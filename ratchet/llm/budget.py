@@ -118,9 +118,9 @@ def estimate(
 
 
 def remaining(store: Store, cap: float | None = None) -> float:
-    """What is left of the global cap: settled real spend and live reservations count."""
+    """What is left of the global cap: settled real spend, live reservations and live grants count."""
     cap = cap_from_env() if cap is None else cap
-    return cap - store.total_spend() - store.reserved()
+    return cap - store.total_spend() - store.reserved() - store.granted()
 
 
 def check_affordable(store: Store, plan: Estimate, *, cap: float | None = None) -> None:

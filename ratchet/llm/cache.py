@@ -14,9 +14,9 @@ docs/cache.md. `CacheMode` says when the gateway reads and writes the cache.
 Entries are synced in batches, not one by one. `put` renames a whole entry into place without an
 fsync: a process that dies (kill -9, a crash) leaves every entry it recorded whole, because the
 kernel still holds the written pages, and a rename is all or nothing. What a power cut can
-take is the batch not yet synced: `flush` makes every entry recorded so far durable with one
-syncfs(2) of the cache's filesystem (a file and directory fsync per entry where there is no
-syncfs), and only then counts them in `synced`. The gateway ends a batch at its close (one
+take is the batch not yet synced: `flush` makes every entry recorded so far durable with an fsync of
+each file it wrote and of each folder that gained one (never syncfs(2), which would flush other
+processes' data too), and only then counts them in `synced`. The gateway ends a batch at its close (one
 check), at `Gateway.flush`, and every FLUSH_EVERY entries or FLUSH_AFTER_S seconds, checked at
 each put, so a long-lived gateway (the proxy's, a bench run's) still syncs. A power cut can leave
 an unsynced entry torn: it fails its check like a tampered one and is asked again.
@@ -46,6 +46,7 @@ from pydantic import ValidationError
 from ratchet.core.chat import ChatRequest, ChatResponse
 from ratchet.core.errors import InputError
 from ratchet.core.jsonio import canonical_dumps, digest, load_json_file
+from ratchet.llm.keychain import chained_key
 
 CACHE_SCHEMA_VERSION = 2
 _REQUEST_DIGEST_VERSION = 1  # part of every request digest (goldens keep theirs): bump only to re-key everything
@@ -54,6 +55,8 @@ _KEY_BYTES = 32
 FLUSH_EVERY = 64
 """Entries recorded since the last sync after which a put ends the batch."""
 FLUSH_AFTER_S = 5.0
+MAX_VERIFIED = 16384
+"""Checked entries a cache object keeps in memory before it drops them all (a few KB each)."""
 """Seconds after a batch's first entry after which a put ends the batch."""
 
 _log = logging.getLogger(__name__)
@@ -77,7 +80,18 @@ def _normal_base(api_base: str | None) -> str | None:
 
 
 def cache_key(model_id: str, api_base: str | None, request: ChatRequest) -> str:
-    """sha256 over model, api base and the whole request in canonical (sorted-key) JSON."""
+    """sha256 over model, api base and the whole request in canonical (sorted-key) JSON.
+
+    The same bytes as `_whole_key`, hashed in a chain (ratchet.llm.keychain): a conversation's next turn
+    hashes only the messages it added, and the tools are serialised once per run, not once per turn."""
+    if type(request) is not ChatRequest:  # a subclass may serialise fields of its own: the whole-request way
+        return _whole_key(model_id, api_base, request)
+    key = chained_key({"v": _REQUEST_DIGEST_VERSION, "model": model_id, "api_base": _normal_base(api_base)}, request)
+    return key if key is not None else _whole_key(model_id, api_base, request)
+
+
+def _whole_key(model_id: str, api_base: str | None, request: ChatRequest) -> str:
+    """The key's definition: what `cache_key` hashes, serialised in one piece."""
     return digest(
         {
             "v": _REQUEST_DIGEST_VERSION,
@@ -103,6 +117,8 @@ class ResponseCache:
         self._pending: list[Path] = []
         self._batch_started = 0.0
         self._flush_lock = threading.Lock()
+        self._verified: dict[str, tuple[tuple[int, ...], str]] = {}
+        """Entries checked this session: key -> (the file's identity when checked, the response's JSON)."""
 
     def path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"
@@ -112,10 +128,29 @@ class ResponseCache:
         return self.root / KEY_FILE
 
     def get(self, key: str) -> ChatResponse | None:
-        """The recorded answer for `key`, or None: absent, old schema, unreadable or not ours."""
+        """The recorded answer for `key`, or None: absent, old schema, unreadable or not ours.
+
+        An entry that passed its check is kept in memory with its file's identity (device, inode, size,
+        mtime, ctime): while the file is the same one, it is served without being read and checked again.
+        Any write to it, a rename over it or a removal changes that identity (ctime cannot be set back by
+        hand), and the file is then read and checked as the first time. Each hit is a fresh object."""
         path = self.path(key)
-        if not path.exists():
+        try:
+            stat = os.stat(path)
+        except OSError:
             return None
+        identity = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
+        kept = self._verified.get(key)
+        if kept is not None and kept[0] == identity:
+            return ChatResponse.model_validate_json(kept[1])
+        found = self._read(key, path)
+        if found is not None:
+            if len(self._verified) >= MAX_VERIFIED:
+                self._verified.clear()
+            self._verified[key] = identity, found.model_dump_json()
+        return found
+
+    def _read(self, key: str, path: Path) -> ChatResponse | None:
         try:
             raw = load_json_file(path, error=InputError)  # bounded: a crafted entry cannot recurse us to death
         except InputError as exc:
@@ -190,8 +225,9 @@ class ResponseCache:
             if not batch:
                 return 0
             try:
-                if not sync_filesystem(self.root):
-                    _fsync_each(batch)
+                # The files this batch wrote and their folders, never syncfs(2): that flushes the whole
+                # filesystem, other processes' writes included, and costs what the neighbours have pending.
+                _fsync_each(batch)
             except OSError as exc:
                 _log.warning(
                     "cannot sync %d cache entries under %s (%s); they may not survive a power cut",
@@ -290,7 +326,10 @@ def _write_unsynced(path: Path, text: str) -> None:
 
 def sync_filesystem(path: Path) -> bool:
     """syncfs(2) on the filesystem holding `path`: one call makes every file and rename on it durable.
-    False where there is none (not Linux, no libc symbol); an OSError when the sync itself fails."""
+    False where there is none (not Linux, no libc symbol); an OSError when the sync itself fails.
+
+    The cache no longer calls it (`flush` fsyncs what it wrote); benchmarks/cache_fsyncs.py still
+    measures it as the earlier way."""
     syncfs = _syncfs()
     if syncfs is None:
         return False

@@ -5,7 +5,9 @@ complete(request) -> in-flight coalescing -> cache lookup -> budget reservation 
 An identical request already in flight (cache mode `once`) waits for that call's answer and
 takes it as a cache hit (ratchet.llm.inflight), so a pool of threads pays what one thread would.
 A cache hit reserves nothing and is counted in the run's rollup, or written as a $0 ledger row
-when asked (`ledger_hits`); neither is synced on its own (a lost hit loses no money).
+when asked (`ledger_hits`); neither is synced on its own (a lost hit loses no money). Counted hits
+are tallied in memory and written in one batch (HIT_BATCH hits, `flush`, `close`): a run's hit count
+is in the store once its gateway is flushed or closed.
 
 The cache is written before the ledger row: if the process dies between the two, the
 orphaned reservation is charged at its worst case on the next start and the answer is
@@ -35,8 +37,12 @@ from ratchet.llm.inflight import InFlight
 from ratchet.llm.preflight import PREFLIGHT_TIMEOUT_S, Listing, check_tiers, probe_base
 from ratchet.llm.pricing import price_for
 from ratchet.store.db import Store
+from ratchet.store.models import LedgerEntry
 
 __all__ = ["Gateway", "cache_key"]
+
+HIT_BATCH = 256
+"""Cache hits tallied in memory before they are written to the run's rollup (one write per tier and purpose)."""
 
 
 def _cap_from_env() -> float:
@@ -100,6 +106,9 @@ class Gateway:
         self._listings: dict[str, Listing] = {}  # api_base -> its GET /models answer (preflight)
         self._lock = threading.Lock()
         self.inflight: InFlight[ChatResponse] = InFlight()
+        self._hits: dict[tuple[str, str, str], list[float]] = {}  # (purpose, tier, model) -> calls, tokens, latency
+        self._hit_count = 0
+        self._hit_lock = threading.Lock()
         store.start_run(run_id, upstream=project.config.upstream)
         store.recover_orphans()
 
@@ -166,12 +175,52 @@ class Gateway:
             raise ConfigError(f"tier {tier}: upstream is sim, but this run was given no simulator")
         return GatewayModel(self, tier, purpose, config)
 
+    def count_hit(
+        self, purpose: str, tier: str, model: str, *, tokens_in: int, tokens_out: int, latency_ms: float
+    ) -> None:
+        """One more cache hit in the run's rollup, written with the next batch (HIT_BATCH, `flush`, `close`)."""
+        with self._hit_lock:
+            tally = self._hits.setdefault((purpose, tier, model), [0, 0, 0, 0.0])
+            tally[0] += 1
+            tally[1] += tokens_in
+            tally[2] += tokens_out
+            tally[3] += latency_ms
+            self._hit_count += 1
+            full = self._hit_count >= HIT_BATCH
+        if full:
+            self.flush_hits()
+
+    def flush_hits(self) -> int:
+        """Write the tallied cache hits to the run's rollup; how many."""
+        with self._hit_lock:
+            batch, self._hits, written = self._hits, {}, self._hit_count
+            self._hit_count = 0
+        for (purpose, tier, model), (calls, tokens_in, tokens_out, latency_ms) in sorted(batch.items()):
+            entry = LedgerEntry(
+                run_id=self.run_id,
+                purpose=purpose,
+                tier=tier,
+                model=model,
+                simulated=self.simulated,
+                cache_hit=True,
+                request_digest="",
+                tokens_in=int(tokens_in),
+                tokens_out=int(tokens_out),
+                latency_ms=latency_ms,
+            )
+            self.store.record_hit(entry, ledger_row=False, calls=int(calls))
+        return written
+
     def flush(self) -> int:
-        """End the cache batch: every answer recorded so far is on disk when this returns; how many."""
+        """End the cache batch and write the tallied hits: every answer recorded so far is on disk when this
+        returns; how many."""
+        self.flush_hits()
         return self.cache.flush()
 
     def close(self) -> None:
-        """Sync the cache batch and close upstream HTTP clients (the store belongs to the caller)."""
+        """Sync the cache batch, write the tallied hits and close upstream HTTP clients (the store belongs to
+        the caller)."""
+        self.flush_hits()
         self.cache.flush()
         with self._lock:
             for model in self._upstreams.values():

@@ -39,7 +39,7 @@ def refusal_text(refusal: Refusal) -> str:
 
     return (
         f"would pass the spend cap of ${refusal.limit_usd:.4f} ({CAP_ENV}; all runs: ${refusal.counted_usd:.4f} "
-        f"spent or held; {run})"
+        f"spent, held or granted to running checks; {run})"
     )
 
 
@@ -109,17 +109,27 @@ class GatewayModel:
         """An answer this call did not pay for (the cache's, or an identical call's in flight)."""
         gw = self.gateway
         latency = (time.perf_counter() - started) * 1000
-        gw.store.record_hit(
-            self._entry(
-                key,
+        if gw.ledger_hits:  # an audit row per hit, as it happened
+            gw.store.record_hit(
+                self._entry(
+                    key,
+                    model_id,
+                    cache_hit=True,
+                    latency_ms=latency,
+                    tokens_in=hit.usage.tokens_in,
+                    tokens_out=hit.usage.tokens_out,
+                ),
+                ledger_row=True,
+            )
+        else:  # a count: tallied, and written in batches (Gateway.count_hit)
+            gw.count_hit(
+                self.purpose,
+                self.tier,
                 model_id,
-                cache_hit=True,
-                latency_ms=latency,
                 tokens_in=hit.usage.tokens_in,
                 tokens_out=hit.usage.tokens_out,
-            ),
-            ledger_row=gw.ledger_hits,
-        )
+                latency_ms=latency,
+            )
         return hit.model_copy(
             update={
                 "usage": hit.usage.model_copy(update={"usd": 0.0}),

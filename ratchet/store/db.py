@@ -1,8 +1,8 @@
 """The SQLite store: runs, the model-call ledger and budget reservations.
 
 WAL, so a committed transaction survives kill -9. Power loss is covered by when we sync: a
-reservation is synced (synchronous=FULL) before its call goes out, and so is any row that no
-reservation covers; the settle that replaces a reservation is not, and rides the next sync (a
+call's money is synced (synchronous=FULL) before its call goes out, in the grant its reservation is
+drawn from (docs/adr/0027-durability-per-call.md), and so is any row that no reservation covers; the settle that replaces a reservation is not, and rides the next sync (a
 group commit). WAL is replayed as a prefix, so a settle lost to a power cut leaves its
 reservation standing, and that is charged at its worst case on the next start: spend can go up
 after a crash, never down. The schema grows only by appending named migrations

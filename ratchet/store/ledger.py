@@ -37,9 +37,10 @@ class Ledger(StoreConnection):
 
     # rows -----------------------------------------------------------------------------------
 
-    def record_hit(self, entry: LedgerEntry, *, ledger_row: bool) -> None:
-        """Count a cache hit ($0, no reservation): a ledger row when asked, else one more in the run's
-        rollup. Never synced on its own: losing it loses no money, and the next synced commit keeps it."""
+    def record_hit(self, entry: LedgerEntry, *, ledger_row: bool, calls: int = 1) -> None:
+        """Count a cache hit ($0, no reservation): a ledger row when asked, else `calls` more in the run's
+        rollup (a batch of hits, `entry` their summed tokens and latency). Never synced on its own: losing it
+        loses no money, and the next synced commit keeps it."""
         if not entry.ts:
             entry = entry.model_copy(update={"ts": time.time()})
         with self._write(synced=False) as db:
@@ -48,7 +49,7 @@ class Ledger(StoreConnection):
             else:
                 db.execute(
                     "INSERT INTO call_rollups (run_id, purpose, tier, model, simulated, cache_hit, status, calls,"
-                    " tokens_in, tokens_out, tokens_cached, cost_usd, latency_ms) VALUES (?, ?, ?, ?, ?, 1, ?, 1, ?, ?,"
+                    " tokens_in, tokens_out, tokens_cached, cost_usd, latency_ms) VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?,"
                     " ?, ?, ?)" + _ROLLUP_UPSERT,
                     (
                         entry.run_id,
@@ -57,6 +58,7 @@ class Ledger(StoreConnection):
                         entry.model,
                         int(entry.simulated),
                         entry.status,
+                        calls,
                         entry.tokens_in,
                         entry.tokens_out,
                         entry.tokens_cached,

@@ -49,3 +49,15 @@ def pid_alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
+
+
+def boot_id() -> str | None:
+    """This boot of the kernel (Linux), or None where it cannot be told: the same id means no reboot, so
+    no power cut, since a file was last written, and every commit made since is still in the page cache."""
+    try:
+        return BOOT_ID.read_text(encoding="ascii").strip() or None
+    except OSError:
+        return None

@@ -136,6 +136,52 @@ MIGRATIONS: list[tuple[str, str]] = [
         END;
         """,
     ),
+    (
+        # Budget grants (docs/adr/0027-durability-per-call.md): money one synced commit sets aside for
+        # a Store's next calls, so each call's own reservation is drawn from it without an fsync. `boot`
+        # is the kernel's boot id when it was written: a dead owner's grant is released in the same
+        # boot (every draw it committed is in the WAL) and charged after a reboot (a draw may be lost).
+        # The cap counts settled + held + granted; `held` stays the money of calls in flight.
+        "0004_budget_grants",
+        """
+        CREATE TABLE grants (
+            id          INTEGER PRIMARY KEY AUTOINCREMENT,
+            run_id      TEXT NOT NULL,
+            simulated   INTEGER NOT NULL,
+            amount_usd  REAL NOT NULL,
+            boot        TEXT NOT NULL,
+            owner       TEXT,
+            pid         INTEGER NOT NULL,
+            ts          REAL NOT NULL
+        );
+        ALTER TABLE pool_totals ADD COLUMN granted_usd REAL NOT NULL DEFAULT 0;
+        ALTER TABLE pool_totals ADD COLUMN grants INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE run_totals ADD COLUMN granted_usd REAL NOT NULL DEFAULT 0;
+        ALTER TABLE run_totals ADD COLUMN grants INTEGER NOT NULL DEFAULT 0;
+        CREATE TRIGGER grants_hold AFTER INSERT ON grants BEGIN
+            INSERT INTO pool_totals (simulated, granted_usd, grants) VALUES (new.simulated, new.amount_usd, 1)
+                ON CONFLICT(simulated) DO UPDATE SET granted_usd = granted_usd + excluded.granted_usd,
+                grants = grants + 1;
+            INSERT INTO run_totals (run_id, granted_usd, grants) VALUES (new.run_id, new.amount_usd, 1)
+                ON CONFLICT(run_id) DO UPDATE SET granted_usd = granted_usd + excluded.granted_usd,
+                grants = grants + 1;
+        END;
+        CREATE TRIGGER grants_draw AFTER UPDATE OF amount_usd ON grants BEGIN
+            UPDATE pool_totals SET granted_usd = granted_usd + new.amount_usd - old.amount_usd
+                WHERE simulated = new.simulated;
+            UPDATE run_totals SET granted_usd = granted_usd + new.amount_usd - old.amount_usd
+                WHERE run_id = new.run_id;
+        END;
+        CREATE TRIGGER grants_release AFTER DELETE ON grants BEGIN
+            UPDATE pool_totals SET grants = grants - 1,
+                granted_usd = CASE WHEN grants <= 1 THEN 0.0 ELSE granted_usd - old.amount_usd END
+                WHERE simulated = old.simulated;
+            UPDATE run_totals SET grants = grants - 1,
+                granted_usd = CASE WHEN grants <= 1 THEN 0.0 ELSE granted_usd - old.amount_usd END
+                WHERE run_id = old.run_id;
+        END;
+        """,
+    ),
 ]
 
 

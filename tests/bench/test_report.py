@@ -17,6 +17,7 @@ from tests.bench.fixtures_mini import build_mini_dataset
 SECTIONS = (
     "## Produced by",
     "## Table 2: detection, false blocks and cost per configuration (E1, E2, E4)",
+    "## Judging cost and total cost",
     "## Figure 1: cost per verdict vs detection recall (E4)",
     "## E3: drift on vs off",
     "## E5: Level 0 on vs off",

@@ -57,6 +57,13 @@ def make_trace(
     ).with_totals()
 
 
+def both_orders_always(config: GateConfig) -> GateConfig:
+    """`config` with every swap-checked tier asking both orders and no tier settling (docs/adr/0026's
+    policy off): for tests of escalation and of the two orders themselves."""
+    tiers = [s.model_copy(update={"swap": "always", "settle_regression_at": None}) for s in config.tiers]
+    return config.model_copy(update={"tiers": tiers})
+
+
 def make_task(task_id: str = "t1") -> Task:
     return Task(id=task_id, prompt="Summarise my expenses for October", skill="expense-report")
 

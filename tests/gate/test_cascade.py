@@ -14,6 +14,7 @@ from tests.gate.judge_fakes import (
     FixedReplays,
     ScriptedJudge,
     answer,
+    both_orders_always,
     gate_fixed,
     make_task,
     make_trace,
@@ -21,6 +22,8 @@ from tests.gate.judge_fakes import (
 
 GOLDEN = make_trace("Total: 10.00 EUR\nDue: 2026-10-31", [("read_csv", {"path": "a.csv"}, "read")])
 CHANGED = make_trace("Total: 12.00 EUR\nDue: 2026-10-31", [("read_csv", {"path": "a.csv"}, "read")])
+# These tests are about escalation with both orders asked; the policy of ADR 0026 is tested in test_cascade_policy.
+BOTH = both_orders_always(resolve_gate_config("cascade"))
 SIDE_EFFECT = make_trace(
     "Total: 10.00 EUR\nDue: 2026-10-31",
     [("read_csv", {"path": "a.csv"}, "read"), ("send_email", {"to": "boss@example.com"}, "send")],
@@ -83,7 +86,7 @@ def test_nano_same_is_a_pass() -> None:
 
 
 def test_low_nano_confidence_escalates_to_super() -> None:
-    result, judges = run("cascade", nano=[answer("pass", 0.5)], super=both_orders(answer("pass", 0.9)))
+    result, judges = run(BOTH, nano=[answer("pass", 0.5)], super=both_orders(answer("pass", 0.9)))
     assert (result.outcome, result.decided_by, asked(judges)) == ("pass", "super", ["nano", "super"])
     assert result.cost_usd == pytest.approx(0.003)  # nano once, super in both orders
 
@@ -100,7 +103,7 @@ def test_nano_regression_always_escalates_and_super_settles_it() -> None:
 
 def test_super_unsure_goes_to_ultra() -> None:
     result, judges = run(
-        "cascade",
+        BOTH,
         nano=[answer("regression", 0.9)],
         super=both_orders(answer("unsure", 0.9)),
         ultra=both_orders(answer("pass", 0.8)),
@@ -152,7 +155,7 @@ def test_unparseable_answer_is_retried_once() -> None:
 
 
 def test_unparseable_twice_is_a_recorded_error_and_escalates() -> None:
-    result, _ = run("cascade", nano=["nope", "still nope"], super=both_orders(answer("pass", 0.95)))
+    result, _ = run(BOTH, nano=["nope", "still nope"], super=both_orders(answer("pass", 0.95)))
     assert [o.is_error for o in result.opinions] == [True, False, False]
     assert "unparseable after 2 attempts" in (result.opinions[0].error or "")
     assert (result.outcome, result.decided_by) == ("pass", "super")

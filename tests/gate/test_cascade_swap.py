@@ -20,6 +20,7 @@ from tests.gate.judge_fakes import (
     FixedReplays,
     ScriptedJudge,
     answer,
+    both_orders_always,
     gate_fixed,
     make_task,
     make_trace,
@@ -33,6 +34,8 @@ SIDE_EFFECT = make_trace(
     [("read_csv", {"path": "a.csv"}, "read"), ("send_email", {"to": "boss@example.com"}, "send")],
 )
 OUTPUTS = ("golden_output", "replay_output")
+# Both orders on every swap-checked tier (ADR 0026's policy off): these tests are about the two orders themselves.
+BOTH = both_orders_always(resolve_gate_config("cascade"))
 
 
 def fenced(request: ChatRequest) -> dict[str, str]:
@@ -105,7 +108,7 @@ def test_a_position_biased_super_is_unsure_and_escalates_to_ultra() -> None:
         "super": biased,
         "ultra": ScriptedJudge("fake/ultra", [answer("regression", 0.95), answer("regression", 0.9)]),
     }
-    result = gate("cascade", judges)
+    result = gate(BOTH, judges)
     assert (result.outcome, result.decided_by, result.confidence) == ("regression", "ultra", 0.9)
     assert result.reason == (
         "nano: pass at 0.50; "
@@ -162,7 +165,7 @@ def test_an_agreement_above_threshold_does_not_escalate() -> None:
         "super": LabelReadingJudge("fake/super", confidence=0.85),
         "ultra": ultra,
     }
-    result = gate("cascade", judges)
+    result = gate(BOTH, judges)
     assert (result.outcome, result.decided_by, ultra.requests) == ("regression", "super", [])
     assert result.cost_usd == pytest.approx(0.003)
 
@@ -193,7 +196,7 @@ def test_an_error_in_the_first_order_is_not_asked_again_and_an_earlier_regressio
         "super": ScriptedJudge("s", [boom]),
         "ultra": ScriptedJudge("u", [answer("regression", 0.9), "garbage", "garbage"]),
     }
-    result = gate("cascade", judges)
+    result = gate(BOTH, judges)
     assert (result.outcome, result.decided_by, result.confidence) == ("regression", "nano", 0.95)
     assert (
         "super error (golden first: model call failed: upstream 503 after retries) (replay first not asked)"

@@ -26,7 +26,7 @@ from ratchet.gate.models import Selected
 from ratchet.gate.repeats import gate_repeated
 from ratchet.llm.cache import cache_key
 from ratchet.sim.judges import SimJudge
-from tests.gate.judge_fakes import FixedReplays, ScriptedJudge, answer, make_task, make_trace
+from tests.gate.judge_fakes import FixedReplays, ScriptedJudge, answer, both_orders_always, make_task, make_trace
 
 PROMPT = load_judge_prompt(resolve_gate_config("cascade").prompt_path())
 GOLDEN = make_trace("Total: 10.00 EUR", [("read_csv", {"path": "a.csv"}, "read")])
@@ -145,7 +145,7 @@ def test_the_cascade_shows_every_tier_the_section() -> None:
         GOLDEN,
         REPLAY,
         level0_findings(GOLDEN, REPLAY),
-        CheckContext(config=resolve_gate_config("cascade"), judges=judges),
+        CheckContext(config=both_orders_always(resolve_gate_config("cascade")), judges=judges),
         task=make_task(),
         pair_id="e1/t1",
         diffs=[skill()],

@@ -12,6 +12,7 @@ from ratchet.cli import app
 from ratchet.config.project import Project
 from ratchet.core.chat import ChatRequest, ChatResponse, Message, Usage
 from ratchet.llm.fake import ScriptedModel
+from ratchet.llm.gateway import HIT_BATCH
 from ratchet.setup.demo import EDITS, apply_edit
 from ratchet.store.db import STORE_FILE, Store
 from tests.helpers.gateways import sim_gateway
@@ -31,12 +32,15 @@ def answer(text: str) -> ChatResponse:
 
 def test_a_cache_hit_adds_no_ledger_row_but_is_counted(sim_project: Project, store: Store) -> None:
     fake = ScriptedModel("sim/nano", [answer("one")])
-    model = sim_gateway(sim_project, store, run_id="r", upstream_models={"nano": fake}).model("nano", "judge-nano")
+    gw = sim_gateway(sim_project, store, run_id="r", upstream_models={"nano": fake})
+    model = gw.model("nano", "judge-nano")
     first = model.complete(req("q"))
     with sqlite3.connect(store.path) as db:
         before = db.execute("SELECT COUNT(*) FROM model_calls").fetchone()[0]
     for _ in range(3):
         assert model.complete(req("q")).cache_hit
+    assert store.cache_hits("r") == 0  # tallied in memory: written with the gateway's next batch
+    assert gw.flush_hits() == 3
     assert [(row.cache_hit, row.status) for row in store.ledger("r")] == [(False, "ok")]
     with sqlite3.connect(store.path) as db:
         assert db.execute("SELECT COUNT(*) FROM model_calls").fetchone()[0] == before
@@ -102,3 +106,19 @@ def test_a_repeated_check_adds_no_rows_unless_asked(edited: tuple[Path, str]) ->
     _check(repo, base, "--ledger-hits")
     added = _rows(repo)[len(first) :]
     assert added and all(hit for _, hit in added) and len({run for run, _ in added}) == 1
+
+
+def test_hits_are_written_in_batches_of_hit_batch(sim_project: Project, store: Store) -> None:
+    fake = ScriptedModel("sim/nano", [answer("one")])
+    gw = sim_gateway(sim_project, store, run_id="r", upstream_models={"nano": fake})
+    model = gw.model("nano", "judge-nano")
+    model.complete(req("q"))
+    for _ in range(HIT_BATCH - 1):
+        model.complete(req("q"))
+    assert store.cache_hits("r") == 0
+    model.complete(req("q"))  # the batch's last hit writes it
+    assert store.cache_hits("r") == HIT_BATCH
+    model.complete(req("q"))
+    gw.close()  # a closed gateway has written every hit
+    assert (store.calls("r"), store.cache_hits("r")) == (HIT_BATCH + 2, HIT_BATCH + 1)
+    assert store.observed_tokens("nano") == (100, 10)

@@ -288,6 +288,10 @@ def _calibrated_step(raw: dict[str, Any], tier: TierCalibration | None) -> dict[
     updated = {**raw, "threshold": tier.choice.threshold}
     if tier.choice.never_accept:
         updated["escalate_on"] = list(EVERY_VERDICT)
+    settle = updated.get("settle_regression_at")
+    if settle is not None and (tier.choice.never_accept or settle < tier.choice.threshold):
+        # Calibration did not trust this tier at that confidence: it no longer settles a regression either.
+        del updated["settle_regression_at"]
     return updated
 
 

@@ -23,6 +23,7 @@ from ratchet.bench.data.results import (
     write_timings,
 )
 from ratchet.bench.data.summary import read_report_source, write_summary
+from ratchet.bench.report.costs import cost_section
 from ratchet.bench.report.figure import write_figure
 from ratchet.bench.report.metrics import DEFAULT_FNS, ConfigMetrics, MetricFns, Stat, latency, summarize
 from ratchet.bench.report.mutation import mutation_section
@@ -79,6 +80,8 @@ def render_report(
     doc.add("```", *[results.runs[c].command for c in ordered_configs(results)], "```")
 
     table2(doc, results, metrics, noise)
+
+    cost_section(doc, results, metrics)
 
     doc.section(
         "Figure 1: cost per verdict vs detection recall (E4)",

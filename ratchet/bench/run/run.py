@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Callable, Collection, Mapping
-from contextlib import closing
+from collections.abc import Callable, Collection, Iterator, Mapping
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,7 +41,7 @@ from ratchet.bench.run.noisy import measure_records, noise_settings
 from ratchet.bench.run.plan import REJUDGE_CONFIGS as REJUDGE_CONFIGS
 from ratchet.bench.run.plan import Mode, candidate_ids, plan_calls, run_mode
 from ratchet.bench.run.plan import sample_ids as sample_ids
-from ratchet.bench.run.schedule import execute
+from ratchet.bench.run.schedule import ItemPool, execute
 from ratchet.bench.run.scorer import RECORDING_CONFIG, Scorer
 from ratchet.bench.run.sharded import open_shard
 from ratchet.config.gate import GateConfig, check_judge_tiers, load_gate_config
@@ -81,6 +81,10 @@ class RunOptions:
     """Repeats per golden measuring its noise record (None: 30 when the noise is on, else 0)."""
     ledger_hits: bool = False
     """Write a $0 ledger row per cache hit (Gateway(ledger_hits=)); else hits are only counted per run."""
+    executor: str = "local"
+    """"local": this process's pool; "ray": Ray tasks (ratchet.bench.run.ray_exec), results written as local."""
+    ray_address: str | None = None
+    """An existing Ray cluster (None: a local one on loopback, started for the run)."""
     on_progress: Callable[[int, int, str], None] | None = None
     confirm: Callable[[str], bool] | None = None
     echo: Callable[[str], None] = field(default=lambda _line: None)
@@ -154,6 +158,10 @@ def check_bench_tiers(config: GateConfig, configured: Collection[str], config_pa
 
 def run_config(opts: RunOptions) -> RunSummary:
     """Run one configuration into opts.out; see the module docstring."""
+    if opts.executor == "ray":
+        from ratchet.bench.run.ray_exec import require_ray
+
+        require_ray()  # before anything runs: one line naming the extra
     config = load_gate_config(opts.config_path, project_root=opts.root)
     data = load_bench_data(opts.root, home=opts.home, results_dir=opts.out)
     project: Project = data.project
@@ -259,18 +267,20 @@ def run_config(opts: RunOptions) -> RunSummary:
                 dest, timings
             )  # results.json is written once, at the end; the journal holds the run until then
             work = runner.score_golden if mode == "noise" else runner.score_edit
-            execute(
-                work,
-                run,
-                results,
-                timings,
-                pending,
-                out=dest,
-                pool=pool,
-                write=write,
-                on_progress=opts.on_progress,
-                total=len(ids),
-            )
+            agent_noise = noise.sim_noise if "agent" in overrides else 0.0
+            with _items_pool(opts, pool, runner, run_id, min(opts.concurrency, len(pending)), agent_noise) as items:
+                execute(
+                    work,
+                    run,
+                    results,
+                    timings,
+                    pending,
+                    out=dest,
+                    pool=items,
+                    write=write,
+                    on_progress=opts.on_progress,
+                    total=len(ids),
+                )
     written = dest / (SHARD_FILE if opts.shard is not None else RESULTS_FILE)
     return RunSummary(
         config=config.name,
@@ -285,6 +295,35 @@ def run_config(opts: RunOptions) -> RunSummary:
         sample=len(sample),
         shard=opts.shard,
     )
+
+
+@contextmanager
+def _items_pool(
+    opts: RunOptions, pool: WorkPool, runner: Scorer, run_id: str, workers: int, agent_noise: float
+) -> Iterator[ItemPool]:
+    """Where the items are scored: the run's own pool, or Ray actors building the same Scorer."""
+    if opts.executor != "ray" or workers < 1:
+        yield pool
+        return
+    from ratchet.bench.run.ray_exec import WorkerSpec, ray_items
+
+    spec = WorkerSpec(
+        config_path=opts.config_path.resolve(),
+        root=opts.root.resolve(),
+        home=opts.home.resolve() if opts.home is not None else None,
+        results_dir=opts.out.resolve(),
+        dest=runner.dest.resolve(),
+        live_tavily=opts.live_tavily,
+        mode=runner.mode,
+        records=runner.records,
+        diffs=runner.diffs,
+        triggers=runner.recorded_triggers,
+        agent_noise=agent_noise,
+        ledger_hits=opts.ledger_hits,
+        run_id=run_id,
+    )
+    with ray_items(spec, workers, opts.ray_address) as items:
+        yield items
 
 
 def _open_results(

@@ -17,6 +17,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from pathlib import Path
+from typing import Protocol
 
 from ratchet.bench.data.journal import clear_journal, journal_item, journal_run, merge_journal
 from ratchet.bench.data.results import (
@@ -28,9 +29,17 @@ from ratchet.bench.data.results import (
     write_results,
     write_timings,
 )
-from ratchet.core.pool import WorkPool
 
 Scored = tuple[ScoredEdit | NoiseGolden, float]
+
+
+class ItemPool(Protocol):
+    """Where execute sends items: the run's WorkPool, or Ray actors (ratchet.bench.run.ray_exec.RayItems)."""
+
+    @property
+    def size(self) -> int: ...
+
+    def submit(self, fn: Callable[[str], Scored], item: str) -> Future[Scored]: ...
 
 
 def execute(
@@ -41,7 +50,7 @@ def execute(
     pending: list[str],
     *,
     out: Path,
-    pool: WorkPool,
+    pool: ItemPool,
     on_progress: Callable[[int, int, str], None] | None,
     total: int,
     write: Callable[[Path, BenchResults], None] = write_results,
