@@ -10,6 +10,7 @@ from hypothesis import settings
 
 from tests.helpers.demo_repo import _blessed_template, demo_repo
 from tests.helpers.freeform_repo import _freeform_template, freeform
+from tests.helpers.modes import thorough
 
 __all__ = ["_blessed_template", "_freeform_template", "demo_repo", "freeform"]
 
@@ -19,6 +20,17 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 # left behind), a bounded number of them, and no per-example deadline (CI machines are loaded).
 settings.register_profile("ratchet", derandomize=True, database=None, max_examples=100, deadline=None)
 settings.load_profile("ratchet")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """`thorough` tests run in CI (CI set) or on request (RATCHET_THOROUGH=1); a lighter test of the same
+    guarantee runs everywhere, so a local run stays quick and CI still runs the heavy form once."""
+    if thorough():
+        return
+    skip = pytest.mark.skip(reason="thorough: runs in CI or with RATCHET_THOROUGH=1")
+    for item in items:
+        if item.get_closest_marker("thorough") is not None:
+            item.add_marker(skip)
 
 
 @pytest.fixture(autouse=True)

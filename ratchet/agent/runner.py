@@ -71,6 +71,8 @@ def run_task(
         frozen_time=frozen_time,
         world_digest=world.digest(),
     )
+    if world.injector is not None:  # the faults this run draws from go on its trace, so a replay meets them
+        world.injector.plan.stamp(trace)
     system = system_prompt(frozen_time, skill) if routing == "lexical" else catalog_system_prompt(frozen_time, skills)
     messages = [
         Message(role="system", content=system),

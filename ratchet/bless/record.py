@@ -30,6 +30,7 @@ from ratchet.sim.models import SIMULATOR
 from ratchet.skills.sets import load_skills
 from ratchet.skills.skill import Skill
 from ratchet.store.db import open_store
+from ratchet.world.faults import FaultPlan, arm
 from ratchet.world.state import World, load_world
 from ratchet.world.tools import tool_specs
 
@@ -126,17 +127,15 @@ def _inputs(project: Project, task_ids: Sequence[str]) -> _Inputs:
     tasks = _pick(load_tasks(project.path("tasks")), task_ids)
     skills = load_skills(project.path("skills"))
     # Every input is checked before the first run: a bad workspace for the last task must not
-    # leave the earlier tasks' pending traces behind.
-    worlds = [
-        load_world(
-            project.path("world"),
-            workspaces_dir=project.path("workspaces"),
-            workspace=task.workspace,
-            frozen_time=project.config.clock,
-        )
-        for task in tasks
-    ]
+    # leave the earlier tasks' pending traces behind. Each world is armed with its task's seeded faults.
+    worlds = [_task_world(project, task) for task in tasks]
     return _Inputs(tasks=tasks, skills=skills, worlds=worlds)
+
+
+def _task_world(project: Project, task: Task) -> World:
+    paths, clock = (project.path("world"), project.path("workspaces")), project.config.clock
+    world = load_world(paths[0], workspaces_dir=paths[1], workspace=task.workspace, frozen_time=clock)
+    return arm(world, FaultPlan.recording(task, world))
 
 
 def _shown(path: Path, root: Path) -> str:
@@ -243,6 +242,7 @@ def record_tasks(
                     workspaces_dir=project.path("workspaces"),
                     workspace=task.workspace,
                     frozen_time=project.config.clock,
+                    faults=FaultPlan.recording(task, world),
                 )
                 trace = run_through_harness(
                     task,

@@ -22,6 +22,7 @@ from ratchet.cli import judges as judges_cli
 from ratchet.cli import merge as merge_cli
 from ratchet.cli import mutate as mutate_cli
 from ratchet.cli import store as store_cli
+from ratchet.cli import tasks as tasks_cli
 from ratchet.cli import triggers as triggers_cli
 from ratchet.cli import watch as watch_cli
 from ratchet.config.env import debug_enabled
@@ -91,6 +92,7 @@ mutate_cli.register(app)
 watch_cli.register(app)
 triggers_cli.register(app)
 store_cli.register(app)
+tasks_cli.register(app)
 judges_cli.register(app)
 docs_cli.register(app)
 

@@ -64,13 +64,13 @@ def build_command(
     skills: str | None = typer.Option(None, "--skills", help="Comma-separated skills (default: all)."),
     types: str | None = typer.Option(None, "--types", help="Comma-separated edit types, e.g. R2,R4,N0 (default: all)."),
     no_goldens: bool = typer.Option(False, "--no-goldens", help="Keep the existing goldens; do not re-record."),
-    no_controls: bool = typer.Option(False, "--no-controls", help="Skip the N0 and D1 controls."),
-    no_inject: bool = typer.Option(False, "--no-inject", help="Skip R1-R6 injection."),
+    no_controls: bool = typer.Option(False, "--no-controls", help="Skip the N0, D1 and F0 controls."),
+    no_inject: bool = typer.Option(False, "--no-inject", help="Skip R1-R7 injection."),
     yes: bool = typer.Option(False, "--yes", help="Allow a live build to spend (after printing the estimate)."),
     work: Path | None = typer.Option(None, "--work", help="Work area (default var/bench/)."),
     project_dir: Path = typer.Option(Path("."), "--project", help="Project root (holds ratchet.yaml)."),
 ) -> None:
-    """Record goldens and build the N0/D1 controls and R1-R6 edits with their labels."""
+    """Record goldens and build the N0/D1/F0 controls and R1-R7 edits with their labels."""
     from ratchet.bench.build.build import ALL_TYPES, BuildOptions, build_bench, parse_list
     from ratchet.bench.data.models import REGRESSION_TYPES
     from ratchet.skills.sets import load_skills

@@ -19,6 +19,7 @@ def _command_line(
     concurrency: int,
     noise: float | None = None,
     bless_repeats: int | None = None,
+    strip_faults: bool = False,
 ) -> str:
     """The canonical command line of a run (what results.json and the report quote).
 
@@ -39,6 +40,8 @@ def _command_line(
         parts += ["--noise", f"{noise:g}"]
     if bless_repeats is not None:
         parts += ["--bless-repeats", str(bless_repeats)]
+    if strip_faults:
+        parts.append("--strip-faults")
     return shlex.join(parts)
 
 
@@ -106,6 +109,12 @@ def run_command(
         help="With --executor ray: an existing cluster (host:port) whose nodes see this project at the same "
         "paths (default: a local Ray on loopback, started for the run).",
     ),
+    strip_faults: bool = typer.Option(
+        False,
+        "--strip-faults",
+        help="Score against goldens of the same tasks re-recorded without their seeded faults (stored as "
+        "<config>_faults_stripped): what R7 detection is without faults in the goldens.",
+    ),
 ) -> None:
     """Run one configuration over the labeled edits (resumable; paired; replay reuse).
 
@@ -165,7 +174,10 @@ def run_command(
                 ledger_hits=ledger_hits,
                 executor=executor,
                 ray_address=ray_address,
-                command=_command_line(config, out, limit, types, seed, live_tavily, concurrency, noise, bless_repeats),
+                strip_faults=strip_faults,
+                command=_command_line(
+                    config, out, limit, types, seed, live_tavily, concurrency, noise, bless_repeats, strip_faults
+                ),
                 on_progress=on_progress,
                 confirm=lambda q: typer.confirm(q, default=False),
                 echo=typer.echo,

@@ -62,6 +62,20 @@ def register(app: typer.Typer) -> None:
         ),
         repo: Path = typer.Option(Path("."), "--repo", help="Path inside the git repository."),
         work: Path | None = typer.Option(None, "--work", help="Ratchet's work area (default RATCHET_HOME)."),
+        executor: str = typer.Option(
+            "local",
+            "--executor",
+            metavar="local|ray",
+            help="Where the mutants are checked: one after another here, or as Ray tasks, --concurrency at once "
+            "(the optional ray extra; not with --budget); the report is the same.",
+        ),
+        ray_address: str | None = typer.Option(
+            None,
+            "--ray-address",
+            metavar="ADDR",
+            help="With --executor ray: an existing cluster (host:port) whose nodes see this repository and the "
+            "work area at the same paths (default: a local Ray on loopback, started for the run).",
+        ),
     ) -> None:
         """Break each skill on purpose and check every mutant: which would the goldens notice?
 
@@ -88,6 +102,8 @@ def register(app: typer.Typer) -> None:
             source=SOURCE,
             save=not no_save,
             echo=lambda line: typer.echo(line, err=True),
+            executor=executor,
+            ray_address=ray_address,
         )
         report = mutate_project(repo, options)
         if out is not None:

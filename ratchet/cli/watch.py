@@ -38,6 +38,20 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print the report as JSON instead of the table."),
         project_dir: Path = typer.Option(Path("."), "--project", help="Project root (holds ratchet.yaml)."),
         work: Path | None = typer.Option(None, "--work", help="Ratchet's work area (default RATCHET_HOME)."),
+        executor: str = typer.Option(
+            "local",
+            "--executor",
+            metavar="local|ray",
+            help="Where the goldens are replayed: this process, or Ray tasks, --concurrency at once (the optional "
+            "ray extra); the report is the same.",
+        ),
+        ray_address: str | None = typer.Option(
+            None,
+            "--ray-address",
+            metavar="ADDR",
+            help="With --executor ray: an existing cluster (host:port) whose nodes see this project and the work "
+            "area at the same paths (default: a local Ray on loopback, started for the run).",
+        ),
     ) -> None:
         """Replay goldens under their unchanged skills with today's agent model: did its behaviour move?
 
@@ -69,6 +83,8 @@ def register(app: typer.Typer) -> None:
             budget_usd=checked_budget(budget),
             concurrency=concurrency,
             echo=lambda line: typer.echo(line, err=True),
+            executor=executor,
+            ray_address=ray_address,
         )
         report = watch_project(load_project(project_dir, home=work), options)
         if as_json:

@@ -1,7 +1,7 @@
 """Gate configuration: which judge tiers run and when they escalate, Level 0 and drift on/off.
 
 The configurations ship as YAML in the package (ratchet/data/configs/: cascade, nano_only,
-super_only, ultra_only, drift_off, level0_off, noise, level0_only) and are read by this one
+super_only, ultra_only, drift_off, level0_off, state_diff_off, noise, level0_only) and are read by this one
 model; the gate has one code path and these fields are its only switches. A project's own
 configs/<name>.yaml overrides the packaged config of that name.
 """
@@ -129,6 +129,11 @@ class GateConfig(BaseModel):
     name: str = DEFAULT_CONFIG
     description: str = ""
     level0: bool = Field(default=True, description="Off: a Level 0 hard fail no longer decides alone; judges see it.")
+    state_diff: bool = Field(
+        default=True,
+        description="Level 0 compares the world each replay left behind with its golden's (a state_changed finding "
+        "per differing path, shown to the judges); off: neither, so a configuration can measure its contribution.",
+    )
     drift: DriftConfig = Field(default_factory=DriftConfig)
     tiers: list[TierStep] = Field(
         default_factory=list, description="Judge tiers in escalation order; empty: Level 0 alone decides."

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -47,17 +48,24 @@ MAX_JSON_DEPTH = 100
 
 
 def _nested_deeper_than(data: Any, limit: int) -> bool:
-    """Whether lists and objects nest deeper than limit (iterative: no recursion on hostile data)."""
-    stack = [(data, 1)]
-    while stack:
-        value, depth = stack.pop()
-        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else None
-        if children is None:
-            continue
+    """Whether lists and objects nest deeper than limit (level by level over containers only: no recursion on
+    hostile data, and no visit of the strings and numbers that are most of a large file)."""
+    level = [data] if isinstance(data, (dict, list)) else []
+    depth = 1
+    while level:
         if depth > limit:
             return True
-        stack.extend((child, depth + 1) for child in children)
+        deeper: list[Any] = []
+        for value in level:
+            children = value.values() if isinstance(value, dict) else value
+            deeper.extend(child for child in children if isinstance(child, (dict, list)))
+        level, depth = deeper, depth + 1
     return False
+
+
+def _could_be_deeper_than(text: str, limit: int) -> bool:
+    """False when `text` holds too few brackets to nest deeper than limit (each level opens one)."""
+    return text.count("[") + text.count("{") > limit
 
 
 def load_json_text(text: str, *, source: str, error: type[InputError]) -> Any:
@@ -79,10 +87,10 @@ def load_json_text(text: str, *, source: str, error: type[InputError]) -> Any:
         limit = sys.get_int_max_str_digits()
         raise error(f"refused: a JSON number longer than {limit} digits", path=source) from None
     else:
-        deep = _nested_deeper_than(data, MAX_JSON_DEPTH)
+        deep = _could_be_deeper_than(text, MAX_JSON_DEPTH) and _nested_deeper_than(data, MAX_JSON_DEPTH)
     if deep:
         raise error(f"refused: JSON nested more than {MAX_JSON_DEPTH} levels deep", path=source)
-    if _has_lone_surrogate(data):
+    if _may_hold_surrogate(text) and _has_lone_surrogate(data):
         raise error(LONE_SURROGATE, path=source)
     return data
 
@@ -99,6 +107,15 @@ def is_unwritable(text: str) -> bool:
     except UnicodeEncodeError:
         return True
     return False
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _may_hold_surrogate(text: str) -> bool:
+    """False when parsing `text` cannot have made a lone surrogate: the text itself encodes, and it has no
+    `\\ud800`-`\\udfff` escape (a pair's escapes match too: then the parsed data is walked)."""
+    return is_unwritable(text) or _SURROGATE_ESCAPE.search(text) is not None
 
 
 def _has_lone_surrogate(data: Any) -> bool:

@@ -3,7 +3,7 @@
 Two kinds of labels. A corpus edit (bench/diff-corpus/) lists the exact kinds a reviewer
 expects, so every kind is scored: true positive when expected and found, false positive when found
 and not expected, false negative when expected and not found. A benchmark edit has only its type
-(R1-R6, N0, D1); BENCH_TYPE_KINDS says which kinds each type should produce. There a type is
+(R1-R7, N0, D1, F0); BENCH_TYPE_KINDS says which kinds each type should produce. There a type is
 caught when one of its kinds is found (recall per type), a kind is precise when it is found only on
 edits whose type names it (precision per kind), and an N0 or D1 control is a false alarm when it gets
 any finding (it was not proved cosmetic) or a finding the static policy acts on (a false WARN).
@@ -30,12 +30,16 @@ BENCH_TYPE_KINDS: dict[str, frozenset[DiffKind]] = {
     "R4": frozenset({DiffKind.ACTION_ADDED}),  # a new side-effecting call
     "R5": frozenset({DiffKind.DESCRIPTION_BROADENED}),  # trigger over-firing
     "R6": frozenset({DiffKind.DESCRIPTION_NARROWED}),  # trigger under-firing
+    "R7": frozenset(
+        {DiffKind.ACTION_REMOVED, DiffKind.INSTRUCTION_REMOVED}
+    ),  # fault handling removed: a retry, a check
     "N0": frozenset(),  # cosmetic control: no finding
     "D1": frozenset(),  # world drift: one blank line in the skill, no finding
+    "F0": frozenset(),  # fault handling refactored, kept: no finding the policy acts on
 }
 """What each benchmark edit type (bench/DATASHEET.md) should make the diff say."""
 
-CONTROL_TYPES = ("N0", "D1")
+CONTROL_TYPES = ("N0", "D1", "F0")
 CORPUS_FOLDER = "skills/edited"
 
 

@@ -60,13 +60,14 @@ SCRIPT_KINDS: frozenset[DiffKind] = frozenset(
 FLOOR_KINDS: frozenset[DiffKind] = frozenset(
     {
         DiffKind.ACTION_ADDED,
+        DiffKind.ACTION_REMOVED,
         DiffKind.RULE_REMOVED,
         DiffKind.RULE_WEAKENED,
         DiffKind.AFTER_SKILL_CLOSE,
         *SCRIPT_KINDS,
     }
 )
-"""Kinds the policy acts on when no replay exercised them (an added side effect, a removed or weakened rule,
+"""Kinds the policy acts on when no replay exercised them (an added or removed side effect, a removed or weakened rule,
 content hidden after the skill block, a dangerous or unanalysed script): WARN by default, BLOCK under
 `static: block` (docs/diff.md)."""
 

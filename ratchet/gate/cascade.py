@@ -42,8 +42,11 @@ from ratchet.goldens.trace import Trace
 MAX_ATTEMPTS = 2  # one retry for an unparseable answer; call failures are retried in the gateway
 # Level 0 findings that show what the replay did differently, not only what it wrote.
 CONCRETE_KINDS = frozenset(
-    {"routing_changed", "call_added", "call_removed", "args_changed", "call_moved", "new_side_effect"}
-)
+    {
+        "routing_changed", "call_added", "call_removed", "args_changed", "call_moved", "new_side_effect",
+        "repeated_after_lost_reply", "state_changed",
+    }
+)  # fmt: skip
 
 
 def ask_judge(
@@ -297,7 +300,7 @@ def run_cascade(
         raise ConfigError(f"gate config {config.name!r} needs judge tiers with no model: {', '.join(missing)}")
     prompt = load_judge_prompt(config.prompt_path())
     shown = findings if config.level0 else []
-    sections = judge_sections(task.prompt, golden, replay, shown, known_variation, diffs)
+    sections = judge_sections(task.prompt, golden, replay, shown, known_variation, diffs, state_diff=config.state_diff)
     if not config.level0:
         sections["level0_findings"] = "(Level 0 is off in this configuration)"
     said: list[TierSay] = []

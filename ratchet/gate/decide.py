@@ -17,11 +17,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ratchet.core.chat import USD_PLACES
 from ratchet.gate.evidence import evidence_notes
 from ratchet.gate.models import Decision, EvidenceChanges, PairOutcome, Unseen, Verdict
 
 NO_PAIRS = "no golden is affected by this edit"
 """The summary of an edit with no pair to decide."""
+
+
+def pairs_cost(pairs: Sequence[PairOutcome]) -> float:
+    """What `pairs` cost together, each as its file holds it (USD rounds to 9 places): a verdict merged from
+    --shard files then costs to the last digit what the unsharded check's does."""
+    return sum(round(pair.cost_usd, USD_PLACES) for pair in pairs)
 
 
 def blocks(pair: PairOutcome, block_confidence: float) -> bool:

@@ -19,7 +19,7 @@ from ratchet.config.project import Project
 from ratchet.core.clock import elapsed_ms
 from ratchet.core.errors import BudgetError
 from ratchet.gate.context import CheckContext
-from ratchet.gate.decide import decide_edit, no_change, with_unchecked
+from ratchet.gate.decide import decide_edit, no_change, pairs_cost, with_unchecked
 from ratchet.gate.judge_notes import free_text_notes
 from ratchet.gate.models import EditReplays, PairOutcome, Selected, Unseen, Verdict
 from ratchet.gate.policy import BUDGET_STOPPED
@@ -109,7 +109,7 @@ def evaluate_edit(
         summary=summary,
         pairs=pairs,
         goldens_total=len(goldens),
-        cost_usd=sum(p.cost_usd for p in pairs),
+        cost_usd=pairs_cost(pairs),
         wall_ms=elapsed_ms(run.clock, started),
         simulated=replays.simulated,
         on_error=run.policy,

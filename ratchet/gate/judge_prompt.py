@@ -39,6 +39,7 @@ from ratchet.core.yamlio import load_yaml_text
 from ratchet.diff.models import SkillDiff
 from ratchet.gate.models import Finding
 from ratchet.gate.opinion import OPINION_SCHEMA
+from ratchet.gate.state_diff import state_diff_text
 from ratchet.goldens.trace import ToolCall, Trace
 from ratchet.skills.names import optional_skill_key, skill_key
 
@@ -138,16 +139,23 @@ def judge_sections(
     findings: Sequence[Finding],
     known_variation: str | None = None,
     diffs: Sequence[SkillDiff] = (),
+    *,
+    state_diff: bool = True,
 ) -> dict[str, str]:
     """The five fenced sections a judge sees, in order, then a sixth, `known_variation`, when the golden has
     a noise record that saw it vary (ratchet.gate.variation.known_variation_text: it quotes golden lines),
-    and `skill_diff` when `diffs` (the pair's skills', pair_diffs) name a change: it quotes the edited skill."""
+    and `skill_diff` when `diffs` (the pair's skills', pair_diffs) name a change: it quotes the edited skill.
+
+    When the final states differ (and `state_diff`, GateConfig.state_diff, is on), the trace diff ends with
+    the differing world paths (ratchet.gate.state_diff); when they agree it reads as it always did."""
+    calls = trace_diff(golden.tool_calls, replay.tool_calls) or "(tool calls identical)"
+    state = state_diff_text(golden, replay) if state_diff else None
     sections = {
         "task": task_prompt,
         "golden_output": golden.final_output,
         "replay_output": replay.final_output,
         "level0_findings": findings_text(findings),
-        "trace_diff": trace_diff(golden.tool_calls, replay.tool_calls) or "(tool calls identical)",
+        "trace_diff": calls if state is None else f"{calls}\n\n{state}",
     }
     if known_variation is not None:
         sections["known_variation"] = known_variation

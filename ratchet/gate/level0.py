@@ -7,15 +7,23 @@ the agent do something to the world that it did not do before. difflib's alignme
 longest common subsequence, so a write the golden made can land in another changed stretch than
 its replay: before a write is called new, it is paired with a call of its tool the golden made and
 no stretch paired (`call_moved` with the same arguments, else `args_changed`), and those are judged.
+
+A side-effecting call the replay makes again (same tool, same arguments) after that call's reply was
+lost (fault timeout_after_commit: the effect happened, the agent was told it timed out) is
+`repeated_after_lost_reply`, a hard fail naming the repeat, unless the golden repeated it too: a double
+payment. It takes the place of the generic new_side_effect finding for that call. Then the state diff
+(ratchet.gate.state_diff): what the replay left changed in the world against what the golden left.
 """
 
 from __future__ import annotations
 
 import difflib
+from collections import Counter
 from typing import Any
 
 from ratchet.core.jsonio import canonical_dumps
 from ratchet.gate.models import Finding, JudgeResult
+from ratchet.gate.state_diff import state_findings
 from ratchet.goldens.trace import SIDE_EFFECTS, ToolCall, Trace
 from ratchet.skills.names import optional_skill_key
 
@@ -170,6 +178,61 @@ def _moved(old: ToolCall, new: ToolCall) -> Finding:
     )
 
 
+_REFUSED_REPEAT = " without checking first: a blind retry (the tool refused it this time)"
+
+
+def _repeats_after_lost_reply(calls: list[ToolCall]) -> list[tuple[ToolCall, ToolCall]]:
+    """(the call whose reply was lost, a later side-effecting call with its tool and arguments), per repeat."""
+    lost: dict[str, ToolCall] = {}
+    repeats: list[tuple[ToolCall, ToolCall]] = []
+    for call in calls:
+        if call.effect not in SIDE_EFFECTS:
+            continue
+        signature = _signature(call)
+        if signature in lost:
+            repeats.append((lost[signature], call))
+        if call.fault == "timeout_after_commit":
+            lost.setdefault(signature, call)
+    return repeats
+
+
+def _repeated_after_lost_reply(golden: list[ToolCall], replay: list[ToolCall], found: list[Finding]) -> list[Finding]:
+    """`found` with each repeat after a lost reply that the golden did not make (as often) as a hard fail, in
+    place of the new_side_effect finding for that call (its own index first, else one of the same call)."""
+    made = Counter(_signature(again) for _, again in _repeats_after_lost_reply(golden))
+    out = list(found)
+    by_replay = {call.index: call for call in replay}
+    for lost, again in _repeats_after_lost_reply(replay):
+        signature = _signature(again)
+        if made[signature] > 0:
+            made[signature] -= 1
+            continue
+        finding = Finding(
+            kind="repeated_after_lost_reply",
+            severity="hard",
+            detail=f"repeated {again.effect} call {display_call(again)} after its reply was lost "
+            f"(call {lost.index} timed out after it committed)"
+            # a repeat the tool refused (it changed nothing) is still a blind retry, but not a second effect
+            + (": the effect happened twice" if again.state_changes else _REFUSED_REPEAT),
+            tool=again.name,
+            effect=again.effect,
+            replay_index=again.index,
+        )
+        generic = [
+            n
+            for n, f in enumerate(out)
+            if f.kind == "new_side_effect"
+            and f.replay_index in by_replay
+            and _signature(by_replay[f.replay_index]) == signature
+        ]
+        own = [n for n in generic if out[n].replay_index == again.index]
+        if own or generic:
+            out[(own or generic)[0]] = finding
+        else:
+            out.append(finding)
+    return out
+
+
 def volatile_pairs(golden: Trace, replay: Trace) -> list[tuple[str, Any, Any]]:
     """(fact, the golden's value, the replay's value) for each read of a fact both runs read, in the
     replay's order: its n-th read against the golden's n-th (the golden's last, past the golden's reads).
@@ -196,8 +259,10 @@ def _volatile_changes(golden: Trace, replay: Trace) -> list[Finding]:
     ]
 
 
-def level0_findings(golden: Trace, replay: Trace) -> list[Finding]:
-    """Every deterministic difference between golden and replay, hard fails first."""
+def level0_findings(golden: Trace, replay: Trace, *, state_diff: bool = True) -> list[Finding]:
+    """Every deterministic difference between golden and replay, hard fails first.
+
+    `state_diff` (GateConfig.state_diff): compare the final states too (state_changed findings)."""
     if replay.status == "error":
         return [Finding(kind="replay_error", severity="info", detail=replay.error or "replay failed")]
     findings: list[Finding] = []
@@ -209,7 +274,10 @@ def level0_findings(golden: Trace, replay: Trace) -> list[Finding]:
                 detail=f"routing changed: {golden.fired_skill or 'no skill'} -> {replay.fired_skill or 'no skill'}",
             )
         )
-    findings.extend(diff_tool_calls(golden.tool_calls, replay.tool_calls))
+    calls = diff_tool_calls(golden.tool_calls, replay.tool_calls)
+    findings.extend(_repeated_after_lost_reply(golden.tool_calls, replay.tool_calls, calls))
+    if state_diff:
+        findings.extend(state_findings(golden, replay))
     if golden.final_output != replay.final_output:
         findings.append(Finding(kind="output_changed", severity="diff", detail="final output differs"))
     findings.extend(_volatile_changes(golden, replay))

@@ -17,6 +17,11 @@ from ratchet.core.chat import USD, Usage
 from ratchet.core.errors import InputError
 from ratchet.core.jsonio import canonical_dumps
 from ratchet.diff.models import SkillDiff
+from ratchet.gate.evidence_models import CoverageLoss as CoverageLoss
+from ratchet.gate.evidence_models import EvidenceChange as EvidenceChange
+from ratchet.gate.evidence_models import EvidenceChangeKind as EvidenceChangeKind
+from ratchet.gate.evidence_models import EvidenceChanges as EvidenceChanges
+from ratchet.gate.evidence_models import EvidenceKind as EvidenceKind
 from ratchet.gate.model_change_models import ModelChange
 from ratchet.goldens.tasks import Task
 from ratchet.goldens.trace import Trace
@@ -27,7 +32,7 @@ REPLAYS_SCHEMA_VERSION = 1
 
 FindingKind = Literal[
     "routing_changed", "call_added", "call_removed", "args_changed", "call_moved", "new_side_effect",
-    "output_changed", "volatile_changed", "replay_error",
+    "output_changed", "volatile_changed", "replay_error", "state_changed", "repeated_after_lost_reply",
 ]  # fmt: skip
 Severity = Literal["hard", "diff", "info"]
 Outcome = Literal["same", "pass", "drift", "regression", "unsure", "inconclusive", "error"]
@@ -37,8 +42,6 @@ SelectedBecause = Literal["routed", "trigger-neighbourhood", "catalog-neighbour"
 UnseenKind = Literal["unfollowed", "unrouted", "unsent", "prose", "thin", "provenance", "mutation", "judge"]
 UnseenLevel = Literal["warn", "note"]
 ProvenanceKind = Literal["upstream", "agent_model", "harness", "tool_protocol", "ratchet_version"]
-EvidenceKind = Literal["golden", "noise_record", "task", "mutation_score"]
-EvidenceChangeKind = Literal["added", "changed", "moved", "removed"]
 
 _SHARD = re.compile(r"^(\d+)/(\d+)$")
 
@@ -92,6 +95,11 @@ class Finding(BaseModel):
     effect: str | None = None
     golden_index: int | None = Field(default=None, description="Tool call index in the golden.")
     replay_index: int | None = Field(default=None, description="Tool call index in the replay.")
+    path: str | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="state_changed: the world path whose final state differs (ratchet.gate.state_diff).",
+    )
     known_to_vary: bool = Field(
         default=False,
         exclude_if=lambda value: not value,
@@ -266,67 +274,6 @@ class Unseen(BaseModel):
     )
     detail: str = Field(description="One line saying what was not seen and what would see it.")
     level: UnseenLevel
-
-
-class EvidenceChange(BaseModel):
-    """One golden, noise record or task the edit adds, changes, moves or removes (ratchet.gate.evidence)."""
-
-    kind: EvidenceKind
-    change: EvidenceChangeKind = Field(
-        description="moved: a golden or noise record now under another skill's "
-        "folder; changed: a golden re-blessed, a record re-measured, a task's fields."
-    )
-    task_id: str
-    skill: str | None = Field(
-        description="The skill it belongs to at the head (at the base when removed): the "
-        "golden's folder, or the task's expected skill; None: a canary."
-    )
-    base_skill: str | None = Field(
-        default=None,
-        exclude_if=lambda value: value is None,
-        description="For a move: the skill folder it was under at the base.",
-    )
-    skill_changed: bool = Field(
-        default=False,
-        description="The edit changes that skill too (for a re-bless: "
-        "its replays were still compared with the base's goldens, docs/adr/0007).",
-    )
-    fields: list[str] = Field(
-        default_factory=list,
-        exclude_if=lambda value: not value,
-        description="For a changed task: the fields that differ.",
-    )
-    golden_kept: bool = Field(
-        default=False,
-        exclude_if=lambda value: not value,
-        description="For a removed task: its golden is still at the head, which every check "
-        "after merge refuses (a golden for a task not in tasks.yaml).",
-    )
-
-
-class CoverageLoss(BaseModel):
-    """A skill that has fewer goldens or tasks at the head than at the base: later edits of it are checked
-    against less."""
-
-    skill: str | None = Field(description="The skill (a golden's folder, a task's expected skill); None: canaries.")
-    goldens_base: int = Field(ge=0)
-    goldens_head: int = Field(ge=0)
-    tasks_base: int = Field(ge=0)
-    tasks_head: int = Field(ge=0)
-
-
-class EvidenceChanges(BaseModel):
-    """What the edit changes in the gate's evidence: the goldens, noise records and tasks it is compared with.
-
-    The check still compares with the base's (docs/adr/0007); these take effect once merged, so they
-    are named on the verdict's first lines (ratchet.gate.decide.with_unchecked).
-    """
-
-    changes: list[EvidenceChange] = Field(default_factory=list)
-    coverage_removed: list[CoverageLoss] = Field(default_factory=list)
-
-    def __bool__(self) -> bool:
-        return bool(self.changes or self.coverage_removed)
 
 
 class Verdict(BaseModel):

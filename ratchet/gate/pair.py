@@ -58,7 +58,7 @@ def gate_pair(
     started = run.clock()
     golden, noise = item.golden, run.noise.get(item.task.id)
     replay = source.replay(item)
-    findings = level0_findings(golden, replay)
+    findings = level0_findings(golden, replay, state_diff=run.config.state_diff)
     if noise is not None and noise.known_to_vary:
         findings = mark_known(findings, golden, replay, noise)
     if record_base and replay.status == "ok" and moved_facts(golden, replay):
@@ -103,7 +103,7 @@ def _judged(
         drift = check.evidence
         if drift.base_replay_ran and not drift.base_matches_replay:
             reference = check.base_replay
-            reference_findings = level0_findings(reference, replay)
+            reference_findings = level0_findings(reference, replay, state_diff=run.config.state_diff)
             settled = settled_by_level0(reference_findings, hard_fails_decide=run.config.level0)
             pair_id = f"{pair_id}:vs-base"
             prefix = "judged against the unchanged skill on the current world: "

@@ -21,6 +21,7 @@ from ratchet.gate.models import EditReplays, Selected
 from ratchet.goldens.tasks import Task
 from ratchet.goldens.trace import Trace
 from ratchet.skills.skill import Skill
+from ratchet.world.faults import FaultPlan, arm
 from ratchet.world.state import WorldFiles
 
 
@@ -87,6 +88,7 @@ class Replayer:
     def run(self, task: Task, golden: Trace, skills: Mapping[str, Skill], *, purpose: str = "replay") -> Trace:
         """Replay `task` under `skills` with the golden's seed and clock over this Replayer's world, through the
         minimal runner or the configured harness; `purpose` names its model calls (`bless` for noise). The replay
+        meets the golden's seeded faults (its declarations and run, docs/faults.md), never the head's. The replay
         keeps the agent tier's tool protocol and this Ratchet's version, which check compares with its golden's
         (ratchet.gate.provenance)."""
         return self._run(task, golden, skills, purpose=purpose).stamped(tool_protocol=self.project.agent_tool_protocol)
@@ -104,6 +106,7 @@ class Replayer:
                 workspace=task.workspace,
                 frozen_time=golden.frozen_time,
                 overlays=self.overlays,
+                faults=FaultPlan.replaying(golden),
             )
             return run_through_harness(
                 task,
@@ -121,6 +124,7 @@ class Replayer:
         world = self.world_files.world(
             workspaces_dir=self.tree / paths.workspaces, workspace=task.workspace, frozen_time=golden.frozen_time
         )
+        arm(world, FaultPlan.replaying(golden))
         return run_task(
             task,
             skills,

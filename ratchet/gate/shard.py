@@ -32,7 +32,7 @@ from pydantic import BaseModel, Field, ValidationError
 from ratchet.config.project import StaticPolicy
 from ratchet.core.errors import InputError
 from ratchet.core.jsonio import canonical_dumps, load_json_file
-from ratchet.gate.decide import decide_edit, with_unchecked
+from ratchet.gate.decide import decide_edit, pairs_cost, with_unchecked
 from ratchet.gate.models import EvidenceChanges, PairOutcome, Unseen, Verdict
 from ratchet.gate.models import Shard as Shard  # a check's context holds it; callers import it here
 from ratchet.gate.provenance import unseen_with_provenance
@@ -152,7 +152,7 @@ def whole_verdict(
                     "pairs": list(pairs),
                     "decision": decision,
                     "summary": summary,
-                    "cost_usd": sum(p.cost_usd for p in pairs),
+                    "cost_usd": pairs_cost(pairs),
                 }
             ),
             unseen=unseen_with_provenance(pairs, run.replay_unseen),

@@ -1,7 +1,8 @@
 """Variation: which parts of a golden a replay changed, named so that repeats can be compared.
 
 The parts are the keys of a noise record (ratchet.goldens.noise): `routing`; `call added: T`,
-`call removed: T`; `argument: T.k`; `line: <a golden output line>` for a golden line the
+`call removed: T`; `argument: T.k`; for a world path left otherwise, the parts of the calls that wrote
+it, or `state: <path>` when they are alike; `line: <a golden output line>` for a golden line the
 replay changed or dropped; `line added` for a line the replay wrote that the golden has not.
 Tool calls are aligned as Level 0 aligns them, output lines with difflib over the non-blank
 lines, whitespace collapsed. The same function names the parts when a golden is blessed with
@@ -16,6 +17,8 @@ from collections.abc import Sequence
 
 from ratchet.gate.level0 import diff_tool_calls
 from ratchet.gate.models import Finding
+from ratchet.gate.state_diff import differing_paths
+from ratchet.goldens.final_state import touches
 from ratchet.goldens.noise import NoiseRecord
 from ratchet.goldens.trace import ToolCall, Trace
 from ratchet.skills.names import optional_skill_key
@@ -59,9 +62,21 @@ def _line_parts(golden: str, replay: str) -> set[str]:
     return parts
 
 
+def _writes(calls: Sequence[ToolCall], path: str) -> list[ToolCall]:
+    return [call for call in calls if any(touches(change.path, path) for change in call.state_changes)]
+
+
+def _state_parts(path: str, golden: Trace, replay: Trace) -> set[str]:
+    """The parts a world path's different final state is about: how the calls that wrote it differ (a send body
+    known to vary leaves an outbox that varies with it), else `state: path` (no call explains it)."""
+    return _call_parts(_writes(golden.tool_calls, path), _writes(replay.tool_calls, path)) or {f"state: {path}"}
+
+
 def variation_parts(golden: Trace, replay: Trace) -> list[str]:
     """The parts of `golden` that `replay` changed, sorted; empty when they are the same run."""
     parts = _call_parts(golden.tool_calls, replay.tool_calls) | _line_parts(golden.final_output, replay.final_output)
+    for path, _, _ in differing_paths(golden, replay):
+        parts |= _state_parts(path, golden, replay)
     if optional_skill_key(golden.fired_skill) != optional_skill_key(replay.fired_skill):
         parts.add("routing")
     return sorted(parts)
@@ -81,6 +96,8 @@ def _finding_parts(finding: Finding, golden: Trace, replay: Trace) -> set[str]:
         old = golden.tool_calls[finding.golden_index].arguments
         new = replay.tool_calls[finding.replay_index].arguments
         return {f"argument: {finding.tool}.{key}" for key in set(old) | set(new) if old.get(key) != new.get(key)}
+    if finding.kind == "state_changed" and finding.path is not None:
+        return _state_parts(finding.path, golden, replay)
     if finding.kind == "output_changed":
         return _line_parts(golden.final_output, replay.final_output) or {"output whitespace"}
     return set()

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 import ratchet
+from ratchet.core.keyfile import KEY_FILE, read_key
 
 STORE_SCHEMA_VERSION = 2  # 2: signed entries
 FOLDER = "verdicts"
@@ -217,16 +218,9 @@ def _mac(secret: bytes, entry: Mapping[str, Any]) -> str:
 
 def _secret(home: Path, *, make: bool) -> bytes | None:
     """The work area's response-cache key (ratchet.llm.cache): made when storing and absent, never when reading."""
-    from ratchet.llm.cache import _KEY_BYTES, KEY_FILE, _make_secret, cache_root
+    from ratchet.llm.cache import cache_root
 
-    path = cache_root(home) / KEY_FILE
-    try:
-        if make and not path.exists():
-            _make_secret(path)
-        secret = path.read_bytes()
-    except OSError:
-        return None
-    return secret if len(secret) == _KEY_BYTES else None
+    return read_key(cache_root(home) / KEY_FILE, make=make)
 
 
 def _file_digest(path: Path) -> str | None:

@@ -10,10 +10,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ratchet.core.errors import TaskFileError
 from ratchet.core.ids import IdKind, check_id
 from ratchet.core.yamlio import load_yaml_text_with_lines
+from ratchet.goldens.faults import FaultSpec
 from ratchet.store.parsed import ParsedCache, blob_id
 
 TASKS_SCHEMA_VERSION = 1
-PARSED_TASKS_VERSION = 1
+PARSED_TASKS_VERSION = 3  # 3: a fault's call and probability are strict (issue 30 review)
 """The version of parse_tasks' cached answer (ratchet.store.parsed): raise it when parsing changes what it accepts."""
 
 
@@ -28,6 +29,9 @@ class Task(BaseModel):
     workspace: str | None = Field(default=None, description="Folder under the workspaces dir.")
     edge_case: bool = False
     notes: str = ""
+    faults: tuple[FaultSpec, ...] = Field(
+        default=(), description="Seeded tool faults for this task's runs (docs/faults.md); recorded on its golden."
+    )
 
     @property
     def is_canary(self) -> bool:
@@ -97,9 +101,10 @@ def load_tasks(path: Path, cache: ParsedCache | None = None) -> list[Task]:
     stored = cache.get("tasks", PARSED_TASKS_VERSION, blob)
     if isinstance(stored, list):
         try:
-            # Built without validating again: these are parse_tasks' own dumps of these very bytes.
-            return [Task.model_construct(**row) for row in stored]
-        except TypeError:
+            # Built without validating again: these are parse_tasks' own dumps of these very bytes. Faults are
+            # nested models, stored as mappings: only a task that declares some is validated (few do).
+            return [Task.model_validate(row) if "faults" in row else Task.model_construct(**row) for row in stored]
+        except (TypeError, ValidationError):
             pass  # not a list of mappings: a damaged entry, parsed again below
     tasks = parse_tasks(text, source=str(path))
     cache.put("tasks", PARSED_TASKS_VERSION, blob, [task.model_dump(exclude_unset=True) for task in tasks])

@@ -24,6 +24,9 @@ from ratchet.core.jsonio import (
     read_utf8,
 )
 from ratchet.core.labels import __version__
+from ratchet.goldens.faults import FaultKind, FaultSpec
+from ratchet.goldens.final_state import FinalState as FinalState  # its model lives beside its computation
+from ratchet.goldens.final_state import final_state_of
 
 TRACE_SCHEMA_VERSION = 1
 NO_SKILL_DIR = "_none"
@@ -68,6 +71,12 @@ class ToolCall(BaseModel):
     result: Any = None
     error: str | None = None
     state_changes: list[StateChange] = Field(default_factory=list)
+    fault: FaultKind | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="The seeded fault this call met (ratchet.goldens.faults); after a timeout_after_commit the "
+        "state changes happened and `result` is what the agent never saw. Left out of the JSON when none.",
+    )
 
 
 class ModelCall(BaseModel):
@@ -158,6 +167,21 @@ class Trace(BaseModel):
     tokens_in: int = Field(default=0, description="Totals over model_calls (see with_totals).")
     tokens_out: int = 0
     cost_usd: Cost = 0.0
+    faults: list[FaultSpec] = Field(
+        default_factory=list,
+        exclude_if=lambda value: not value,
+        description="The faults declared for this run (the task's, then the world's), drawn for `fault_run`: a "
+        "replay of this golden meets the same ones. Empty (left out of the JSON) when none were declared.",
+    )
+    fault_run: int = Field(
+        default=0, ge=0, exclude_if=lambda value: value == 0, description="The run faults were drawn for."
+    )
+    final_state: FinalState | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="What the run left changed in the world (ratchet.goldens.final_state); absent when it changed "
+        "nothing, and in traces recorded before it was kept (Level 0 computes it from state_changes then).",
+    )
     thin: list[str] = Field(
         default_factory=list,
         exclude_if=lambda value: not value,
@@ -178,11 +202,24 @@ class Trace(BaseModel):
         return Usage.total(call.usage for call in self.model_calls)
 
     def with_totals(self) -> Trace:
-        """This trace with its total fields set from its model calls (the one place they are summed)."""
+        """This trace with its total fields set from its model calls (the one place they are summed) and its
+        final state from its tool calls' state changes: every runner ends here, so every new trace has it."""
         usage = self.usage
         return self.model_copy(
-            update={"tokens_in": usage.tokens_in, "tokens_out": usage.tokens_out, "cost_usd": usage.usd}
+            update={
+                "tokens_in": usage.tokens_in,
+                "tokens_out": usage.tokens_out,
+                "cost_usd": usage.usd,
+                "final_state": self._computed_final_state(),
+            }
         )
+
+    def _computed_final_state(self) -> FinalState | None:
+        return final_state_of(change for call in self.tool_calls for change in call.state_changes)
+
+    def final_state_or_computed(self) -> FinalState | None:
+        """The final state this trace records, or, for one recorded before it was kept, the one its calls left."""
+        return self.final_state if self.final_state is not None else self._computed_final_state()
 
     def stamped(self, *, tool_protocol: ToolProtocol) -> Trace:
         """This trace with the provenance a check compares (ratchet.gate.provenance) that its runner cannot know:

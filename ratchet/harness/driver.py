@@ -45,6 +45,7 @@ from ratchet.harness.trace_map import Mapped, map_calls, model_calls
 from ratchet.llm.sessions import Exchange, SessionEndpoint, SessionSpec
 from ratchet.mcp.record import read_record, read_volatile
 from ratchet.skills.skill import Skill
+from ratchet.world.faults import FaultPlan
 from ratchet.world.state import WorldFiles
 from ratchet.world.tools import offered_tools
 
@@ -63,6 +64,8 @@ class WorldSource(BaseModel):
     workspace: str | None
     frozen_time: str
     overlays: tuple[Path, ...] = ()
+    faults: FaultPlan | None = None
+    """The seeded faults the run meets (docs/faults.md): the server is started armed with them."""
 
     def mcp_argv(self, record: Path, volatile: Path) -> list[str]:
         argv = [sys.executable, "-m", "ratchet.mcp", "--world", str(self.world_dir), "--clock", self.frozen_time]
@@ -72,6 +75,8 @@ class WorldSource(BaseModel):
             argv += ["--workspace", self.workspace]
         for overlay in self.overlays:
             argv += ["--overlay", str(overlay)]
+        if self.faults is not None and self.faults.faults:
+            argv += ["--faults", self.faults.model_dump_json()]
         return [*argv, "--record", str(record), "--volatile", str(volatile)]
 
 
@@ -146,6 +151,8 @@ def run_through_harness(
         world_digest=world.digest(),
         harness=HarnessRef(name=settings.name, version=version),
     )
+    if source.faults is not None:
+        source.faults.stamp(trace)
     offered = frozenset(tool.name for tool in offered_tools(world))
     attempts = 0
     while True:

@@ -18,8 +18,9 @@ take is the batch not yet synced: `flush` makes every entry recorded so far dura
 each file it wrote and of each folder that gained one (never syncfs(2), which would flush other
 processes' data too), and only then counts them in `synced`. The gateway ends a batch at its close (one
 check), at `Gateway.flush`, and every FLUSH_EVERY entries or FLUSH_AFTER_S seconds, checked at
-each put, so a long-lived gateway (the proxy's, a bench run's) still syncs. A power cut can leave
-an unsynced entry torn: it fails its check like a tampered one and is asked again.
+each put, so a long-lived gateway (the proxy's, a bench run's) still syncs. A model call the gateway
+makes syncs the batch while it waits for the model (`syncing`), so the fsyncs are not on its own time.
+A power cut can leave an unsynced entry torn: it fails its check like a tampered one and is asked again.
 """
 
 from __future__ import annotations
@@ -30,13 +31,12 @@ import hashlib
 import hmac
 import logging
 import os
-import secrets
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
-from contextlib import suppress
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -46,12 +46,11 @@ from pydantic import ValidationError
 from ratchet.core.chat import ChatRequest, ChatResponse
 from ratchet.core.errors import InputError
 from ratchet.core.jsonio import canonical_dumps, digest, load_json_file
+from ratchet.core.keyfile import KEY_BYTES, KEY_FILE, make_key
 from ratchet.llm.keychain import chained_key
 
 CACHE_SCHEMA_VERSION = 2
 _REQUEST_DIGEST_VERSION = 1  # part of every request digest (goldens keep theirs): bump only to re-key everything
-KEY_FILE = ".key"
-_KEY_BYTES = 32
 FLUSH_EVERY = 64
 """Entries recorded since the last sync after which a put ends the batch."""
 FLUSH_AFTER_S = 5.0
@@ -240,6 +239,30 @@ class ResponseCache:
                 self.synced += len(batch)
             return len(batch)
 
+    @contextmanager
+    def syncing(self, *, every_entry: bool) -> Iterator[None]:
+        """Sync the batch in a thread while the block runs (an upstream call, which mostly waits), and wait
+        for it at the block's end: what was recorded before the block is then as durable as a `flush` makes
+        it, without the fsyncs on the call's own time. Only a batch that is due (FLUSH_EVERY entries or
+        FLUSH_AFTER_S seconds old), unless `every_entry`: a live call waits hundreds of milliseconds for
+        its model, so each syncs every entry recorded before it and the batch left at close is one entry."""
+        with self._lock:
+            due = bool(self._pending) and (
+                every_entry
+                or len(self._pending) >= FLUSH_EVERY
+                or time.monotonic() - self._batch_started >= FLUSH_AFTER_S
+            )
+        # A sync already running (another thread's call) will be followed by a later one: not waited for here.
+        if not due or self._flush_lock.locked():
+            yield
+            return
+        syncer = threading.Thread(target=self.flush, name="cache-sync", daemon=True)
+        syncer.start()
+        try:
+            yield
+        finally:
+            syncer.join()
+
     def __contains__(self, key: str) -> bool:
         return self.get(key) is not None
 
@@ -269,7 +292,7 @@ class ResponseCache:
         path = self.key_file
         try:
             if not path.exists():
-                _make_secret(path)
+                make_key(path)
             secret = path.read_bytes()
         except OSError as exc:
             _log.warning(
@@ -278,12 +301,12 @@ class ResponseCache:
                 exc.strerror or type(exc).__name__,
             )
             return None
-        if len(secret) != _KEY_BYTES:
+        if len(secret) != KEY_BYTES:
             _log.warning(
                 "cache key file %s is not a %d-byte key; every cache entry is a miss until it is"
                 " moved away (a new key is then made and the old entries are misses)",
                 path,
-                _KEY_BYTES,
+                KEY_BYTES,
             )
             return None
         return secret
@@ -292,21 +315,6 @@ class ResponseCache:
 def _mac(secret: bytes, key: str, content: str) -> str:
     message = canonical_dumps({"v": CACHE_SCHEMA_VERSION, "key": key, "response_sha256": content}, indent=None)
     return hmac.new(secret, message.encode(), hashlib.sha256).hexdigest()
-
-
-def _make_secret(path: Path) -> None:
-    """Write a fresh key, private from its first byte; the first of racing writers wins (link, no replace)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".key.", suffix=".tmp", dir=path.parent)  # mode 0600
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(secrets.token_bytes(_KEY_BYTES))
-            handle.flush()
-            os.fsync(handle.fileno())
-        with suppress(FileExistsError):  # another process made it first: use theirs
-            os.link(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
 
 
 def _write_unsynced(path: Path, text: str) -> None:

@@ -187,12 +187,14 @@ class GatewayModel:
             )
         secret = key_from_env(self.config.api_key_env) if self.config is not None else None
         try:
-            response, attempts = call_with_retries(
-                lambda: upstream.complete(request),
-                policy=gw.retry,
-                seed=int(key[:8], 16),
-                label=f"{self.tier} model {model_id}",
-            )
+            # The cache's fsyncs run while the call waits for its model (ResponseCache.syncing).
+            with gw.cache.syncing(every_entry=not gw.simulated):
+                response, attempts = call_with_retries(
+                    lambda: upstream.complete(request),
+                    policy=gw.retry,
+                    seed=int(key[:8], 16),
+                    label=f"{self.tier} model {model_id}",
+                )
         except CallFailed as exc:
             message = scrub(exc.one_line(), [secret])
             gw.store.settle(

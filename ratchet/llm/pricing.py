@@ -7,7 +7,8 @@ consulted: it drifts from a provider's catalog, and a gate must never guess what
 from __future__ import annotations
 
 from ratchet.config.project import Price, RatchetConfig
-from ratchet.core.chat import ChatRequest, Usage
+from ratchet.core.chat import ChatRequest, Message, ToolSpec, Usage
+from ratchet.core.chatjson import messages_json, tools_json
 from ratchet.core.errors import ConfigError
 from ratchet.core.jsonio import canonical_dumps
 
@@ -35,8 +36,26 @@ def cost_of(price: Price, usage: Usage) -> float:
 
 def input_token_bound(request: ChatRequest) -> int:
     """An upper bound on prompt tokens: byte-level BPE never makes more tokens than bytes."""
-    payload = request.model_dump(mode="json", include={"messages", "tools", "response_format"})
-    return len(canonical_dumps(payload, indent=None).encode()) + _PER_MESSAGE_TOKENS * (len(request.messages) + 1)
+    framing = _PER_MESSAGE_TOKENS * (len(request.messages) + 1)
+    if (  # a subclass's fields are not in the request's dump (it dumps its declared types): dumped whole
+        type(request) is not ChatRequest
+        or any(type(message) is not Message for message in request.messages)
+        or any(type(tool) is not ToolSpec for tool in request.tools)
+    ):
+        payload = request.model_dump(mode="json", include={"messages", "tools", "response_format"})
+        return len(canonical_dumps(payload, indent=None).encode()) + framing
+    # The same text, its messages and tools serialised once per process (ratchet.core.chatjson), not per call.
+    response_format = canonical_dumps(request.model_dump(mode="json", include={"response_format"}), indent=None)
+    text = (
+        '{"messages":'
+        + messages_json(request.messages)
+        + ","
+        + response_format[1:-1]
+        + ',"tools":'
+        + tools_json(request.tools)
+        + "}"
+    )
+    return len(text.encode()) + framing
 
 
 def worst_case_cost(price: Price, request: ChatRequest) -> float:

@@ -15,9 +15,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from pydantic import ValidationError
+
 from ratchet.config.env import debug_enabled
 from ratchet.core.errors import RatchetError
 from ratchet.mcp.launch import ServeOptions, launch
+from ratchet.world.faults import FaultPlan
 
 
 class _OneLineParser(argparse.ArgumentParser):
@@ -40,12 +43,22 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--record", type=Path, default=None, help="Write each call here, one ToolCall JSON per line.")
     p.add_argument("--volatile", type=Path, default=None, help="Write each volatile read here, one JSON per line.")
+    p.add_argument(
+        "--faults", default=None, help="Seeded faults to arm the world with: a FaultPlan as JSON (docs/faults.md)."
+    )
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Parse, check, serve; a RatchetError is one line on stderr and its exit code."""
     args = parser().parse_args(argv)
+    try:
+        faults = FaultPlan.model_validate_json(args.faults) if args.faults is not None else None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        print(f"error: --faults: {where + ': ' if where else ''}{first['msg']}", file=sys.stderr)
+        sys.exit(2)
     options = ServeOptions(
         world=args.world,
         workspaces=args.workspaces,
@@ -54,6 +67,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         overlays=tuple(args.overlay),
         record=args.record,
         volatile=args.volatile,
+        faults=faults,
     )
     try:
         launch(options)

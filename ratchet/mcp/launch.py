@@ -18,6 +18,7 @@ from ratchet.config.env import utc_instant
 from ratchet.core.errors import InputError
 from ratchet.mcp.record import CallRecorder, VolatileRecorder
 from ratchet.mcp.server import serve
+from ratchet.world.faults import FaultPlan, arm
 from ratchet.world.state import World, load_world
 from ratchet.world.tools import offered_tools
 
@@ -36,6 +37,9 @@ class ServeOptions(BaseModel):
     overlays: tuple[Path, ...] = Field(default=(), description="World YAML files deep-merged on top, in order.")
     record: Path | None = Field(default=None, description="One ToolCall per line, flushed per call.")
     volatile: Path | None = Field(default=None, description="One VolatileRead per line, flushed per call.")
+    faults: FaultPlan | None = Field(
+        default=None, description="Seeded faults the served world is armed with (a replay passes its golden's)."
+    )
 
 
 def served_world(options: ServeOptions) -> World:
@@ -44,13 +48,14 @@ def served_world(options: ServeOptions) -> World:
         clock = utc_instant(options.clock)
     except ValueError as exc:
         raise InputError(f"--clock {exc}") from None
-    return load_world(
+    world = load_world(
         options.world,
         workspaces_dir=options.workspaces,
         workspace=options.workspace,
         frozen_time=clock,
         overlays=options.overlays,
     )
+    return arm(world, options.faults)
 
 
 def launch(options: ServeOptions) -> None:

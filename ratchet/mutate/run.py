@@ -18,6 +18,7 @@ score is not like for like, and no score is saved.
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Future
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,20 +28,19 @@ import git
 from ratchet.config.gate import config_repo_path
 from ratchet.config.harness import HarnessName
 from ratchet.config.project import CONFIG_FILE, Project, project_from_text
-from ratchet.core.errors import BudgetError, ConfigError, RatchetError
-from ratchet.gate.check import check_edit
-from ratchet.gate.policy import OnError
+from ratchet.core.errors import ConfigError, InputError
+from ratchet.core.ray_cluster import checked_executor
 from ratchet.gate.revision_names import label
 from ratchet.goldens.mutation import SCORE_FILE
 from ratchet.llm.budget import CAP_ENV
 from ratchet.llm.cache import CacheMode
 from ratchet.llm.preflight import preflight_config
+from ratchet.mutate.checks import CheckSpec, check_mutant
 from ratchet.mutate.clone import commit_mutant, mutant_ref, scratch_clone
 from ratchet.mutate.models import Cap, Mutant, MutantOutcome, MutationReport
 from ratchet.mutate.operators import mutate_skill
-from ratchet.mutate.outcome import cap_of, differences_text, failed, left_unchecked, outcome_of, scores
+from ratchet.mutate.outcome import differences_text, left_unchecked, scores
 from ratchet.mutate.plan import (
-    BaseState,
     MutantSource,
     Planned,
     chosen_skills,
@@ -87,10 +87,24 @@ class MutateOptions:
     (ratchet.mutate.score_files), to be committed: `ratchet mutate` does unless --no-save."""
     echo: Callable[[str], None] = _silent
     """Progress: the estimate, a note about uncommitted changes, one line per mutant."""
+    executor: str = "local"
+    """"local": one mutant after another in this process; "ray": Ray actors, `concurrency` at once
+    (ratchet.mutate.on_ray), the same report."""
+    ray_address: str | None = None
+    """With executor "ray": the cluster's head (None: a local Ray started for the run)."""
+
+
+BUDGET_ON_RAY = (
+    "--budget gives each check what the checks before it left, one after another: leave it out with "
+    "--executor ray (RATCHET_BENCH_USD_CAP caps the spend of every run)"
+)
 
 
 def mutate_project(path: Path, opts: MutateOptions) -> MutationReport:
     """Mutate the skills of the repository at `path` at `opts.base` and check every mutant; the report."""
+    checked_executor(opts.executor, opts.ray_address)
+    if opts.executor == "ray" and opts.budget_usd is not None:
+        raise InputError(BUDGET_ON_RAY)
     repo = open_repo(path)
     root = repo_root(repo)
     sha = resolve_rev(repo, opts.base)
@@ -111,7 +125,18 @@ def mutate_project(path: Path, opts: MutateOptions) -> MutationReport:
         opts.echo(plan.render() + ("  (simulated: no money is spent)" if simulated else ""))
         clone = stack.enter_context(scratch_clone(root, project.home))
         config = _config_in_clone(opts.config, root, clone)
-        outcomes, stopped = _check_all(clone, base, planned, config, opts)
+        spec = CheckSpec(
+            clone=Path(str(clone.working_tree_dir)),
+            base=base.sha,
+            config=config,
+            home=base.project.home,
+            static=base.project.config.static,
+            cache_mode=opts.cache_mode,
+            harness=opts.harness,
+            concurrency=opts.concurrency,
+        )
+        spread = _on_ray(stack, clone, spec, planned, opts) if opts.executor == "ray" else None
+        outcomes, stopped = _check_all(clone, spec, planned, spread, opts)
     report = MutationReport(
         base=sha,
         seed=opts.seed,
@@ -161,10 +186,31 @@ def _config_in_clone(config: str, root: Path, clone: git.Repo) -> str:
     return config if inside is None else str(Path(str(clone.working_tree_dir)) / inside)
 
 
+def _commit(clone: git.Repo, base: str, planned: Planned, mutant: Mutant) -> str:
+    message = f"mutant {mutant.id}: {mutant.description}"
+    return commit_mutant(clone, base, planned.files[mutant.id], ref=mutant_ref(mutant.id), message=message)
+
+
+def _on_ray(
+    stack: ExitStack, clone: git.Repo, spec: CheckSpec, planned: Planned, opts: MutateOptions
+) -> list[Future[MutantOutcome]]:
+    """Every mutant committed now and given to the Ray actors; their outcomes, in mutant order."""
+    from ratchet.mutate.on_ray import mutants_on_ray
+
+    heads = [(mutant, _commit(clone, spec.base, planned, mutant)) for mutant in planned.mutants]
+    return stack.enter_context(mutants_on_ray(spec, heads, opts.concurrency, opts.ray_address))
+
+
 def _check_all(
-    clone: git.Repo, base: BaseState, planned: Planned, config: str, opts: MutateOptions
+    clone: git.Repo,
+    spec: CheckSpec,
+    planned: Planned,
+    spread: list[Future[MutantOutcome]] | None,
+    opts: MutateOptions,
 ) -> tuple[list[MutantOutcome], str | None]:
-    """Every mutant's outcome, in order, and why a spend cap stopped the run (None when none did)."""
+    """Every mutant's outcome, in order, and why a spend cap stopped the run (None when none did). `spread`:
+    the outcomes Ray actors are checking (ratchet.mutate.on_ray), read in the same order under the same rules;
+    None: each mutant is committed and checked here, in turn."""
     outcomes: list[MutantOutcome] = []
     spent, stopped = 0.0, None
     total = len(planned.mutants)
@@ -172,15 +218,11 @@ def _check_all(
         if stopped is not None:
             outcomes.append(left_unchecked(mutant, stopped))
             continue
-        head = commit_mutant(
-            clone,
-            base.sha,
-            planned.files[mutant.id],
-            ref=mutant_ref(mutant.id),
-            message=f"mutant {mutant.id}: {mutant.description}",
-        )
-        left = None if opts.budget_usd is None else opts.budget_usd - spent
-        outcome = _checked(clone, base, mutant, head, config, left, opts)
+        if spread is not None:
+            outcome = spread[index - 1].result()
+        else:
+            left = None if opts.budget_usd is None else opts.budget_usd - spent
+            outcome = check_mutant(spec, mutant, _commit(clone, spec.base, planned, mutant), left)
         outcomes.append(outcome)
         spent += outcome.cost_usd
         shown = f" ({outcome.decision})" if outcome.decision is not None else ""
@@ -211,36 +253,3 @@ def _not_like_for_like(outcomes: list[MutantOutcome]) -> str | None:
         f"every replayed golden was recorded otherwise than replayed ({how}): the score is not like for like; "
         "re-record the goldens (ratchet record && ratchet bless) and run it again"
     )
-
-
-def _checked(
-    clone: git.Repo,
-    base: BaseState,
-    mutant: Mutant,
-    head: str,
-    config: str,
-    budget_usd: float | None,
-    opts: MutateOptions,
-) -> MutantOutcome:
-    """One mutant through the normal check; a check that raises is an error (or unchecked at the cap)."""
-    if budget_usd is not None and budget_usd <= 0:
-        return left_unchecked(mutant)
-    try:
-        verdict = check_edit(
-            Path(str(clone.working_tree_dir)),
-            base=base.sha,
-            head=head,
-            config=config,
-            home=base.project.home,
-            on_error=OnError.WARN,
-            cache_mode=opts.cache_mode,
-            budget_usd=budget_usd,
-            harness=opts.harness,
-            concurrency=opts.concurrency,
-        )
-    except BudgetError as err:
-        cap = cap_of(err.one_line())
-        return left_unchecked(mutant, cap).model_copy(update={"reason": f"not checked: {err.one_line()}"})
-    except RatchetError as err:
-        return failed(mutant, err.one_line())
-    return outcome_of(mutant, verdict, static=base.project.config.static)

@@ -58,6 +58,10 @@ def finding_label(finding: Finding) -> str:
             return f"arguments changed: {tool}"
         case "call_moved":
             return f"call moved: {tool}"
+        case "repeated_after_lost_reply":
+            return f"side effect repeated after a lost reply: {tool} [{finding.effect or '?'}]"
+        case "state_changed":
+            return f"final state changed: {finding.path or '?'}"
         case _:
             # routing, output, volatile facts and replay errors: the detail names no task-specific value
             # except a moved fact's values, which are the same world fact across tasks.

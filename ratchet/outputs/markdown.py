@@ -18,7 +18,10 @@ from ratchet.outputs.text import code_block, html_inline, md_inline
 from ratchet.outputs.triggers import COLUMNS, trigger_header, trigger_rows
 
 _MARK = {"PASS": "✅", "WARN": "⚠️", "BLOCK": "❌"}
-_CALL_KINDS = {"new_side_effect": "+", "call_added": "+", "call_removed": "-", "args_changed": "!", "call_moved": "~"}
+_CALL_KINDS = {
+    "new_side_effect": "+", "repeated_after_lost_reply": "+", "call_added": "+", "call_removed": "-",
+    "args_changed": "!", "call_moved": "~",
+}  # fmt: skip
 OUTPUTS_NOT_CARRIED = "The verdict does not carry the golden's and the replay's final outputs; Level 0 compared them:"
 
 

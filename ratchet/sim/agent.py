@@ -7,6 +7,7 @@ call re-reads the transcript and decides the next tool call or the final answer.
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 from typing import Any
@@ -20,6 +21,7 @@ from ratchet.core.chat import (
     Usage,
     approx_tokens,
 )
+from ratchet.core.chatjson import messages_json, tools_json
 from ratchet.core.jsonio import canonical_dumps
 from ratchet.sim.interp import Interpreter
 from ratchet.sim.program import parse_program
@@ -44,6 +46,11 @@ NO_SKILL_NOTE = "(answered without a skill)"
 # rewordings, never as a changed element (ratchet.sim.judges).
 FRAMING_LEADS = (_LEAD, *_NOISY_LEADS)
 FRAMING_HEADINGS = (_HEADING, *_NOISY_HEADINGS)
+
+
+_program = functools.lru_cache(maxsize=256)(parse_program)
+"""A skill's program, parsed once a process: the agent re-reads its skill on every call (stateless), and the
+Interpreter only reads the program it is given."""
 
 
 class SimAgentModel:
@@ -82,7 +89,7 @@ class SimAgentModel:
         if block is None:
             return self._answer(request, self._reword(request, f"{_CANARY}\n\nRequest: {' '.join(user.split())}", None))
         skill_name, body = block
-        program = parse_program(body, frozenset(t.name for t in request.tools))
+        program = _program(body, frozenset(t.name for t in request.tools))
         interpreter = Interpreter(program, user, _tool_results(request.messages))
         call = interpreter.next_call()
         if call is not None:
@@ -113,13 +120,8 @@ class SimAgentModel:
         return self._respond(request, Message(role="assistant", content=text), "stop")
 
     def _respond(self, request: ChatRequest, message: Message, finish_reason: str) -> ChatResponse:
-        prompt = canonical_dumps(
-            {
-                "messages": [m.model_dump(mode="json") for m in request.messages],
-                "tools": [t.model_dump(mode="json") for t in request.tools],
-            },
-            indent=None,
-        )
+        # canonical_dumps({"messages": [...], "tools": [...]}, indent=None), each message serialised once a process.
+        prompt = '{"messages":' + messages_json(request.messages) + ',"tools":' + tools_json(request.tools) + "}"
         output = message.content or canonical_dumps(
             [c.model_dump(mode="json") for c in message.tool_calls], indent=None
         )

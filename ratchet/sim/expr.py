@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import csv
 import datetime as dt
+import functools
 import io
 import json
 import operator
@@ -176,9 +177,17 @@ def parse(source: str) -> ast.expr:
         raise ExprError(f"not an expression: {source!r}") from None
 
 
+@functools.lru_cache(maxsize=4096)
+def _parsed(source: str) -> ast.expr:
+    """parse(source), kept: a program re-runs from the top on every model call, so it evaluates the same few
+    expressions thousands of times in a run. Only evaluate reads the kept trees, and never changes them
+    (mutation operators call parse and get a tree of their own)."""
+    return parse(source)
+
+
 def evaluate(source: str | ast.expr, env: Mapping[str, Any]) -> Any:
     """Evaluate an expression against `env` ({name without $: value})."""
-    node = parse(source) if isinstance(source, str) else source
+    node = _parsed(source) if isinstance(source, str) else source
     try:
         return _eval(node, env)
     except ExprError:

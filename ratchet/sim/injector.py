@@ -1,4 +1,4 @@
-"""The offline injector: R1-R6 regressions from generic mutation templates over the skill convention.
+"""The offline injector: R1-R7 regressions from generic mutation templates over the skill convention.
 
 It stands in for the injector model (prompts/inject_regression.md) when the upstream is
 the simulator. Like a real model it sees only what it is given: the skill's SKILL.md, the tools
@@ -13,9 +13,11 @@ candidates already proposed for the same skill and type are skipped, so two vari
     R4  insert a step that makes a write/send/spend/destroy call the world offers
     R5  broaden the description with generic trigger words
     R6  narrow the description so it stops matching its own requests
+    R7  delete a fault-handling step (a retry after a failed side-effecting call), or only the check
+        made before that retry, so the call is retried blindly
 
-The operators live in ratchet.sim.mutate_logic (R1-R3) and ratchet.sim.mutate_scope (R4-R6), the
-helpers they share in ratchet.sim.mutate_common; this module is the entry point and re-exports the
+The operators live in ratchet.sim.mutate_logic (R1-R3), ratchet.sim.mutate_scope (R4-R6) and
+ratchet.sim.mutate_faults (R7), the helpers they share in ratchet.sim.mutate_common; this module is the entry point and re-exports the
 public names.
 
 Whether a proposal is kept (valid skill, same name, manifests) is decided by ratchet.bench.build.inject.
@@ -36,6 +38,7 @@ from ratchet.sim.mutate_common import (
     split_skill,
     with_description,
 )
+from ratchet.sim.mutate_faults import r7_candidates
 from ratchet.sim.mutate_logic import r1_candidates, r2_candidates, r3_candidates
 from ratchet.sim.mutate_scope import GENERIC_TRIGGERS, r4_candidates, r5_candidates, r6_candidates
 
@@ -54,7 +57,7 @@ __all__ = [
     "with_description",
 ]
 
-REGRESSION_TYPES = ("R1", "R2", "R3", "R4", "R5", "R6")
+REGRESSION_TYPES = ("R1", "R2", "R3", "R4", "R5", "R6", "R7")
 
 
 @dataclass(frozen=True)
@@ -93,6 +96,8 @@ def candidates_for(text: str, name: str, edit_type: str, context: InjectContext,
         return r5_candidates(description_of(frontmatter), context, rng)
     if edit_type == "R6":
         return r6_candidates(description_of(frontmatter), name)
+    if edit_type == "R7":
+        return r7_candidates(body, text, context.tools)
     raise ValueError(f"not a regression type: {edit_type}")
 
 

@@ -21,17 +21,14 @@ import hashlib
 import hmac
 import json
 import os
-import secrets
 import tempfile
-from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
+from ratchet.core.keyfile import KEY_FILE, read_key
 from ratchet.core.labels import __version__
 
 PARSED_DIR = ("cache", "parsed")
-KEY_FILE = ".key"
-_KEY_BYTES = 32
 
 
 def blob_id(data: bytes) -> str:
@@ -53,14 +50,7 @@ class ParsedCache:
     def _key(self, *, make: bool) -> bytes | None:
         """The work area's key (made when `make` and there is none); None when there is none to use."""
         if self._secret is None:
-            path = self.root / KEY_FILE
-            try:
-                if make and not path.exists():
-                    _make_secret(path)
-                secret = path.read_bytes()
-            except OSError:
-                return None
-            self._secret = secret if len(secret) == _KEY_BYTES else None
+            self._secret = read_key(self.root / KEY_FILE, make=make)
         return self._secret
 
     def _mac(self, secret: bytes, path: Path, body: bytes) -> bytes:
@@ -98,16 +88,3 @@ class ParsedCache:
                 raise
         except (OSError, ValueError):  # ValueError: a value JSON cannot carry (no such value is ever cached)
             return
-
-
-def _make_secret(path: Path) -> None:
-    """Write a fresh key, private from its first byte; the first of racing writers wins (link, no replace)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".key.", suffix=".tmp", dir=path.parent)  # mode 0600
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(secrets.token_bytes(_KEY_BYTES))
-        with suppress(FileExistsError):  # another process made it first: use theirs
-            os.link(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)

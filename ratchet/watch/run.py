@@ -23,6 +23,7 @@ from ratchet.core.chat import ChatModel
 from ratchet.core.errors import BudgetError, InputError
 from ratchet.core.ids import derived_seed
 from ratchet.core.pool import WorkPool
+from ratchet.core.ray_cluster import checked_executor
 from ratchet.gate.noise import MAX_REPEATS
 from ratchet.gate.replay import Replayer
 from ratchet.goldens.noise import load_noise_records
@@ -65,6 +66,11 @@ class WatchOptions:
     """Progress on stderr: the estimate."""
     upstream_models: Mapping[str, ChatModel] = field(default_factory=dict)
     """The raw model behind a tier (Gateway's upstream_models): tests stand a fake model behind `agent`."""
+    executor: str = "local"
+    """"local": this process's pool; "ray": Ray actors, `concurrency` at once (ratchet.watch.on_ray), the
+    same report."""
+    ray_address: str | None = None
+    """With executor "ray": the cluster's head (None: a local Ray started for the run)."""
 
 
 def watch_seed(task_id: str, repeat: int) -> int:
@@ -72,6 +78,7 @@ def watch_seed(task_id: str, repeat: int) -> int:
 
 
 def _checked(opts: WatchOptions) -> None:
+    checked_executor(opts.executor, opts.ray_address)
     if opts.per_skill < 1:
         raise InputError(f"--per-skill must be at least 1, got {opts.per_skill}")
     if not 1 <= opts.repeats <= MAX_REPEATS:
@@ -106,13 +113,22 @@ def _select(project: Project, opts: WatchOptions, agent: str) -> tuple[Selection
     return selection, skills
 
 
-def _replay(replays: Replayer, item: Watched, repeat: int) -> ReplayOutcome:
+def replay_once(replays: Replayer, item: Watched, repeat: int) -> ReplayOutcome:
+    """One replay of a watched golden, with the watch's seed for `repeat`."""
     reseeded = item.golden.model_copy(update={"seed": watch_seed(item.task.id, repeat)})
     try:
         trace = replays.run(item.task, reseeded, replays.head_skills, purpose=PURPOSE)
     except BudgetError as exc:  # the run's cap: this replay is reported, never counted
         return ReplayOutcome(task_id=item.task.id, repeat=repeat, kind="stopped", detail=exc.one_line())
     return classify(item.task.id, repeat, item.golden, trace)
+
+
+def _on_ray(project: Project, run_id: str, selection: Selection, opts: WatchOptions) -> list[ReplayOutcome]:
+    """The replays as Ray actors run them, in the local run's order (golden, then repeat)."""
+    from ratchet.watch.on_ray import ReplaySpec, replayed_on_ray
+
+    spec = ReplaySpec(project=project, run_id=run_id, budget_usd=opts.budget_usd, repeats=opts.repeats)
+    return replayed_on_ray(spec, selection.goldens, opts.concurrency, opts.ray_address)
 
 
 def watch_project(project: Project, opts: WatchOptions) -> WatchReport:
@@ -143,9 +159,12 @@ def watch_project(project: Project, opts: WatchOptions) -> WatchReport:
         opts.echo(plan.render() + ("  (simulated: no money is spent)" if simulated else ""))
         if not simulated:
             check_affordable(store, plan)
-        replays = Replayer(project, tree=project.root, head_skills=skills, base_skills=skills, agent=agent)
-        with WorkPool(opts.concurrency, name="ratchet-watch") as pool:
-            outcomes = pool.map_ordered(lambda job: _replay(replays, *job), jobs)
+        if opts.executor == "ray":
+            outcomes = _on_ray(project, gateway.run_id, selection, opts)
+        else:
+            replays = Replayer(project, tree=project.root, head_skills=skills, base_skills=skills, agent=agent)
+            with WorkPool(opts.concurrency, name="ratchet-watch") as pool:
+                outcomes = pool.map_ordered(lambda job: replay_once(replays, *job), jobs)
         cost = gateway.spent()
     tallies = [tally(skill, items, outcomes, selection.available[skill]) for skill, items in selection.by_skill.items()]
     decided = decide(tallies, alpha=opts.alpha, repeats=opts.repeats)

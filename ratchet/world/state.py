@@ -4,7 +4,9 @@ Each world file is a YAML mapping whose top-level keys (`people`, `github`, `fx`
 deep-merged into one tree. A file may also carry a top-level `volatile:` list of dotted key
 patterns (fnmatch style, e.g. `fx.rates.*.*`): facts under those keys can move between the
 day a golden was recorded and the day it is replayed, so every read of one is recorded as a
-VolatileRead. Overlays are YAML files deep-merged on top (how world drift is staged).
+VolatileRead. A file may also carry a top-level `faults:` list of seeded tool faults for whole
+packs (docs/faults.md), kept on the World in file order. Overlays are YAML files deep-merged on
+top (how world drift is staged).
 Dates in YAML are kept as ISO strings so the world digests the same way everywhere.
 
 Every section is a mapping or a list, and the sections the shipped tool packs read have the
@@ -24,16 +26,22 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import TypeAdapter, ValidationError
+
 from ratchet.core.errors import InputError
 from ratchet.core.ids import IdKind, check_id, inside
 from ratchet.core.jsonio import digest as json_digest
 from ratchet.core.yamlio import load_yaml_text, read_yaml_file
+from ratchet.goldens.faults import FaultSpec
 from ratchet.goldens.trace import StateChange, VolatileRead
 
 if TYPE_CHECKING:
+    from ratchet.world.faults import FaultInjector
     from ratchet.world.tools.declared import DeclaredTool
 
 VOLATILE_KEY = "volatile"
+FAULTS_KEY = "faults"
+_FAULT_LIST: TypeAdapter[list[FaultSpec]] = TypeAdapter(list[FaultSpec])
 DECLARED_TOOLS_FOLDER = "tools"
 """The world folder's folder of declared tools (ratchet.world.tools.declared.TOOLS_FOLDER)."""
 
@@ -67,8 +75,13 @@ class World:
         frozen_time: str,
         sources: dict[str, tuple[str, ...]] | None = None,
         declared_tools: Sequence[DeclaredTool] = (),
+        faults: Sequence[FaultSpec] = (),
     ) -> None:
         self.data = data
+        self.faults: tuple[FaultSpec, ...] = tuple(faults)
+        """The world files' declared faults, in file order; they fire only once a run arms them (world/faults.py)."""
+        self.injector: FaultInjector | None = None
+        """This run's armed faults (ratchet.world.faults.arm); None: no call is faulted."""
         self.declared_tools: tuple[DeclaredTool, ...] = tuple(declared_tools)
         """The team's own mocked tools (<world>/tools/*.yaml, docs/tools.md), offered after the shipped packs."""
         self.sources: dict[str, tuple[str, ...]] = dict(sources or {})
@@ -83,6 +96,8 @@ class World:
         content: dict[str, Any] = {"data": self.data, "volatile": list(self.volatile_patterns), "files": self.files}
         if self.declared_tools:  # only when present: a world without them digests as it always did
             content["tools"] = [t.definition.model_dump(mode="json") for t in self.declared_tools]
+        if self.faults:  # likewise
+            content["faults"] = [spec.model_dump(mode="json") for spec in self.faults]
         return json_digest(content)
 
     def copy(self) -> World:
@@ -94,6 +109,7 @@ class World:
             frozen_time=self.frozen_time,
             sources=self.sources,
             declared_tools=self.declared_tools,
+            faults=self.faults,
         )
 
     def is_volatile(self, key: str) -> bool:
@@ -166,14 +182,15 @@ def deep_merge(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
-def _read_world_file(path: Path) -> tuple[dict[str, Any], list[str]]:
-    """The file's sections (kept for other loads: merge them with deep_merge, which copies) and volatile patterns."""
-    content, volatile = _parsed_world_file(str(path), read_yaml_file(path, error=InputError))
-    return content, list(volatile)
+def _read_world_file(path: Path) -> tuple[dict[str, Any], list[str], tuple[FaultSpec, ...]]:
+    """The file's sections (kept for other loads: merge them with deep_merge, which copies), volatile patterns
+    and declared faults."""
+    content, volatile, faults = _parsed_world_file(str(path), read_yaml_file(path, error=InputError))
+    return content, list(volatile), faults
 
 
 @functools.lru_cache(maxsize=64)
-def _parsed_world_file(source: str, text: str) -> tuple[dict[str, Any], tuple[str, ...]]:
+def _parsed_world_file(source: str, text: str) -> tuple[dict[str, Any], tuple[str, ...], tuple[FaultSpec, ...]]:
     """A world file's text parsed and checked, kept by its path and exact text.
 
     Other readers of the same world in one process (the gate's offered tools, the bench's
@@ -184,16 +201,29 @@ def _parsed_world_file(source: str, text: str) -> tuple[dict[str, Any], tuple[st
     path = Path(source)
     raw = load_yaml_text(text, source=source, error=InputError)
     if raw is None:
-        return {}, ()
+        return {}, (), ()
     if not isinstance(raw, dict):
         raise InputError("a world file must be a YAML mapping", path=path, line=1)
     raw = _plain(raw)
     volatile = raw.pop(VOLATILE_KEY, []) or []
     if not isinstance(volatile, list) or not all(isinstance(p, str) for p in volatile):
         raise InputError("'volatile' must be a list of dotted key patterns", path=path)
+    # only an empty `faults:` (null) means none: 0, false, '' or {} is a mistake to name, not an empty list
+    declared = raw.pop(FAULTS_KEY, None)
+    faults = _faults([] if declared is None else declared, path)
     for name, section in raw.items():
         _check_section(name, section, path)
-    return raw, tuple(volatile)
+    return raw, tuple(volatile), faults
+
+
+def _faults(raw: Any, path: Path) -> tuple[FaultSpec, ...]:
+    """A world file's `faults:` list as FaultSpecs; InputError naming the file and the first bad field."""
+    try:
+        return tuple(_FAULT_LIST.validate_python(raw))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in (FAULTS_KEY, *first["loc"]))
+        raise InputError(f"{where}: {first['msg']}", path=path) from None
 
 
 def _check_section(name: str, section: Any, path: Path) -> None:
@@ -281,6 +311,7 @@ class WorldFiles:
         self.world_dir = world_dir
         self.overlays = tuple(overlays)
         self._merged: tuple[dict[str, Any], tuple[str, ...], dict[str, tuple[str, ...]]] | None = None
+        self._faults: tuple[FaultSpec, ...] = ()
         self._workspaces: dict[tuple[Path | None, str], dict[str, str]] = {}
         self._declared: tuple[DeclaredTool, ...] | None = None
         self._frozen: bytes | None = None  # the merged data marshalled once: each replay's copy is one C-speed load
@@ -305,6 +336,7 @@ class WorldFiles:
             frozen_time=frozen_time,
             sources=sources,
             declared_tools=declared,
+            faults=self._faults,
         )
 
     def _merge(self) -> tuple[dict[str, Any], tuple[str, ...], dict[str, tuple[str, ...]]]:
@@ -319,15 +351,18 @@ class WorldFiles:
             )
         data: dict[str, Any] = {}
         volatile: list[str] = []
+        faults: list[FaultSpec] = []
         sources: dict[str, tuple[str, ...]] = {}
         world_files = sorted(world_dir.glob("*.yaml")) if world_dir.is_dir() else []
         for path in [*world_files, *self.overlays]:
-            content, patterns = _read_world_file(path)
+            content, patterns, declared = _read_world_file(path)
             data = deep_merge(data, content)
             volatile.extend(patterns)
+            faults.extend(declared)
             for name in content:
                 sources[name] = (*sources.get(name, ()), str(path))
         self._merged = data, tuple(volatile), sources
+        self._faults = tuple(faults)
         return self._merged
 
     def _workspace(self, workspaces_dir: Path | None, workspace: str) -> dict[str, str]:

@@ -169,7 +169,8 @@ def _tools() -> InjectContext:
     )
 
 
-@pytest.mark.parametrize("edit_type", REGRESSION_TYPES)
+# R7 needs fault handling to delete, which fx-expense-converter has none of: tests/sim/test_mutate_faults.py.
+@pytest.mark.parametrize("edit_type", [t for t in REGRESSION_TYPES if t != "R7"])
 def test_injector_is_seeded_and_keeps_the_skill_valid(edit_type: str, tmp_path: Path) -> None:
     text = (SOURCE / "skills" / "fx-expense-converter" / "SKILL.md").read_text(encoding="utf-8")
     first = propose(text, name="fx-expense-converter", edit_type=edit_type, variant=1, attempt=1, context=_tools())

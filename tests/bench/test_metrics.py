@@ -74,7 +74,7 @@ def test_a_reviewer_override_changes_what_is_scored() -> None:
 def test_false_blocks_and_false_warns() -> None:
     edits = [_edit("a", "N0", "BLOCK"), _edit("b", "N0", "WARN"), _edit("c", "D1", "PASS"), _edit("d", "D1", "PASS")]
     rates = false_block_rate(edits)
-    assert rates == {"N0": 0.5, "D1": 0.0, "controls": 0.25}
+    assert rates == {"N0": 0.5, "D1": 0.0, "F0": None, "controls": 0.25}
     assert false_warn_rate(edits) == 0.5
     assert false_warn_rate([]) is None
 

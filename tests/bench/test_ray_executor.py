@@ -1,19 +1,15 @@
 """bench run --executor ray: items scored by Ray actors on a local head (loopback) write the files a
 single-process run writes, byte for byte (timings.json excepted: wall clock).
 
-One Ray head per module, started in a child process on 127.0.0.1 and reached through --ray-address
-(the existing-cluster path); it is stopped with that child. Skipped only when Ray is not installed
-outside CI: CI installs the extra (scripts/check), so there a missing Ray fails.
+One Ray head per module (tests/helpers/ray_head.py), started in a child process on 127.0.0.1 and
+reached through --ray-address (the existing-cluster path); it is stopped with that child. Skipped only
+when Ray is not installed outside CI: CI installs the extra (scripts/check), so there a missing Ray fails.
 """
 
 from __future__ import annotations
 
 import importlib.util
-import os
-import secrets
 import socket
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,54 +21,17 @@ from ratchet.bench.run.run import RunOptions, run_config
 from ratchet.cli import app
 from ratchet.data import packaged_config
 from tests.bench.fixtures_mini import build_mini_dataset, mini_copy
+from tests.helpers.ray_head import loopback_head, skip_without_ray
 
 CONFIGS = ("noise", "cascade", "nano_only")  # E6 goldens, a recording run, and a re-judging one
 
-if importlib.util.find_spec("ray") is None:
-    if os.environ.get("CI"):
-        pytest.fail("CI installs the ray extra (scripts/check): Ray is missing", pytrace=False)
-    pytest.skip("Ray is not installed (pip install 'ratchet[ray]')", allow_module_level=True)
-
-_HEAD = """
-import os, sys
-os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
-os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"  # one machine: everything on 127.0.0.1
-import ray
-ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
-print(ray.get_runtime_context().gcs_address, flush=True)
-sys.stdin.read()
-ray.shutdown()
-"""
+skip_without_ray()
 
 
 @pytest.fixture(scope="module")
 def ray_head() -> Iterator[str]:
-    """The address of a Ray head on loopback, for this module; stopped when the module is done.
-
-    Ray's token authentication with a token of this module's (in the environment, so nothing is
-    written to ~/.ray): the head is given it, and so is this process, which connects as a client would.
-    """
-    auth = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
-    mp = pytest.MonkeyPatch()
-    for key, value in auth.items():
-        mp.setenv(key, value)
-    head = subprocess.Popen(
-        [sys.executable, "-c", _HEAD], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=os.environ.copy()
-    )
-    assert head.stdout is not None and head.stdin is not None
-    address = head.stdout.readline().strip()
-    try:
-        assert address.startswith("127.0.0.1:"), address
-        yield address
-    finally:
-        mp.undo()
-        head.stdin.close()
-        head.stdout.close()
-        try:
-            head.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            head.kill()
-            head.wait()
+    """A Ray head on loopback for this module (tests/helpers/ray_head.py)."""
+    yield from loopback_head()
 
 
 @pytest.fixture(scope="module")

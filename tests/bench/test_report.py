@@ -23,6 +23,7 @@ SECTIONS = (
     "## E5: Level 0 on vs off",
     "## E6: noise floor",
     "## Noise records, repeats and A/A checks",
+    "## R7: fault handling removed, with and without faults in the goldens",
     "## Routing regressions (R5/R6) with and without trigger queries",
     "## Pair level, false warns and latency",
     "## Judge agreement",

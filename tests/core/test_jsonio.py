@@ -31,10 +31,28 @@ def test_atomic_write_leaves_no_temp_and_a_readable_file(tmp_path: Path) -> None
 def test_a_lone_surrogate_escape_is_refused_where_json_is_read() -> None:
     # json.loads accepts "\ud800" and hands back a str that no UTF-8 writer takes: a golden or verdict holding
     # it would crash when it is next written, far from the file that carried it.
-    for text in ['{"a": "\\ud800"}', '["ok", "x\\udfffy"]', '{"\\udc00": 1}']:
+    # Upper-case hex too, and a lone half after an escaped backslash or a whole pair: the quick look at the
+    # text only decides when nothing needs walking.
+    for text in [
+        '{"a": "\\ud800"}',
+        '["ok", "x\\udfffy"]',
+        '{"\\udc00": 1}',
+        '"\\uDBFF"',
+        '["\\\\", "\\ud83d\\ude00\\udc00"]',
+    ]:
         with pytest.raises(GoldenError) as caught:
             load_json_text(text, source="t.json", error=GoldenError)
         assert str(caught.value) == (
             "t.json: refused: a string holds a surrogate escape (\\ud800-\\udfff) that is not a character"
         )
     assert load_json_text('"\\ud83d\\ude00"', source="t.json", error=GoldenError) == "\U0001f600"  # a pair is text
+
+
+def test_nesting_is_measured_past_the_quick_count() -> None:
+    # More than MAX_JSON_DEPTH brackets side by side is shallow; that many nested is refused.
+    wide = "[" + ",".join(["[]"] * 150) + "]"
+    assert len(load_json_text(wide, source="t.json", error=GoldenError)) == 150
+    deep = "[" * 101 + "]" * 101
+    with pytest.raises(GoldenError, match="nested more than 100 levels deep"):
+        load_json_text(deep, source="t.json", error=GoldenError)
+    assert load_json_text("[" * 100 + "]" * 100, source="t.json", error=GoldenError) is not None

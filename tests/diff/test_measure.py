@@ -49,8 +49,8 @@ def test_bench_scores_a_type_caught_by_any_of_its_kinds_and_controls_by_their_fi
     assert caught == {"R1": (1, 1), "R4": (1, 2)}
     action = next(s for s in precision if s.kind is A)
     assert (action.true_positive, action.false_positive) == (1, 1)
-    assert controls == {"N0": (2, 2, 1), "D1": (0, 0, 0)}
+    assert controls == {"N0": (2, 2, 1), "D1": (0, 0, 0), "F0": (0, 0, 0)}
 
 
 def test_every_benchmark_type_is_mapped() -> None:
-    assert set(BENCH_TYPE_KINDS) == {"R1", "R2", "R3", "R4", "R5", "R6", "N0", "D1"}
+    assert set(BENCH_TYPE_KINDS) == {"R1", "R2", "R3", "R4", "R5", "R6", "R7", "N0", "D1", "F0"}

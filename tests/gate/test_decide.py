@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from ratchet.gate.decide import decide_edit, no_change
+from ratchet.gate.decide import decide_edit, no_change, pairs_cost
 from ratchet.gate.models import Outcome, PairOutcome
 
 
@@ -45,3 +45,36 @@ def test_the_summary_of_unchecked_pairs_names_what_applied_not_a_flag() -> None:
         "BLOCK",
         "1 pair(s) could not be checked (unchecked pairs block), first b: error reason",
     )
+
+
+# The pair costs of a demo check (issue 30): summed as computed they round to $0.053634, as the shard files
+# hold them (USD serializes to 9 places) to $0.053635; a merged --shard run must cost what the whole one does.
+COSTS = [
+    0.0028706,
+    0.0029478799999999995,
+    0.0029412,
+    0.00413584,
+    0.0029441199999999997,
+    0.00293702,
+    0.00311054,
+    0.0028722,
+    0.002379,
+    0.0009147000000000001,
+    0.0031703,
+    0.0026892,
+    0.0027053,
+    0.0032005,
+    0.0026822,
+    0.0022115,
+    0.0022056999999999997,
+    0.0031769,
+    0.0026915000000000003,
+    0.0008483,
+]
+
+
+def test_the_cost_of_pairs_is_what_their_files_sum_to() -> None:
+    pairs = [pair(f"t{n}", "same").model_copy(update={"cost_usd": cost}) for n, cost in enumerate(COSTS)]
+    read = [PairOutcome.model_validate_json(p.model_dump_json()) for p in pairs]
+    assert f"{sum(p.cost_usd for p in pairs):.6f}" != f"{sum(p.cost_usd for p in read):.6f}"  # the hole
+    assert pairs_cost(pairs) == pairs_cost(read)

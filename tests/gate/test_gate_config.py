@@ -36,9 +36,16 @@ def test_config_switches() -> None:
     assert budgets == {"nano": (8000, 300), "super": (12000, 1000), "ultra": (15000, 2000)}
 
 
-def test_eight_configs_ship_in_the_package() -> None:
-    assert packaged_config_names() == sorted((*SEVEN, "level0_only"))
+def test_nine_configs_ship_in_the_package() -> None:
+    assert packaged_config_names() == sorted((*SEVEN, "level0_only", "state_diff_off"))
     assert all(resolve_gate_config(name).prompt_path() == packaged_prompt("judge.md") for name in SEVEN)
+
+
+def test_state_diff_off_is_the_cascade_without_the_state_diff() -> None:
+    cascade, off = resolve_gate_config("cascade"), resolve_gate_config("state_diff_off")
+    assert cascade.state_diff and not off.state_diff
+    same = {"name", "description", "state_diff"}
+    assert off.model_dump(exclude=same) == cascade.model_dump(exclude=same)
 
 
 def test_level0_only_has_no_judges() -> None:

@@ -113,6 +113,7 @@ def test_goldens_record_what_the_agent_loaded_and_called(command_demo: tuple[Pat
     assert golden.tool_calls and golden.tool_calls[0].name == "github_get_issue"
     assert all(call.name != "load_skill" for call in golden.tool_calls)
     assert golden.model_calls and golden.simulated and golden.final_output
+    assert golden.final_state is not None and any(path.endswith(".labels") for path in golden.final_state.effects)
     fx = read_trace(root / "goldens" / "fx-expense-converter" / "fx-expense-converter-01.json")
     assert fx.fired_skill == "fx-expense-converter" and fx.tool_calls and fx.final_output
     canary = read_trace(root / "goldens" / "_none" / "canary-01.json")

@@ -47,9 +47,14 @@ def test_a_score_per_skill_and_class(demo_repo: Path) -> None:
         "issue text and never close anything except a confirmed duplicate.' in skill github-triage that no replay "
         "exercised (static: warn)"
     )
+    # A deleted sentence the simulator does not read, that named a side effect: no golden noticed it, and the
+    # gate does not PASS a removed side effect no replay could see (a static floor: docs/diff.md).
     unread = by_id[f"{FX}/delete-sentence-1"]
-    assert (unread.status, unread.decision) == ("survived", "PASS")
-    assert unread.reason.startswith("no golden noticed it (PASS: ")
+    assert (unread.status, unread.decision) == ("survived", "WARN")
+    assert unread.reason == (
+        "no golden noticed it; the WARN came only from the static diff: the edit no longer tells the agent to "
+        "reimburse (spend) in skill fx-expense-converter that no replay exercised (static: warn)"
+    )
     scores = {s.skill: s for s in report.skills}
     assert list(scores) == [FX, TRIAGE]
     assert [(c.mutant_class, c.killed, c.survived) for c in scores[TRIAGE].by_class] == [("R1", 0, 1), ("R3", 1, 0)]

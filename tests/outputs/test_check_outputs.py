@@ -60,8 +60,9 @@ def test_one_check_writes_junit_markdown_and_json_and_still_blocks(blocked: tupl
     markdown = (out / "ratchet.md").read_text(encoding="utf-8")
     assert markdown.startswith("❌ **Ratchet: BLOCK** · 9 regression(s)")
     rows = [t for t in MarkdownIt("commonmark").enable("table").parse(markdown) if t.type == "tr_open"]
-    assert len(rows) == 2  # the header and ONE row: the email_send all nine tasks added
+    assert len(rows) == 3  # the header, ONE row for the email_send all nine tasks added, one for the outbox it filled
     assert "| new side-effecting call email\\_send \\[send\\] | hard | regression x9 | 9 tasks: " in markdown
+    assert "| final state changed: email.outbox | diff | regression x9 | 9 tasks: " in markdown
     assert markdown.count("<details>") == 9
     assert "9 tasks   regression (level0)" in stdout  # the terminal still gets the (grouped) table
 

@@ -2,7 +2,7 @@
 
 1. The unchanged skills replay every task to its golden (a hand-edited or stale golden fails).
 2. Every kept R edit manifests: a labeled affected golden diverges at Level 0.
-3. Every N0 edit leaves every golden unchanged.
+3. Every N0 and F0 edit leaves every golden unchanged.
 4. Every D1 edit moves at least one replay (its fact is read).
 5. Generation is deterministic: template and control edits regenerate byte-identically.
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import yaml
 
-from ratchet.bench.build.controls import n0_candidates, with_blank_line
+from ratchet.bench.build.controls import f0_candidates_for, n0_candidates, with_blank_line
 from ratchet.bench.build.inject import MAX_TRIES, R_VARIANTS, TemplateProposer
 from ratchet.bench.build.replays import ReplayEnv
 from ratchet.bench.build.scratch_repo import scratch_repo
@@ -82,9 +82,14 @@ def _regenerated(env: ReplayEnv, edits: dict[str, Edit]) -> list[str]:
                 if edit is not None and edit.source == "template" and (last is None or last.skill_md != edit.skill_md):
                     bad.append(edit.id)
     for edit in edits.values():
-        if edit.type == "N0":
+        if edit.type in ("N0", "F0"):
             text = (env.project.path("skills") / edit.skill / "SKILL.md").read_text(encoding="utf-8")
-            if edit.skill_md not in [c[0] for c in n0_candidates(text, edit.variant)]:
+            found = (
+                n0_candidates(text, edit.variant)
+                if edit.type == "N0"
+                else f0_candidates_for(text, env.inject_context(edit.skill).tools, edit.variant)
+            )
+            if edit.skill_md not in [c[0] for c in found]:
                 bad.append(edit.id)
         elif edit.type == "D1":
             text = (env.project.path("skills") / edit.skill / "SKILL.md").read_text(encoding="utf-8")
@@ -118,7 +123,7 @@ def audit_bench(paths: BenchPaths, *, work: Path | None = None, report: Report =
         _check_goldens(env, paths, report)
         labels_file = read_labels(paths.labels)
         labels = {lb.edit_id: lb for lb in labels_file.labels} if labels_file is not None else {}
-        counts = {"R": 0, "N0": 0, "D1": 0}
+        counts = {"R": 0, "N0": 0, "F0": 0, "D1": 0}
         overlay_dir = work / "overlays"
         for edit in edits.values():
             where = f"{paths.rel(paths.edits)}/{edit.id}.json"
@@ -129,12 +134,12 @@ def audit_bench(paths: BenchPaths, *, work: Path | None = None, report: Report =
                 if not any(c.diverged for c in checks):
                     raise InputError("kept regression does not manifest: no affected golden diverges", path=where)
                 counts["R"] += 1
-            elif edit.type == "N0":
+            elif edit.type in ("N0", "F0"):
                 checks = env.check(edit.skill, edit.skill_md)
                 moved = [c for c in checks if c.moved]
                 if moved:
                     raise InputError(f"cosmetic edit changes golden {moved[0].task_id} ({moved[0].detail})", path=where)
-                counts["N0"] += 1
+                counts[edit.type] += 1
             elif edit.type == "D1" and edit.world_overlay is not None:
                 overlay = overlay_dir / f"audit-{edit.id}.yaml"
                 overlay.parent.mkdir(parents=True, exist_ok=True)
@@ -145,7 +150,8 @@ def audit_bench(paths: BenchPaths, *, work: Path | None = None, report: Report =
                     raise InputError("drift control moves no replay: its fact is not read", path=where)
                 counts["D1"] += 1
         report(
-            f"audit: {counts['R']} R edit(s) manifest, {counts['N0']} N0 leave every golden unchanged, {counts['D1']} D1 move a replay"
+            f"audit: {counts['R']} R edit(s) manifest, {counts['N0']} N0 leave every golden unchanged (so do "
+            f"{counts['F0']} F0), {counts['D1']} D1 move a replay"
         )
         bad = _regenerated(env, edits)
         if bad:

@@ -1,4 +1,4 @@
-"""`ratchet bench build`: goldens, N0/D1 controls, R1-R6 injection, labels. See docs/adr/0008-bench-build.md.
+"""`ratchet bench build`: goldens, N0/D1/F0 controls, R1-R7 injection, labels. See docs/adr/0008-bench-build.md.
 
 The build works in its own area (var/bench/ or --work): a store and cache (its RATCHET home)
 and a scratch git repository made from the shipped skills, tasks, world, workspaces and
@@ -17,8 +17,14 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ratchet.bench.build.control_edits import build_d1, build_n0
-from ratchet.bench.build.controls import D1_VARIANTS, N0_VARIANTS, WORLD_DEPENDENT_SKILLS
+from ratchet.bench.build.control_edits import build_d1, build_f0, build_n0
+from ratchet.bench.build.controls import (
+    D1_VARIANTS,
+    F0_VARIANTS,
+    N0_VARIANTS,
+    WORLD_DEPENDENT_SKILLS,
+    has_fault_handling,
+)
 from ratchet.bench.build.inject import (
     MAX_TRIES,
     R_VARIANTS,
@@ -55,6 +61,8 @@ from ratchet.skills.sets import load_skills
 from ratchet.store.db import open_store
 
 ALL_TYPES: tuple[str, ...] = (*REGRESSION_TYPES, *CONTROL_TYPES)
+FAULT_TYPES: frozenset[str] = frozenset({"R7", "F0"})
+"""Types built only for skills that handle a failed call (ratchet.sim.mutate_faults.fault_steps)."""
 BUILD_BUDGETS: dict[str, CallBudget] = {
     **PER_CALL_BUDGETS,
     "bless": CallBudget(tier="agent", tokens_in=25_000, tokens_out=5_000),
@@ -122,7 +130,7 @@ def _plan(
     injections = len(skills) * len(r_types) * R_VARIANTS * MAX_TRIES
     replays = int(injections * (tasks_per_skill + 3))
     if options.controls:
-        replays += int(len(skills) * (N0_VARIANTS + D1_VARIANTS) * tasks_per_skill)
+        replays += int(len(skills) * (N0_VARIANTS + D1_VARIANTS + F0_VARIANTS) * tasks_per_skill)
     if injections:
         calls["inject"] = injections
     if replays:
@@ -212,9 +220,15 @@ def build_bench(
             )
             fixtures = FixtureSearch(project.root / paths.rel(paths.fixtures))
             for skill in skills:
+                skill_text = (project.path("skills") / skill / "SKILL.md").read_text(encoding="utf-8")
+                handles_faults = has_fault_handling(skill_text, contexts(skill).tools)
                 for edit_type in stage_types:
+                    if edit_type in FAULT_TYPES and not handles_faults:
+                        continue  # R7 deletes fault handling and F0 refactors it: nothing to act on
                     if edit_type == "N0":
                         kept, dropped = build_n0(env, skill)
+                    elif edit_type == "F0":
+                        kept, dropped = build_f0(env, skill)
                     elif edit_type == "D1":
                         if skill not in WORLD_DEPENDENT_SKILLS:
                             continue

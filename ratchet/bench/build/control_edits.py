@@ -1,18 +1,21 @@
-"""The N0 and D1 control edits of a build, each kept only when its replays say it is what it claims.
+"""The N0, F0 and D1 control edits of a build, each kept only when its replays say it is what it claims.
 
-An N0 (cosmetic) edit is dropped when it changes a golden; a D1 (world drift) edit when no replay
+An N0 (cosmetic) or F0 (fault handling refactored) edit is dropped when it changes a golden; a D1 (world drift) edit when no replay
 reads the fact it moves. The candidate texts and overlays come from controls.py.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import yaml
 
 from ratchet.bench.build.controls import (
     D1_VARIANTS,
+    F0_VARIANTS,
     N0_VARIANTS,
+    f0_candidates_for,
     moved_value,
     n0_candidates,
     overlay_for,
@@ -21,7 +24,7 @@ from ratchet.bench.build.controls import (
     with_blank_line,
 )
 from ratchet.bench.build.replays import PairCheck, ReplayEnv
-from ratchet.bench.data.models import Dropped, Edit
+from ratchet.bench.data.models import Dropped, Edit, EditType
 from ratchet.core.jsonio import digest
 from ratchet.gate.drift import FixtureSearch
 from ratchet.world.state import load_world
@@ -33,12 +36,26 @@ def _skill_text(env: ReplayEnv, skill: str) -> str:
 
 def build_n0(env: ReplayEnv, skill: str) -> tuple[list[tuple[Edit, list[PairCheck]]], list[Dropped]]:
     text = _skill_text(env, skill)
+    return _build_keeping(env, skill, "N0", N0_VARIANTS, lambda variant: n0_candidates(text, variant))
+
+
+def build_f0(env: ReplayEnv, skill: str) -> tuple[list[tuple[Edit, list[PairCheck]]], list[Dropped]]:
+    """F0: the fault handling refactored (ratchet.sim.mutate_faults.f0_candidates), kept only if no golden moves."""
+    text = _skill_text(env, skill)
+    tools = env.inject_context(skill).tools
+    return _build_keeping(env, skill, "F0", F0_VARIANTS, lambda variant: f0_candidates_for(text, tools, variant))
+
+
+def _build_keeping(
+    env: ReplayEnv, skill: str, edit_type: EditType, variants: int, candidates: Callable[[int], list[tuple[str, str]]]
+) -> tuple[list[tuple[Edit, list[PairCheck]]], list[Dropped]]:
+    """Controls that must leave every golden as it was: the first candidate per variant that moves none."""
     kept: list[tuple[Edit, list[PairCheck]]] = []
     dropped: list[Dropped] = []
     taken: set[str] = set()
-    for variant in range(1, N0_VARIANTS + 1):
+    for variant in range(1, variants + 1):
         reasons: list[str] = []
-        for attempt, (edited, why) in enumerate(n0_candidates(text, variant), start=1):
+        for attempt, (edited, why) in enumerate(candidates(variant), start=1):
             if edited in taken:
                 continue
             checks = env.check(skill, edited)
@@ -47,9 +64,9 @@ def build_n0(env: ReplayEnv, skill: str) -> tuple[list[tuple[Edit, list[PairChec
                 continue
             taken.add(edited)
             edit = Edit(
-                id=f"{skill}.N0.{variant}",
+                id=f"{skill}.{edit_type}.{variant}",
                 skill=skill,
-                type="N0",
+                type=edit_type,
                 variant=variant,
                 description=why,
                 skill_md=edited,
@@ -62,9 +79,9 @@ def build_n0(env: ReplayEnv, skill: str) -> tuple[list[tuple[Edit, list[PairChec
         else:
             dropped.append(
                 Dropped(
-                    edit_id=f"{skill}.N0.{variant}",
+                    edit_id=f"{skill}.{edit_type}.{variant}",
                     skill=skill,
-                    type="N0",
+                    type=edit_type,
                     variant=variant,
                     reasons=reasons or ["no cosmetic edit applies"],
                 )

@@ -1,9 +1,12 @@
-"""The controls: N0 cosmetic edits (must PASS) and D1 world-drift edits (must be drift, PASS).
+"""The controls: N0 cosmetic edits (must PASS), F0 fault-handling refactors (must PASS) and D1 world-drift
+edits (must be drift, PASS).
 
 N0 never touches the frontmatter and changes only what the convention ignores: blank lines,
 trailing whitespace, Markdown comments and prose outside backticks. D1 gives the skill one blank
 line (the commit that makes the gate look) while one volatile world fact moves in an overlay;
-the edit's fixtures report the new value so the drift check can confirm it.
+the edit's fixtures report the new value so the drift check can confirm it. F0 (for skills that handle
+a failed call, the ones R7 breaks) renames the failed call's result variable or rewords the handling
+step's prose (ratchet.sim.mutate_faults): the retry and the check stay, so every golden must replay unchanged.
 """
 
 from __future__ import annotations
@@ -13,7 +16,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ratchet.sim.injector import sections, split_skill
+from ratchet.sim.injector import ToolInfo, sections, split_skill
+from ratchet.sim.mutate_faults import f0_candidates, fault_steps
 
 WORLD_DEPENDENT_SKILLS: tuple[str, ...] = ("weekly-research-brief", "fx-expense-converter", "dependency-updater")
 N0_VARIANTS = 2
@@ -108,6 +112,20 @@ def n0_candidates(text: str, variant: int) -> list[tuple[str, str]]:
         if result is not None and result[0] != text:
             found.append(result)
     return found
+
+
+F0_VARIANTS = 2
+
+
+def f0_candidates_for(text: str, tools: Sequence[ToolInfo], variant: int) -> list[tuple[str, str]]:
+    """F0 edits for a variant, best first: variant 1 starts with the rename, 2 with the rewording."""
+    found = f0_candidates(text, tools)
+    return found[variant - 1 :] + found[: variant - 1]
+
+
+def has_fault_handling(text: str, tools: Sequence[ToolInfo]) -> bool:
+    """Whether R7 and F0 apply to a skill: it has a step handling a failed side-effecting call."""
+    return bool(fault_steps(text, tools))
 
 
 def with_blank_line(text: str, variant: int) -> str:

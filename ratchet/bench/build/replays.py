@@ -21,6 +21,7 @@ from ratchet.goldens.tasks import Task
 from ratchet.goldens.trace import Trace
 from ratchet.sim.injector import InjectContext, ToolInfo
 from ratchet.skills.skill import Skill, parse_skill_text
+from ratchet.world.faults import FaultPlan, arm
 from ratchet.world.state import World, load_world
 from ratchet.world.tools import offered_tools
 
@@ -73,8 +74,9 @@ class ReplayEnv:
         return world
 
     def replay(self, task: Task, golden: Trace, skills: dict[str, Skill], overlays: tuple[Path, ...] = ()) -> Trace:
-        """What ratchet.gate.replay.replay_task does, with the parsed world reused across replays."""
-        world = self.world(task.workspace, overlays, golden.frozen_time)
+        """What ratchet.gate.replay.replay_task does, with the parsed world reused across replays (and the
+        golden's seeded faults armed, as every replay meets them)."""
+        world = arm(self.world(task.workspace, overlays, golden.frozen_time), FaultPlan.replaying(golden))
         return run_task(
             task,
             skills,

@@ -17,9 +17,12 @@ from ratchet.gate.models import Decision, Outcome
 
 BENCH_SCHEMA_VERSION = 1
 
-EditType = Literal["R1", "R2", "R3", "R4", "R5", "R6", "N0", "D1"]
-REGRESSION_TYPES: tuple[str, ...] = ("R1", "R2", "R3", "R4", "R5", "R6")
-CONTROL_TYPES: tuple[str, ...] = ("N0", "D1")
+EditType = Literal["R1", "R2", "R3", "R4", "R5", "R6", "R7", "N0", "D1", "F0"]
+REGRESSION_TYPES: tuple[str, ...] = ("R1", "R2", "R3", "R4", "R5", "R6", "R7")
+CONTROL_TYPES: tuple[str, ...] = ("N0", "D1", "F0")
+"""Edits expected to PASS: N0 cosmetic, D1 world drift, F0 fault handling refactored but kept."""
+STRIPPED_SUFFIX = "_faults_stripped"
+"""A run over goldens re-recorded without their seeded faults is stored as <config><suffix> (bench run --strip-faults)."""
 
 
 class Edit(BaseModel):

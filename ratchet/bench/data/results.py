@@ -220,7 +220,10 @@ def read_results(out: Path) -> BenchResults:
 
 
 def write_results(out: Path, results: BenchResults) -> None:
-    atomic_write_text(out / RESULTS_FILE, canonical_dumps(results.model_dump(mode="json")))
+    """results.json in compact canonical JSON: it holds every replay of every configuration (23 MB on the
+    smoke) and is rewritten after each one, and only json's C encoder writes without indentation (the
+    indented form took 10 s of a smoke run's CPU). It is not kept in git: summary.json is the readable one."""
+    atomic_write_text(out / RESULTS_FILE, canonical_dumps(results.model_dump(mode="json"), indent=None) + "\n")
 
 
 def read_timings(out: Path) -> Timings:

@@ -14,7 +14,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 from sklearn.metrics import cohen_kappa_score, recall_score
 
-from ratchet.bench.data.models import REGRESSION_TYPES
+from ratchet.bench.data.models import CONTROL_TYPES, REGRESSION_TYPES
 from ratchet.bench.data.results import BenchConfigRun, NoiseGolden, ScoredEdit
 
 DETECTED = ("BLOCK", "WARN")
@@ -84,13 +84,13 @@ def block_recall(edits: Sequence[ScoredEdit]) -> dict[str, float | None]:
 
 
 def false_block_rate(edits: Sequence[ScoredEdit]) -> dict[str, float | None]:
-    """Share of harmless edits (effective label PASS) decided BLOCK: N0, D1 and both."""
+    """Share of harmless edits (effective label PASS) decided BLOCK: N0, D1, F0 and all controls."""
     harmless = [e for e in edits if e.expected_decision == "PASS"]
     out = {
         t: _share([e.verdict.decision == "BLOCK" for e in group])
-        for t, group in _by_type(harmless, ("N0", "D1")).items()
+        for t, group in _by_type(harmless, CONTROL_TYPES).items()
     }
-    out["controls"] = _share([e.verdict.decision == "BLOCK" for e in harmless if e.type in ("N0", "D1")])
+    out["controls"] = _share([e.verdict.decision == "BLOCK" for e in harmless if e.type in CONTROL_TYPES])
     return out
 
 

@@ -24,6 +24,7 @@ from ratchet.bench.data.results import (
 )
 from ratchet.bench.data.summary import read_report_source, write_summary
 from ratchet.bench.report.costs import cost_section
+from ratchet.bench.report.faults import fault_section
 from ratchet.bench.report.figure import write_figure
 from ratchet.bench.report.metrics import DEFAULT_FNS, ConfigMetrics, MetricFns, Stat, latency, summarize
 from ratchet.bench.report.mutation import mutation_section
@@ -54,12 +55,24 @@ TAXONOMY = (
     ("R5", "Trigger over-firing", "Broadened description takes unrelated tasks", "Trigger-neighbourhood replays"),
     ("R6", "Trigger under-firing", "Narrowed description drops its own tasks", "Direct replays"),
     (
+        "R7",
+        "Fault handling removed",
+        "A retry after a failed call, or the check before retrying, deleted",
+        "Goldens with seeded faults: Level 0 (missing call, state diff, repeated after a lost reply)",
+    ),
+    (
         "D1",
         "World drift (control)",
         "Skill unchanged in substance; a volatile fact moved",
         "Drift check; expected PASS",
     ),
     ("N0", "No-op / cosmetic (control)", "Whitespace, a comment, stock rewording", "Must PASS"),
+    (
+        "F0",
+        "Fault handling refactored (control)",
+        "The failed call's variable renamed, or the handling step reworded; retry and check kept",
+        "Must PASS",
+    ),
 )
 
 
@@ -143,6 +156,8 @@ def render_report(
         )
 
     noise_section(doc, metrics)
+
+    fault_section(doc, results, metrics)
 
     routing_section(doc, results)
 

@@ -18,7 +18,17 @@ from ratchet.config.gate import DEFAULT_CONFIG, resolve_gate_config
 from ratchet.core.labels import SIMULATED_BANNER
 from ratchet.diff.measure import bench_table, corpus_table, score_bench
 
-CONFIG_ORDER = ("cascade", "nano_only", "super_only", "ultra_only", "drift_off", "level0_off", "noise")
+CONFIG_ORDER = (
+    "cascade",
+    "nano_only",
+    "super_only",
+    "ultra_only",
+    "drift_off",
+    "level0_off",
+    "state_diff_off",
+    "cascade_faults_stripped",
+    "noise",
+)
 
 
 def pct(value: float | None) -> str:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ratchet.bench.build.labels import effective_labels
 from ratchet.bench.data.dataset import BenchPaths, read_labels, read_reviews
-from ratchet.bench.data.models import Label
+from ratchet.bench.data.models import CONTROL_TYPES, REGRESSION_TYPES, Label
 from ratchet.bench.data.results import (
     BenchConfigRun,
     BenchResults,
@@ -51,7 +51,7 @@ GATES: dict[str, Gate] = {"oracle": _oracle, "pass_everything": _pass_everything
 def synthetic_labels() -> list[Label]:
     """Two edits of every type, for a checkout without a built dataset."""
     labels: list[Label] = []
-    for kind in ("R1", "R2", "R3", "R4", "R5", "R6", "N0", "D1"):
+    for kind in (*REGRESSION_TYPES, *CONTROL_TYPES):
         for n in (1, 2):
             outcome: Outcome = "regression" if kind.startswith("R") else ("drift" if kind == "D1" else "same")
             labels.append(

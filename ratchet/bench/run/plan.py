@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Literal
 
 from ratchet.bench.build.benchdata import BenchData
-from ratchet.bench.data.models import Edit
+from ratchet.bench.data.models import CONTROL_TYPES, REGRESSION_TYPES, Edit
 from ratchet.bench.run.noisy import NoiseSettings
 from ratchet.bench.run.sampling import stratified_sample
 from ratchet.config.gate import GateConfig
@@ -17,7 +17,9 @@ from ratchet.gate.select import affected_goldens
 from ratchet.skills.skill import Skill, parse_skill_text
 
 Mode = Literal["record", "rejudge", "noise"]
-REJUDGE_CONFIGS: frozenset[str] = frozenset({"nano_only", "super_only", "ultra_only", "drift_off", "level0_off"})
+REJUDGE_CONFIGS: frozenset[str] = frozenset(
+    {"nano_only", "super_only", "ultra_only", "drift_off", "level0_off", "state_diff_off"}
+)
 
 
 def run_mode(config: GateConfig, *, repeats: bool = False) -> Mode:
@@ -51,9 +53,9 @@ def sample_ids(data: BenchData, config: GateConfig, limit: int | None, types: tu
         items = [(tid, g.fired_skill or "_none") for tid, g in data.goldens.items()]
         return stratified_sample(items, limit, seed)
     wanted = set(types)
-    unknown = wanted - {"R1", "R2", "R3", "R4", "R5", "R6", "N0", "D1"}
+    unknown = wanted - {*REGRESSION_TYPES, *CONTROL_TYPES}
     if unknown:
-        raise InputError(f"unknown edit type(s) in --types: {', '.join(sorted(unknown))} (R1-R6, N0, D1)")
+        raise InputError(f"unknown edit type(s) in --types: {', '.join(sorted(unknown))} (R1-R7, N0, D1, F0)")
     items = [(eid, e.type) for eid, e in data.edits.items() if eid in data.labels and (not wanted or e.type in wanted)]
     return stratified_sample(items, limit, seed)
 

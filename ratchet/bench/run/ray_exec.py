@@ -10,42 +10,32 @@ excepted: wall clock). See docs/adr/0028-ray-for-sweeps.md.
 Each worker is a Ray actor: it builds the run's Scorer once (the bench data, the diffs, its own
 gateway and store connection in the same work area) and scores one item per actor task. The actors
 read the dataset and write each edit's replays at the driver's absolute paths, so every Ray node
-must see them there (one machine, or a shared filesystem). Ray is an optional extra: it is imported
-only here, only when --executor ray is asked for.
+must see them there (one machine, or a shared filesystem). Ray is an optional extra, reached through
+ratchet/core/ray_cluster.py (the cluster and the actor pool mutate and watch use too), only when
+--executor ray is asked for.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-import os
-import socket
-import threading
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Future
-from contextlib import closing, contextmanager, suppress
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ratchet.bench.data.triggers import EditTriggers
 from ratchet.bench.run.plan import Mode
 from ratchet.bench.run.schedule import Scored
-from ratchet.core.errors import InfraError, InputError
+from ratchet.core.errors import InfraError
+from ratchet.core.ray_cluster import EXECUTORS, RAY_MISSING, ActorCalls, ray_actors, ray_cluster, require_ray
 from ratchet.diff.models import EditDiff
 from ratchet.goldens.noise import NoiseRecord
 
-EXECUTORS = ("local", "ray")
-RAY_MISSING = "--executor ray needs Ray, an optional extra: pip install 'ratchet[ray]'"
+__all__ = ["EXECUTORS", "RAY_MISSING", "RayItems", "RayWorker", "WorkerSpec", "ray_items", "require_ray"]
+
 WORKER_THREADS = 2
 """Each actor's pool for the pairs inside its item (the items themselves are spread over actors)."""
 SCORE_METHODS = ("score_edit", "score_golden")
-
-
-def require_ray() -> None:
-    """One line (exit 2) when Ray is not installed; nothing is imported."""
-    if importlib.util.find_spec("ray") is None:
-        raise InputError(RAY_MISSING)
 
 
 @dataclass(frozen=True)
@@ -129,15 +119,6 @@ class RayWorker:
             self._gateway.close()
 
 
-def _unwrapped(exc: BaseException) -> BaseException:
-    """The worker's own exception (an InputError stays one line), not Ray's wrapper around it."""
-    seen = 0
-    while seen < 3 and isinstance(getattr(exc, "cause", None), BaseException):
-        exc = exc.cause  # type: ignore[attr-defined]
-        seen += 1
-    return exc
-
-
 class RayItems:
     """What schedule.execute needs of a pool (`size`, `submit`), over Ray actors: one item per idle actor.
 
@@ -145,69 +126,15 @@ class RayItems:
     is bound to the driver's, which does not travel).
     """
 
-    def __init__(self, actors: list[Any]) -> None:
-        self.size = len(actors)
-        self._idle = list(actors)
-        self._lock = threading.Lock()
+    def __init__(self, calls: ActorCalls) -> None:
+        self.size = calls.size
+        self._calls = calls
 
     def submit(self, fn: Callable[[str], Scored], item: str) -> Future[Scored]:
         name = getattr(fn, "__name__", "")
         if name not in SCORE_METHODS:
             raise ValueError(f"RayItems runs Scorer.score_edit or score_golden, not {name or fn!r}")
-        with self._lock:
-            actor = self._idle.pop()  # execute keeps at most `size` items in flight
-        result: Future[Scored] = Future()
-
-        def finished(ref: Future[Scored]) -> None:
-            with self._lock:
-                self._idle.append(actor)
-            failure = ref.exception()
-            if failure is not None:
-                result.set_exception(_unwrapped(failure))
-            else:
-                result.set_result(ref.result())
-
-        actor.score.remote(name, item).future().add_done_callback(finished)
-        return result
-
-
-def on_loopback(address: str | None) -> bool:
-    """A local Ray started here (None), or a head at 127.x / localhost / ::1."""
-    if address is None:
-        return True
-    host = address.removeprefix("ray://").rsplit(":", 1)[0].strip("[]")
-    return host in ("localhost", "::1") or host.startswith("127.")
-
-
-def _import_ray(loopback: bool) -> Any:
-    """Ray, imported now; on loopback it is told so before it reads its constants."""
-    require_ray()
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    if loopback:
-        # Ray resolves "this node" (and a 127.0.0.1 head address) to the machine's routable address
-        # unless clusters are off, its own switch for a one-machine Ray: then a head it starts listens
-        # on 127.0.0.1 only, and a head given at 127.0.0.1 is reached there.
-        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
-    return importlib.import_module("ray")
-
-
-PROBE_TIMEOUT_S = 3.0
-
-
-def _refuse_silent(address: str) -> None:
-    """One line (exit 3) when nothing accepts a connection at `address`: Ray itself retries a wrong address for as
-    long as it is left to (minutes), which would hang the run instead of failing it."""
-    host, _, port = address.removeprefix("ray://").rpartition(":")
-    if not host or not port.isdigit():
-        raise InputError(f"--ray-address {address}: give the head as HOST:PORT (or ray://HOST:PORT)")
-    try:
-        with socket.create_connection((host.strip("[]"), int(port)), timeout=PROBE_TIMEOUT_S):
-            pass
-    except OSError as exc:
-        reason = exc.strerror or type(exc).__name__
-        raise InfraError(
-            f"could not reach a Ray cluster at {address}: {reason}; start the head or fix --ray-address"
-        ) from None
+        return self._calls.call("score", name, item)
 
 
 @contextmanager
@@ -216,31 +143,5 @@ def ray_items(spec: WorkerSpec, workers: int, address: str | None) -> Iterator[R
 
     A Ray already connected in this process is used as it is and left connected.
     """
-    ray = _import_ray(loopback=on_loopback(address))
-    started = not ray.is_initialized()
-    if started:
-        options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": "ERROR"}
-        if address is None:
-            options.update(address="local", num_cpus=max(1, workers))
-        else:
-            _refuse_silent(address)
-            options["address"] = address
-        try:
-            ray.init(**options)
-        except (ConnectionError, RuntimeError, ValueError) as exc:
-            raise InfraError(f"could not reach a Ray cluster at {address or 'local'}: {exc}") from None
-    try:
-        env = {k: v for k, v in os.environ.items() if k.startswith("RATCHET_")}
-        actor_class = ray.remote(num_cpus=1, runtime_env={"env_vars": env})(RayWorker)
-        actors = [actor_class.remote(spec) for _ in range(max(1, workers))]
-        try:
-            yield RayItems(actors)
-        finally:
-            closed = [actor.close.remote() for actor in actors]
-            with suppress(Exception):  # an actor that failed to start has nothing to close
-                ray.get(closed)
-            for actor in actors:
-                ray.kill(actor)
-    finally:
-        if started:
-            ray.shutdown()
+    with ray_cluster(address, workers) as ray, ray_actors(ray, RayWorker, spec, workers) as calls:
+        yield RayItems(calls)

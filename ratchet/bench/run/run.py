@@ -44,6 +44,7 @@ from ratchet.bench.run.plan import sample_ids as sample_ids
 from ratchet.bench.run.schedule import ItemPool, execute
 from ratchet.bench.run.scorer import RECORDING_CONFIG, Scorer
 from ratchet.bench.run.sharded import open_shard
+from ratchet.bench.run.stripped import strip_faults, stripped_config
 from ratchet.config.gate import GateConfig, check_judge_tiers, load_gate_config
 from ratchet.config.project import Project
 from ratchet.core.chat import ChatModel
@@ -85,6 +86,8 @@ class RunOptions:
     """"local": this process's pool; "ray": Ray tasks (ratchet.bench.run.ray_exec), results written as local."""
     ray_address: str | None = None
     """An existing Ray cluster (None: a local one on loopback, started for the run)."""
+    strip_faults: bool = False
+    """Score against goldens re-recorded without their seeded faults (ratchet.bench.run.stripped)."""
     on_progress: Callable[[int, int, str], None] | None = None
     confirm: Callable[[str], bool] | None = None
     echo: Callable[[str], None] = field(default=lambda _line: None)
@@ -163,6 +166,10 @@ def run_config(opts: RunOptions) -> RunSummary:
 
         require_ray()  # before anything runs: one line naming the extra
     config = load_gate_config(opts.config_path, project_root=opts.root)
+    if opts.strip_faults:
+        if opts.executor == "ray":
+            raise InputError("--strip-faults runs in this process: leave out --executor ray")
+        config = stripped_config(config)
     data = load_bench_data(opts.root, home=opts.home, results_dir=opts.out)
     project: Project = data.project
     check_bench_tiers(config, project.config.tiers, opts.config_path)
@@ -229,6 +236,8 @@ def run_config(opts: RunOptions) -> RunSummary:
                     f"{len(measured.refused)} golden(s) could not be measured for noise, first {measured.refused[0]}"
                 )
             records = measured.records if measured is not None else {}
+            if opts.strip_faults and pending:
+                data = strip_faults(data, gateway.model("agent", "bless"))
             recorded = results.runs[RECORDING_CONFIG].edits if mode == "rejudge" else {}
             triggers = {edit_id: e.triggers for edit_id, e in recorded.items() if e.triggers is not None}
             runner = Scorer(data, config, opts.live_tavily, gateway, home, pool, dest, mode, records, diffs, triggers)

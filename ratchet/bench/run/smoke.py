@@ -21,7 +21,9 @@ from ratchet.config.env import on_the_simulator
 from ratchet.config.gate import gate_config_path, load_gate_config
 from ratchet.config.project import load_project
 
-SMOKE_ORDER = ("noise", "cascade", "nano_only", "super_only", "ultra_only", "drift_off", "level0_off")
+SMOKE_ORDER = ("noise", "cascade", "nano_only", "super_only", "ultra_only", "drift_off", "level0_off", "state_diff_off")
+STRIPPED_TYPES = ("R7", "F0")
+"""What the stripped-goldens run scores: the edits whose goldens carry faults (R7 and its controls)."""
 
 
 @dataclass
@@ -91,6 +93,29 @@ def _run_smoke(
         )
         echo(f"{name} ({summary.mode}): {summary.ran} in {time.perf_counter() - t0:.1f}s")
         result.configs.append(name)
+    if "cascade" in configs:
+        # R7 without faults in the goldens: the same edits against goldens re-recorded on a world that never fails.
+        types = ",".join(STRIPPED_TYPES)
+        command = (
+            f"ratchet bench run --config cascade --out {SMOKE_DIR.as_posix()}"
+            + (f" --limit {limit}" if limit is not None else "")
+            + f" --types {types} --seed 0 --strip-faults"
+        )
+        t0 = time.perf_counter()
+        summary = run_config(
+            RunOptions(
+                config_path=paths["cascade"],
+                out=out,
+                root=root,
+                home=work,
+                limit=limit,
+                types=STRIPPED_TYPES,
+                command=command,
+                strip_faults=True,
+            )
+        )
+        echo(f"{summary.config} ({summary.mode}): {summary.ran} in {time.perf_counter() - t0:.1f}s")
+        result.configs.append(summary.config)
     # The shipped goldens' mutation score, set beside each skill's recall in the report (a per-skill limit keeps
     # it to a fraction of the smoke; `ratchet bench mutate --all` measures every mutant).
     t0 = time.perf_counter()

@@ -10,6 +10,11 @@ crash is deeper data a user wrote, and is an InputError naming the files to fix.
 The world also carries the tools a team declares in YAML (world.declared_tools, from
 <world>/tools/*.yaml: ratchet/world/tools/declared.py); they are offered after the shipped packs,
 whose order and specs stay as they are (the bench's cache keys cover the tool specs).
+
+A World armed with seeded faults (ratchet.world.faults, docs/faults.md) fails some calls: once the
+arguments fit, the call counts as a call of its tool and may meet a fault. A transient or
+timeout_before_commit call never runs the tool; a timeout_after_commit call runs it and the agent
+gets the timeout error instead of the result. Declared tools are faulted the same way.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from typing import Any
 
 from ratchet.core.chat import ToolSpec
 from ratchet.core.errors import InputError, RatchetError, ToolError
+from ratchet.goldens.faults import FAULT_ERRORS
 from ratchet.goldens.trace import ToolCall
 from ratchet.world.state import World
 from ratchet.world.tools import (
@@ -67,12 +73,8 @@ def call_tool(world: World, name: str, arguments: dict[str, Any], index: int) ->
         return ToolCall(
             index=index, name=name, arguments=args, effect="read", error=f"unknown tool {name!r}; available: {offered}"
         )
-    ctx = ToolContext(world=world, index=index)
     try:
-        clean = tool.check_arguments(args)
-        result = tool.run(ctx, clean)
-    except ToolFailure as exc:
-        return ToolCall(index=index, name=name, arguments=args, effect=tool.effect, error=str(exc))
+        return _run(world, tool, args, index)
     except RatchetError:  # a declared tool names its own file and line (world data it cannot pass through)
         raise
     except (TypeError, AttributeError, KeyError, ValueError) as exc:
@@ -87,11 +89,27 @@ def call_tool(world: World, name: str, arguments: dict[str, Any], index: int) ->
         ) from exc
     except Exception as exc:  # a bug in the pack, not the agent's mistake
         raise ToolError(f"tool {name} crashed: {type(exc).__name__}: {exc}") from exc
-    return ToolCall(
-        index=index,
-        name=name,
-        arguments=args,
-        effect=tool.effect,
-        result=copy.deepcopy(result),
-        state_changes=ctx.changes,
-    )
+
+
+def _run(world: World, tool: Tool, args: dict[str, Any], index: int) -> ToolCall:
+    """The call once the tool is known: its arguments checked, its seeded fault met, then run."""
+    ctx = ToolContext(world=world, index=index)
+    try:
+        clean = tool.check_arguments(args)
+    except ToolFailure as exc:  # the agent's own mistake: never faulted, not a call of the tool
+        return ToolCall(index=index, name=tool.name, arguments=args, effect=tool.effect, error=str(exc))
+    fault = world.injector.next_call(tool.name) if world.injector is not None else None
+    call = ToolCall(index=index, name=tool.name, arguments=args, effect=tool.effect, fault=fault)
+    if fault is not None and fault != "timeout_after_commit":
+        return call.model_copy(update={"error": FAULT_ERRORS[fault]})  # refused before anything happened
+    try:
+        result = tool.run(ctx, clean)
+    except ToolFailure as exc:
+        if fault is None:
+            return call.model_copy(update={"error": str(exc)})
+        result = {"error": str(exc)}  # the refusal was the reply the timeout lost
+    if fault is not None:  # it ran: the changes happened, the agent gets the timeout, not `result`
+        return call.model_copy(
+            update={"result": copy.deepcopy(result), "error": FAULT_ERRORS[fault], "state_changes": ctx.changes}
+        )
+    return call.model_copy(update={"result": copy.deepcopy(result), "state_changes": ctx.changes})

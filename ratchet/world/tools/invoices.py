@@ -51,7 +51,18 @@ def _lookup(ctx: ToolContext, args: dict[str, Any]) -> Any:
     invoice = _recorded(ctx, args["vendor_id"], args["number"])
     if invoice is None:
         return {"found": False, "number": args["number"]}
-    return {"found": True, "number": args["number"], "status": invoice.get("status"), "total": invoice.get("total")}
+    # Whether a payment went out is what a caller checks before retrying one whose reply was lost.
+    scheduled = any(
+        p.get("vendor_id") == args["vendor_id"] and p.get("invoice_number") == args["number"]
+        for p in _section(ctx).get("payments", [])
+    )
+    return {
+        "found": True,
+        "number": args["number"],
+        "status": invoice.get("status"),
+        "total": invoice.get("total"),
+        "payment_scheduled": scheduled,
+    }
 
 
 def _record(ctx: ToolContext, args: dict[str, Any]) -> Any:
@@ -100,7 +111,7 @@ TOOLS = [
     Tool(
         "invoices_lookup",
         "read",
-        "Whether an invoice from this vendor is already on the books, and its status.",
+        "Whether an invoice from this vendor is already on the books, its status, and whether a payment is scheduled.",
         {"vendor_id": _VENDOR_ID, "number": _NUMBER},
         _lookup,
         "invoices",
