@@ -17,7 +17,7 @@ from ratchet.gate.models import Finding, FindingKind, Outcome, PairOutcome, Seve
 
 K = TypeVar("K", bound=Hashable)
 
-_SEVERITY_ORDER: dict[Severity, int] = {"hard": 0, "diff": 1, "info": 2}
+SEVERITY_ORDER: dict[Severity, int] = {"hard": 0, "diff": 1, "info": 2}
 _OUTCOME_ORDER: dict[Outcome, int] = {
     "error": 0,
     "regression": 1,
@@ -100,7 +100,7 @@ def finding_groups(verdict: Verdict) -> list[FindingGroup]:
         )
         for (label, kind, severity), pairs in hits.items()
     ]
-    return sorted(groups, key=lambda g: (_SEVERITY_ORDER.get(g.severity, 3) if g.severity else 3, g.label))
+    return sorted(groups, key=lambda g: (SEVERITY_ORDER.get(g.severity, 3) if g.severity else 3, g.label))
 
 
 def group_pairs(pairs: Sequence[PairOutcome], key: Callable[[PairOutcome], K]) -> list[tuple[K, list[PairOutcome]]]:

@@ -14,7 +14,7 @@ from ratchet.core.labels import SIMULATED_CHECK_BANNER
 from ratchet.gate.models import PairOutcome, Verdict
 from ratchet.outputs.edit_diff import diff_lines
 from ratchet.outputs.evidence import evidence_lines
-from ratchet.outputs.grouping import compact_ids, finding_label, group_pairs
+from ratchet.outputs.grouping import SEVERITY_ORDER, compact_ids, finding_label, group_pairs
 from ratchet.outputs.model_change import model_change_lines
 from ratchet.outputs.notes import note_label
 from ratchet.outputs.triggers import COLUMNS, trigger_header, trigger_rows
@@ -46,7 +46,9 @@ def row_key(pair: PairOutcome) -> tuple[str, str, str, tuple[str, ...]]:
     call read as 9 near-identical rows; the findings' task-independent labels group them, and a
     pair with no finding groups by its reason.
     """
-    labels = tuple(sorted({finding_label(f) for f in pair.findings})) or (pair.reason,)
+    # Hard fails lead (a new payment reads before the final state it changed), then the rest by name.
+    ranked = sorted({(SEVERITY_ORDER.get(f.severity, 3), finding_label(f)) for f in pair.findings})
+    labels = tuple(dict.fromkeys(label for _, label in ranked)) or (pair.reason,)
     return pair.outcome, pair.decided_by, routing_evidence(pair), labels
 
 

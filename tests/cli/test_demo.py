@@ -25,7 +25,7 @@ def test_demo_gates_five_edits_offline(tmp_path: Path) -> None:
         for line in lines
     )
     assert any(line.startswith("ok edit/narrowed-description") and " BLOCK " in line for line in lines)
-    assert "routing changed: github-triage -> no skill" in " ".join(result.stdout.split())
+    assert "github-triage -> no skill ·" in " ".join(result.stdout.split())  # the routing change, on its row
     assert any(line.startswith("ok edit/cosmetic") and "$0.000000" in line for line in lines)
     assert "SIMULATED MODELS" in result.stdout
     assert "email_send(" in result.stdout
