@@ -10,11 +10,13 @@ an unarmed World (world.injector is None) never faults, whatever its files decla
 
 from __future__ import annotations
 
+import fnmatch
 from collections import Counter
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ratchet.core.errors import InputError
 from ratchet.goldens.faults import FaultKind, FaultSpec, fault_for
 
 if TYPE_CHECKING:
@@ -34,7 +36,24 @@ class FaultPlan(BaseModel):
 
     @classmethod
     def recording(cls, task: Task, world: World, *, run: int = 0) -> FaultPlan:
-        """What a recording of `task` meets: its own declarations, then its world's."""
+        """What a recording of `task` meets: its own declarations, then its world's. A declaration whose
+        `tool` matches no tool the run is offered (a typo) is an InputError: it would never fire, and the
+        golden would be blessed as if it had met a failure."""
+        # Imported here: the tool packs import the world's state, which names this module for its types.
+        from ratchet.world.tools import offered_tools
+
+        offered = [tool.name for tool in offered_tools(world)]
+        owners = (
+            (f"task {task.id}: fault", "the task is offered", task.faults),
+            ("world fault", "the world offers", world.faults),
+        )
+        for owner, offers, specs in owners:
+            for spec in specs:
+                if not any(fnmatch.fnmatchcase(name, spec.tool) for name in offered):
+                    raise InputError(
+                        f"{owner} tool {spec.tool!r} matches no tool {offers}: check its name "
+                        "(a pattern such as payments_* covers a pack)"
+                    )
         return cls(task_id=task.id, run=run, faults=(*task.faults, *world.faults))
 
     @classmethod

@@ -142,3 +142,33 @@ def test_a_declared_tool_honours_faults(tmp_path: Path) -> None:
     )
     call = call_tool(world, "crm_find_contact", {"email": "a@example.com"}, 0)
     assert (call.fault, call.error) == ("transient", FAULT_ERRORS["transient"])
+
+
+def test_a_fault_naming_no_offered_tool_is_refused_at_record(tmp_path: Path) -> None:
+    # A typo in `tool` would otherwise never fire, and the golden would be blessed as if it had met a failure.
+    from ratchet.goldens.tasks import Task
+
+    world = world_of(tmp_path, ("invoices.yaml", INVOICES))
+    typo = Task(
+        id="pay-1", prompt="Pay N-1", skill="pay", faults=[FaultSpec(tool="paymnts_schedule", kind="transient")]
+    )
+    with pytest.raises(InputError) as caught:
+        FaultPlan.recording(typo, world)
+    assert str(caught.value) == (
+        "task pay-1: fault tool 'paymnts_schedule' matches no tool the task is offered: check its name "
+        "(a pattern such as payments_* covers a pack)"
+    )
+    fine = Task(id="pay-2", prompt="Pay N-1", skill="pay", faults=[FaultSpec(tool="payments_*", kind="transient")])
+    assert FaultPlan.recording(fine, world).faults == tuple(fine.faults)
+
+
+def test_a_world_fault_naming_no_offered_tool_is_refused_at_record(tmp_path: Path) -> None:
+    from ratchet.goldens.tasks import Task
+
+    world = world_of(tmp_path, ("invoices.yaml", INVOICES + "faults:\n  - {tool: 'github_*', kind: transient}\n"))
+    with pytest.raises(InputError) as caught:
+        FaultPlan.recording(Task(id="pay-1", prompt="Pay N-1", skill="pay"), world)
+    assert str(caught.value) == (
+        "world fault tool 'github_*' matches no tool the world offers: check its name "
+        "(a pattern such as payments_* covers a pack)"
+    )
