@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from collections.abc import Iterable
 from typing import Any, Protocol
 
@@ -70,16 +71,17 @@ def _json(value: Any) -> Any:
 
 
 def _multiset_minus(items: list[Any], minus: list[Any]) -> list[Any]:
-    left = list(minus)
-    kept: list[Any] = []
+    """`items` less `minus` as multisets, sorted by canonical JSON (each item dumped once: every trace that
+    writes computes this, and a list may be long)."""
+    left = Counter(_key(other) for other in minus)
+    kept: list[tuple[str, Any]] = []
     for item in items:
         key = _key(item)
-        match = next((n for n, other in enumerate(left) if _key(other) == key), None)
-        if match is None:
-            kept.append(item)
+        if left[key]:
+            left[key] -= 1
         else:
-            del left[match]
-    return sorted(kept, key=_key)
+            kept.append((key, item))
+    return [item for _, item in sorted(kept, key=lambda pair: pair[0])]
 
 
 def _shaped(kind: type, before: Any, after: Any) -> bool:
