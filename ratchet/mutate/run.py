@@ -28,6 +28,7 @@ import git
 from ratchet.config.gate import config_repo_path
 from ratchet.config.harness import HarnessName
 from ratchet.config.project import CONFIG_FILE, Project, project_from_text
+from ratchet.core.echo import silent
 from ratchet.core.errors import ConfigError, InputError
 from ratchet.core.ray_cluster import checked_executor
 from ratchet.gate.revision_names import label
@@ -57,10 +58,6 @@ from ratchet.repo.trees import read_file_at
 __all__ = ["MutateOptions", "mutate_project"]
 
 
-def _silent(_line: str) -> None:
-    return None
-
-
 @dataclass(frozen=True)
 class MutateOptions:
     """What `ratchet mutate` takes; each check gets `config`, `harness`, `concurrency` and `cache_mode` as
@@ -85,7 +82,7 @@ class MutateOptions:
     save: bool = False
     """Write each fully checked skill's score to <goldens>/<skill>/mutation.score.json in the working tree
     (ratchet.mutate.score_files), to be committed: `ratchet mutate` does unless --no-save."""
-    echo: Callable[[str], None] = _silent
+    echo: Callable[[str], None] = silent
     """Progress: the estimate, a note about uncommitted changes, one line per mutant."""
     executor: str = "local"
     """"local": one mutant after another in this process; "ray": Ray actors, `concurrency` at once

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from ratchet.agent.catalog import catalog_system_prompt
 from ratchet.config.project import Project
 from ratchet.core.chat import ChatModel, ChatRequest, ChatResponse, approx_tokens
+from ratchet.core.echo import silent
 from ratchet.core.errors import InputError, ModelCallError, TaskFileError
 from ratchet.goldens.tasks import load_tasks
 from ratchet.goldens.triggers import TRIGGERS_FILE, TriggerQuery, load_trigger_queries
@@ -43,10 +44,6 @@ One turn a run holds there too: Ratchet answers every turn after a load itself, 
 MAX_REPEATS = 200
 
 
-def _silent(_line: str) -> None:
-    return None
-
-
 @dataclass(frozen=True)
 class TriggerOptions:
     """What `ratchet triggers` takes."""
@@ -55,7 +52,7 @@ class TriggerOptions:
     """Only the queries about these skills; none: every query (canaries included)."""
     repeats: int = 5
     budget_usd: float | None = None
-    echo: Callable[[str], None] = _silent
+    echo: Callable[[str], None] = silent
     """Progress on stderr: the estimate line."""
     upstream_models: Mapping[str, ChatModel] = field(default_factory=dict)
     """The raw model behind a tier (Gateway's upstream_models): tests stand a fake model behind `agent`."""

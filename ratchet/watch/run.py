@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from ratchet.config.project import Project, refuse_world_at_nothing
 from ratchet.core.chat import ChatModel
+from ratchet.core.echo import silent
 from ratchet.core.errors import BudgetError, InputError
 from ratchet.core.ids import derived_seed
 from ratchet.core.pool import WorkPool
@@ -47,10 +48,6 @@ PURPOSE = "watch"
 """What the ledger calls a watch replay's model calls."""
 
 
-def _silent(_line: str) -> None:
-    return None
-
-
 @dataclass(frozen=True)
 class WatchOptions:
     """What `ratchet watch` takes."""
@@ -62,7 +59,7 @@ class WatchOptions:
     alpha: float = 0.05
     budget_usd: float | None = None
     concurrency: int = 1
-    echo: Callable[[str], None] = _silent
+    echo: Callable[[str], None] = silent
     """Progress on stderr: the estimate."""
     upstream_models: Mapping[str, ChatModel] = field(default_factory=dict)
     """The raw model behind a tier (Gateway's upstream_models): tests stand a fake model behind `agent`."""

@@ -16,18 +16,11 @@ import pytest
 from typer.testing import CliRunner
 
 from ratchet.cli import app
-from tests.helpers.gitrepo import commit, make_project
+from tests.helpers.gitrepo import commit
+from tests.helpers.pay_invoice import GOLDEN, PAY, WORLD, record_and_bless
 from tests.helpers.project_text import skill_md
 
 runner = CliRunner()
-GOLDEN = "goldens/pay-invoice/pay-01.json"
-WORLD = """invoices:
-  vendors:
-    - {id: V-1001, name: Northwind Paper Co., currency: USD, approval_limit: 2000, approver: a@example.com}
-  recorded:
-    - {vendor_id: V-1001, number: NW-7, total: 240, currency: USD, status: approved}
-  payments: []
-"""
 LIST_TOOL = """schema_version: 1
 tools:
   - name: bank_list_payments
@@ -37,7 +30,6 @@ tools:
     default:
       result: $world.invoices.payments
 """
-PAY = '`payments_schedule(vendor_id="V-1001", invoice_number="NW-7", amount=240, currency="USD", pay_on="2026-10-15")`'
 CHECK_FIRST = (
     "If `$pay.error`: the payment may have gone out anyway, so check first: `bank_list_payments()` as `$paid`.\n"
     f"   1. If `len($paid) == 0`: nothing went out, so retry once: {PAY} as `$pay`."
@@ -69,7 +61,7 @@ tasks:
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, str]:
     """The check-before-retry skill, recorded and blessed with the fault; the base sha."""
-    repo = make_project(
+    return record_and_bless(
         tmp_path,
         monkeypatch,
         {
@@ -79,9 +71,6 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, str]
             "world/tools/bank.yaml": LIST_TOOL,
         },
     )
-    assert runner.invoke(app, ["record"]).exit_code == 0
-    assert runner.invoke(app, ["bless"]).exit_code == 0
-    return repo, commit(repo, {GOLDEN: (repo / GOLDEN).read_text(encoding="utf-8")}, "bless")
 
 
 def test_checking_before_retrying_keeps_one_payment(project: tuple[Path, str]) -> None:

@@ -19,19 +19,11 @@ from typer.testing import CliRunner
 
 from ratchet.cli import app
 from ratchet.goldens.faults import FAULT_ERRORS
-from tests.helpers.gitrepo import commit, make_project
+from tests.helpers.gitrepo import commit
+from tests.helpers.pay_invoice import GOLDEN, PAY, WORLD, record_and_bless
 from tests.helpers.project_text import skill_md
 
 runner = CliRunner()
-GOLDEN = "goldens/pay-invoice/pay-01.json"
-WORLD = """invoices:
-  vendors:
-    - {id: V-1001, name: Northwind Paper Co., currency: USD, approval_limit: 2000, approver: a@example.com}
-  recorded:
-    - {vendor_id: V-1001, number: NW-7, total: 240, currency: USD, status: approved}
-  payments: []
-"""
-PAY = '`payments_schedule(vendor_id="V-1001", invoice_number="NW-7", amount=240, currency="USD", pay_on="2026-10-15")`'
 RETRY = f"If `$pay.error`: the service may be briefly down, so retry once: {PAY} as `$pay`."
 STEPS = [f"Schedule the payment: {PAY} as `$pay`.", RETRY]
 OUTPUT = {"status": '"not paid" if $pay.error else "scheduled"', "payment": "$pay.id"}
@@ -55,14 +47,9 @@ FAULTS = "    faults:\n      - {tool: payments_schedule, kind: transient, call: 
 
 def blessed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tasks: str, world: str = WORLD) -> tuple[Path, str]:
     """A committed project whose golden was recorded and blessed under `tasks`; the base sha."""
-    repo = make_project(
-        tmp_path,
-        monkeypatch,
-        {"skills/pay-invoice/SKILL.md": SKILL, "tasks.yaml": tasks, "world/invoices.yaml": world},
+    return record_and_bless(
+        tmp_path, monkeypatch, {"skills/pay-invoice/SKILL.md": SKILL, "tasks.yaml": tasks, "world/invoices.yaml": world}
     )
-    assert runner.invoke(app, ["record"]).exit_code == 0
-    assert runner.invoke(app, ["bless"]).exit_code == 0
-    return repo, commit(repo, {GOLDEN: (repo / GOLDEN).read_text(encoding="utf-8")}, "bless")
 
 
 def check(base: str) -> tuple[int, str]:
