@@ -17,12 +17,14 @@ replayed. Every skill is followable by the simulator (it reads the frozen clock)
 
 Cold (issue 29): the in-process figures above are warm (a token cache serves every round after the
 first), so at 10,000 goldens each figure below is the FIRST selection in a fresh process (one
-subprocess per measurement: load tasks and goldens, then time affected_goldens), and a one-skill
-check in a fresh process (wall time, peak RSS), for the code at --before (default d4f1540,
-exported with git archive into a temp dir and run from there) and for this tree: with an empty
-work area, with a work area a check of another edit of the same base filled (the usual case: many
-edits of one main), and the same edit again. Issue 29's must-show: the first selection at or under
-200 ms in a fresh process. Ratios are from one run; the machine may be loaded.
+subprocess per measurement: load tasks, goldens and skills, then time affected_goldens; "all of it" is
+the loads and the selection together, so a cost moved out of the selection shows), and a one-skill
+check in a fresh process (wall time, peak RSS), for the code at --before (default BEFORE, exported with
+git archive into a temp dir and run from there) and for this tree, each with an empty work area, with
+a work area a check of another edit of the same base filled (the usual case: many edits of one main),
+and (selection only) the same edit again. Issue 29's must-show: the first selection with an EMPTY work
+area at or under 200 ms in a fresh process. Ratios are before / after with the same work area, from
+one run; the machine may be loaded (best of --repeat).
 Run: .venv/bin/python benchmarks/selection_scaling.py [--repeat N] [--profile FILE] [--before REV] [--cold-only]
 (N: best of N per check; FILE: a cProfile of the largest check, with the share of its named stages)
 """
@@ -57,6 +59,7 @@ SIZES = (100, 1_000, 10_000)
 EDITED_TASKS = 10
 LIMIT_S, LIMIT_MB, LIMIT_RATIO = 15.0, 300.0, 10.0
 COLD_LIMIT_MS = 200.0
+BEFORE = "4a7d3b0"  # the tree before the empty work area's first selection was cut (collector paused, words remembered)
 OTHER_DESCRIPTION = "Tell the user what day it is for the whole company. Use when asked about holidays."
 _CONSONANTS, _VOWELS = "bdfgklmnprtvz", "aiou"
 _SYLLABLES = [c + v for c in _CONSONANTS for v in _VOWELS]
@@ -311,13 +314,16 @@ loaded_tasks = time.perf_counter()
 goldens = load_goldens(repo / "goldens")
 loaded_goldens = time.perf_counter()
 skills = load_skills(repo / "skills")
+loaded_skills = time.perf_counter()
 base = {**skills, name: skills[name].model_copy(update={"description": old})}
 head = {**skills, name: skills[name].model_copy(update={"description": new})}
-before = time.perf_counter()
+before, before_cpu = time.perf_counter(), time.process_time()
 selected = affected_goldens(tasks, goldens, [name], head, base_skills=base, **extra)
-after = time.perf_counter()
-print(json.dumps({"select_ms": (after - before) * 1000, "tasks_ms": (loaded_tasks - imported) * 1000,
-                  "goldens_ms": (loaded_goldens - loaded_tasks) * 1000, "selected": [s.task.id for s in selected],
+after, after_cpu = time.perf_counter(), time.process_time()
+print(json.dumps({"select_ms": (after - before) * 1000, "select_cpu_ms": (after_cpu - before_cpu) * 1000,
+                  "tasks_ms": (loaded_tasks - imported) * 1000,
+                  "goldens_ms": (loaded_goldens - loaded_tasks) * 1000, "skills_ms": (loaded_skills - loaded_goldens) * 1000,
+                  "total_ms": (after - imported) * 1000, "selected": [s.task.id for s in selected],
                   "rss_kb": next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:"))}))
 """
 
@@ -344,8 +350,10 @@ def export_before(rev: str, dest: Path) -> Path:
     return dest
 
 
-def cold(repo: Path, base: str, head: str, before_tree: Path, scratch: Path, repeat: int) -> bool:
-    """Issue 29's cold figures at 10,000 goldens: print them with their ratios; whether they are in budget."""
+def cold(repo: Path, base: str, head: str, before_tree: Path, scratch: Path, repeat: int, before: str) -> bool:
+    """Issue 29's cold figures at 10,000 goldens, for --before's code and this tree, each with an empty work area
+    and with warm ones: print them with their ratios (after / before, same work area); whether the first selection
+    with an EMPTY work area is in budget."""
     edited = _description(0) + " Also for on-call rosters."
     other = other_edit(repo, base, head)
     homes = iter(range(10**6))
@@ -364,24 +372,33 @@ def cold(repo: Path, base: str, head: str, before_tree: Path, scratch: Path, rep
             runs.append(first_selection(repo, tree, home, edited))
         return min(runs, key=lambda run: float(run["select_ms"]))
 
+    areas = {
+        "empty work area": (None, False),
+        "work area of another edit's check": (OTHER_DESCRIPTION, False),
+        "the same edit again": (None, True),
+    }
     rows = {
-        "before (d4f1540-style, no disk cache)": best_selection(before_tree, None, again=False),
-        "after, empty work area": best_selection(ROOT, None, again=False),
-        "after, work area of another edit's check": best_selection(ROOT, OTHER_DESCRIPTION, again=False),
-        "after, the same edit again": best_selection(ROOT, None, again=True),
+        (when, area): best_selection(tree, warm, again)
+        for when, tree in (("before", before_tree), ("after", ROOT))
+        for area, (warm, again) in areas.items()
     }
     picks = {json.dumps(row["selected"]) for row in rows.values()}
     if len(picks) != 1:
         raise SystemExit(f"the cold selections differ: {sorted(picks)}")
-    first = rows["before (d4f1540-style, no disk cache)"]
     print(
-        f"first selection in a fresh process at 10,000 goldens / {SKILLS:,} skills ({len(first['selected'])} selected):"
+        f"first selection in a fresh process at 10,000 goldens / {SKILLS:,} skills "
+        f"({len(rows['after', 'empty work area']['selected'])} selected, the same in every row); "
+        f"before = {before}, ratio = before / after with the same work area:"
     )
-    for label_, row in rows.items():
+    for (when, area), row in rows.items():
+        was = rows["before", area]
         print(
-            f"  {label_:<42} select {row['select_ms']:7.1f} ms ({first['select_ms'] / row['select_ms']:5.2f}x)  "
-            f"load tasks {row['tasks_ms']:6.1f} ms ({first['tasks_ms'] / row['tasks_ms']:5.2f}x)  "
-            f"load goldens {row['goldens_ms']:6.1f} ms  peak RSS {row['rss_mb']:6.1f} MB"
+            f"  {when:<6} {area:<34} select {row['select_ms']:6.1f} ms ({was['select_ms'] / row['select_ms']:5.2f}x; "
+            f"CPU {row['select_cpu_ms']:5.1f} ms)  "
+            f"load tasks {row['tasks_ms']:6.1f} ms ({was['tasks_ms'] / row['tasks_ms']:5.2f}x)  "
+            f"load goldens {row['goldens_ms']:6.1f} ms ({was['goldens_ms'] / row['goldens_ms']:5.2f}x)  "
+            f"load skills {row['skills_ms']:5.1f} ms  all of it {row['total_ms']:6.1f} ms "
+            f"({was['total_ms'] / row['total_ms']:5.2f}x)  peak RSS {row['rss_mb']:6.1f} MB"
         )
 
     def best_check(tree: Path, warm_head: str | None) -> tuple[float, float, dict[str, Any]]:
@@ -394,21 +411,25 @@ def cold(repo: Path, base: str, head: str, before_tree: Path, scratch: Path, rep
         return min(runs, key=lambda run: run[0])
 
     checks = {
-        "before, empty work area": best_check(before_tree, None),
-        "after, empty work area": best_check(ROOT, None),
-        "after, work area of another edit's check": best_check(ROOT, other),
+        (when, area): best_check(tree, warm)
+        for when, tree in (("before", before_tree), ("after", ROOT))
+        for area, warm in (("empty work area", None), ("work area of another edit's check", other))
     }
-    wall0, rss0, verdict0 = checks["before, empty work area"]
-    print("one-skill `ratchet check --level0-only` at 10,000 goldens, fresh process:")
-    for label_, (wall, rss, verdict) in checks.items():
+    print("one-skill `ratchet check --level0-only` at 10,000 goldens, fresh process (ratio = before / after):")
+    for (when, area), (wall, rss, verdict) in checks.items():
+        wall0, rss0, verdict0 = checks["before", area]
         same = _verdict_core(verdict) == _verdict_core(verdict0)
         print(
-            f"  {label_:<42} {wall:6.2f} s ({wall0 / wall:5.2f}x)  peak RSS {rss:6.1f} MB ({rss / rss0:4.2f}x of before)  "
-            f"decision {verdict['decision']}  pairs {len(verdict['pairs'])}  same decision and pairs as before: {same}"
+            f"  {when:<6} {area:<34} {wall:6.2f} s ({wall0 / wall:5.2f}x)  peak RSS {rss:6.1f} MB "
+            f"({rss / rss0:4.2f}x of before)  decision {verdict['decision']}  pairs {len(verdict['pairs'])}  "
+            f"same decision and pairs as before: {same}"
         )
-    warmest = float(rows["after, work area of another edit's check"]["select_ms"])
-    print(f"first selection with another edit's work area: {warmest:.1f} ms (must be <= {COLD_LIMIT_MS:g} ms)")
-    return warmest <= COLD_LIMIT_MS
+    empty = float(rows["after", "empty work area"]["select_ms"])
+    print(
+        f"first selection with an empty work area: {empty:.1f} ms (must be <= {COLD_LIMIT_MS:g} ms); "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    )
+    return empty <= COLD_LIMIT_MS
 
 
 def _verdict_core(verdict: dict[str, Any]) -> str:
@@ -422,7 +443,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--profile", type=Path, help="write a cProfile of the 10,000-golden check here")
     parser.add_argument("--repeat", type=int, default=1, help="run each check this many times, keep the fastest")
-    parser.add_argument("--before", default="d4f1540", help="the revision the cold figures compare against")
+    parser.add_argument("--before", default=BEFORE, help="the revision the cold figures compare against")
     parser.add_argument("--cold-only", action="store_true", help="only the cold figures at 10,000 goldens")
     args = parser.parse_args()
     rows = []
@@ -431,7 +452,7 @@ def main() -> None:
         if args.cold_only:
             repo, base, head = build_project(Path(tmp), SIZES[-1])
             before_tree = export_before(args.before, Path(tmp) / "before")
-            sys.exit(0 if cold(repo, base, head, before_tree, Path(tmp) / "homes", args.repeat) else 1)
+            sys.exit(0 if cold(repo, base, head, before_tree, Path(tmp) / "homes", args.repeat, args.before) else 1)
         for size in SIZES:
             built = time.perf_counter()
             repo, base, head = build_project(Path(tmp), size)
@@ -452,7 +473,7 @@ def main() -> None:
                 if args.profile:
                     run_check(repo, base, head, args.profile)
                 before_tree = export_before(args.before, Path(tmp) / "before")
-                cold_ok = cold(repo, base, head, before_tree, Path(tmp) / "homes", args.repeat)
+                cold_ok = cold(repo, base, head, before_tree, Path(tmp) / "homes", args.repeat, args.before)
     by = {size: (wall, rss, select_s) for size, wall, rss, select_s, *_ in rows}
     check_ratio = by[10_000][0] / by[1_000][0]
     select_ratio = by[10_000][2] / by[1_000][2]

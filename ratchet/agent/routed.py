@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 
 from ratchet.agent.trigger import MARGIN, THRESHOLD, TOKENIZER_DIGEST, routing_index, text_tokens, tokens, trigger_text
+from ratchet.core.gcpause import gc_paused
 from ratchet.skills.skill import Skill
 from ratchet.store.parsed import ParsedCache
 
@@ -53,10 +55,10 @@ def word_postings(prompts: Sequence[str], cache: ParsedCache, said: Sequence[Seq
     stored = cache.get("prompt-words", ROUTED_VERSION, key)
     if isinstance(stored, dict) and all(isinstance(held, str) for held in stored.values()):
         return stored
-    found: dict[str, list[int]] = {}
+    found: defaultdict[str, list[int]] = defaultdict(list)  # not setdefault: that makes a list per word per prompt
     for index, words in enumerate(said if said is not None else [tokens(prompt) for prompt in prompts]):
         for word in set(words):
-            found.setdefault(word, []).append(index)
+            found[word].append(index)
     postings = {word: " ".join(map(str, held)) for word, held in found.items()}
     cache.put("prompt-words", ROUTED_VERSION, key, postings)
     return postings
@@ -119,7 +121,15 @@ def fired_for(
     With a cache: a skill set routed before answers from disk; otherwise, when `base` was routed
     before and the edit keeps its names and who may fire, only the prompts holding a moved word are
     routed. The answers (and, when `base` is given, the base's) are stored for the next process.
+    With the cyclic collector paused (ratchet.core.gcpause): at 10,000 prompts one full pass cost more than the rest.
     """
+    with gc_paused():
+        return _fired_for(prompts, skills, cache, base)
+
+
+def _fired_for(
+    prompts: Sequence[str], skills: Mapping[str, Skill], cache: ParsedCache | None, base: Mapping[str, Skill] | None
+) -> list[str | None]:
     if cache is None:
         index = routing_index(skills)
         return [index.fired(prompt) for prompt in prompts]
@@ -136,11 +146,13 @@ def fired_for(
         index = routing_index(skills)
         answers = [index.fired(prompt, words) for prompt, words in zip(prompts, said, strict=True)]
         if base is not None and base_key is not None and moved is not None:
-            # The base's answers cost only the prompts holding a moved word: the rest fire the same.
-            old = routing_index(base)
+            # The base's answers cost only the prompts holding a moved word: the rest fire the same (and
+            # when none holds one, the base's index is not even built).
+            reached = {i for i, words in enumerate(said) if moved.intersection(words)}
+            old = routing_index(base) if reached else None
             at_base = [
-                old.fired(prompt, words) if moved.intersection(words) else now
-                for prompt, words, now in zip(prompts, said, answers, strict=True)
+                old.fired(prompts[i], said[i]) if old is not None and i in reached else now
+                for i, now in enumerate(answers)
             ]
             _keep(cache, base_key, prompts_id, at_base)
             keep_skill_words(base, cache, base_key)

@@ -48,13 +48,43 @@ def stem(word: str) -> str:
     return word[:-1] if word.endswith("e") and len(word) > 4 else word
 
 
+def _token(word: str) -> str:
+    """A word's token: its stem, or "" for a stopword or a single letter (a stem is never empty)."""
+    return stem(word) if word not in STOPWORDS and len(word) > 1 else ""
+
+
+_REMEMBERED_WORDS = 1 << 16
+_token_of: dict[str, str] = {}
+"""Word -> _token(word), for tokens(): 10,000 prompts hold ~90,000 words but few distinct ones. Bounded:
+cleared when full (a long `ratchet watch` may read unbounded text); a lost entry is only computed again."""
+
+
+def _remember(word: str) -> str:
+    if len(_token_of) >= _REMEMBERED_WORDS:
+        _token_of.clear()
+    token = _token_of[word] = _token(word)
+    return token
+
+
 def tokens(text: str) -> list[str]:
-    return [stem(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS and len(w) > 1]
+    """The stems of the words that count, in order (stopwords and single letters dropped)."""
+    words = _WORD.findall(text.lower())
+    try:
+        return [token for word in words if (token := _token_of[word])]
+    except KeyError:  # a word not seen before (or forgotten)
+        return [token for word in words if (token := _token_of[word] if word in _token_of else _remember(word))]
 
 
 TOKENIZER_DIGEST = hashlib.sha256(
     repr(
-        (_WORD.pattern, sorted(STOPWORDS), stem.__code__.co_code, stem.__code__.co_consts, tokens.__code__.co_code)
+        (
+            _WORD.pattern,
+            sorted(STOPWORDS),
+            stem.__code__.co_code,
+            stem.__code__.co_consts,
+            _token.__code__.co_code,
+            tokens.__code__.co_code,
+        )
     ).encode()
 ).hexdigest()
 """Names the tokenizer by its code, so tokens kept on disk (ratchet.agent.routed) by an older stemmer are never read."""
@@ -107,7 +137,21 @@ class RoutingIndex:
     their own, every group near a midpoint).
     """
 
-    __slots__ = ("_count", "_df", "_eligible", "_fired", "_groups", "_invocable", "_rare", "_slack", "_terms", "names")
+    __slots__ = (
+        "_by_words",
+        "_count",
+        "_df",
+        "_eligible",
+        "_fired",
+        "_groups",
+        "_invocable",
+        "_rare",
+        "_slack",
+        "_terms",
+        "_unknown",
+        "_weight",
+        "names",
+    )
 
     def __init__(
         self,
@@ -130,6 +174,10 @@ class RoutingIndex:
             for term in self._terms[name]:
                 postings.setdefault(term, []).append(name)
         self._df: dict[str, int] = {term: len(names) for term, names in postings.items()}
+        # Each term's idf, once per index rather than once per prompt word: the same expression, the same float.
+        count = self._count
+        self._weight: dict[str, float] = {t: math.log(1.0 + (count + 1) / (df + 1)) for t, df in self._df.items()}
+        self._unknown = math.log(1.0 + (count + 1) / (0 + 1))  # a word no skill holds
         limit = max(16, math.isqrt(self._count)) if rare_df is None else rare_df
         self._rare: dict[str, tuple[str, ...]] = {t: tuple(n) for t, n in postings.items() if len(n) <= limit}
         self._invocable: dict[str, bool] = {name: skills[name].model_invocable for name in self.names}
@@ -144,6 +192,9 @@ class RoutingIndex:
         ]
         self._slack = midpoint_slack * 1e6
         self._fired: dict[str, str | None] = {}  # prompt -> fired: selection's answer is the runner's
+        # The prompt's word set -> fired: scoring reads nothing else, and prompts that differ only in
+        # numbers, stopwords or word order (a task file's templates) share one.
+        self._by_words: dict[frozenset[str], str | None] = {}
 
     def _scored(
         self, prompt: str, said: Iterable[str] | None = None
@@ -156,19 +207,18 @@ class RoutingIndex:
         words = set(tokens(prompt) if said is None else said)
         if not words or not self._count:
             return {}, []
-        count = self._count
-
-        def idf(word: str) -> float:
-            df = self._df.get(word, 0)
-            return math.log(1.0 + (count + 1) / (df + 1))
-
-        weights = {w: idf(w) for w in words}
+        weight, unknown = self._weight, self._unknown
+        weights = {w: weight.get(w, unknown) for w in words}
         total = sum(weights.values())
 
         def own(name: str) -> float:
             return round(sum(weights[w] for w in words & self._terms[name]) / total, 6)
 
-        alone = {name: own(name) for w in words for name in self._rare.get(w, ())}
+        alone: dict[str, float] = {}
+        for w in words:
+            for name in self._rare.get(w, ()):
+                if name not in alone:  # a skill holding two of the prompt's rare words is scored once
+                    alone[name] = own(name)
         groups = []
         for common, members, eligible in self._groups:
             held = [w for w in words if w in common]
@@ -203,7 +253,12 @@ class RoutingIndex:
         """match_skill: ranking(prompt).fired, from the two best eligible skills only (`said`: see _scored)."""
         if prompt in self._fired:
             return self._fired[prompt]
-        alone, groups = self._scored(prompt, said)
+        words = tokens(prompt) if said is None else said if isinstance(said, list | tuple) else list(said)
+        key = frozenset(words)
+        if key in self._by_words:
+            fired = self._fired[prompt] = self._by_words[key]
+            return fired
+        alone, groups = self._scored(prompt, words)
         top = [(name, score) for name, score in alone.items() if score > 0.0 and self._invocable[name]]
         for score, _, eligible in groups:
             if score > 0.0:
@@ -216,7 +271,7 @@ class RoutingIndex:
             if name not in ahead:
                 top.append((name, 0.0))
         fired = _decide(top, len(self._eligible))[3]
-        self._fired[prompt] = fired
+        self._fired[prompt] = self._by_words[key] = fired
         return fired
 
 

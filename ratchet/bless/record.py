@@ -26,6 +26,7 @@ from ratchet.lint.routing import RoutingReport, model_routed, project_routing
 from ratchet.llm.cache import CacheMode
 from ratchet.llm.gateway import Gateway
 from ratchet.sim.follow import follow_report
+from ratchet.sim.harness_steps import harness_step_tools
 from ratchet.sim.models import SIMULATOR
 from ratchet.skills.sets import load_skills
 from ratchet.skills.skill import Skill
@@ -147,12 +148,13 @@ def _unfollowed(project: Project, inputs: _Inputs, routing: RoutingReport) -> li
     if project.config.upstream != "sim":
         return []  # a live model reads prose
     found: dict[str, UnfollowedSkill] = {}
+    steps = harness_step_tools(project.config.harness.name, project.config.harness.builtin_tools)
     for row, world in zip(routing.rows, inputs.worlds, strict=True):
         if row.fired is None or row.fired in found:
             continue
         skill = inputs.skills[row.fired]
         report = follow_report(
-            skill.body, frozenset(spec.name for spec in tool_specs(world)), body_line=skill.body_line
+            skill.body, frozenset(spec.name for spec in tool_specs(world)) | steps, body_line=skill.body_line
         )
         if not report.followable:
             found[row.fired] = UnfollowedSkill(

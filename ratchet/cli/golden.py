@@ -47,6 +47,14 @@ def register(app: typer.Typer) -> None:
 
         project = load_project(project_dir, home=work).with_harness(harness.harness_name if harness else None)
         preflight_config(project.config, ["agent"])  # a dead upstream is one line, before the routing table
+        if not project.config.harness.is_minimal:  # a release never tested is named before anything is recorded
+            from ratchet.harness.driver import resolve_binary
+            from ratchet.harness.versions import outside_tested
+
+            untested = outside_tested(project.config.harness.name, resolve_binary(project.config.harness)[1])
+            if untested is not None:
+                typer.echo(untested)
+        _say_sandbox(project)
         plan = plan_record(project, task_ids or [])
         by_model = project.config.routes_by_model
         if not by_model:  # under routing: model the table comes after the runs, from what the model loaded
@@ -145,9 +153,20 @@ def register(app: typer.Typer) -> None:
         _measure(load_project(project_dir, home=work), task_ids or [], repeats)
 
 
+def _say_sandbox(project: Project) -> None:
+    """One line when this run's harness replays run without bubblewrap, and why (a check says it on its verdict)."""
+    if not project.config.harness.is_minimal:
+        from ratchet.harness.bwrap_mode import fallback_line
+
+        line = fallback_line(project.config.harness)
+        if line is not None:
+            typer.echo(f"note: {line}", err=True)
+
+
 def _measure(project: Project, task_ids: list[str], repeats: int) -> None:
     from ratchet.bless.noise import record_noise
 
+    _say_sandbox(project)
     result = record_noise(project, task_ids, repeats=repeats)
     for line in result.lines:
         typer.echo(line)

@@ -8,13 +8,15 @@
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 HarnessName = Literal["minimal", "claude-code", "codex", "command"]
 HARNESS_NAMES: tuple[HarnessName, ...] = ("minimal", "claude-code", "codex", "command")
+SandboxMode = Literal["auto", "bubblewrap", "off"]
 DEFAULT_HARNESS_TIMEOUT_S = 180.0
 
 # Shell commands whose first word only reads: a harness's shell call running one of these is
@@ -36,6 +38,17 @@ DEFAULT_READ_COMMANDS: tuple[str, ...] = (
     "sort",
     "uniq",
 )
+
+# Commands a harness replay runs for real (linked into its bin/, the only PATH folder): local tools that
+# reach no service. Anything else external (gh, git, curl ...) is a shim answering from <world>/commands.yaml.
+DEFAULT_COMMANDS_ALLOW: tuple[str, ...] = (
+    *("sh", "bash", "python3", "python", "env", "true", "false", "test", "echo", "printf", "pwd", "which", "id"),
+    *("cat", "ls", "head", "tail", "grep", "sed", "awk", "wc", "sort", "uniq", "find", "tr", "cut", "xargs"),
+    *("jq", "diff", "tee", "nl", "stat", "file", "basename", "dirname", "realpath", "readlink", "date"),
+    *("mkdir", "cp", "mv", "rm", "touch", "ln", "chmod", "mktemp", "sleep", "timeout", "setsid", "kill"),
+)
+SHELL_TOOLS: frozenset[str] = frozenset({"Bash", "shell"})
+"""In `builtin_tools`: the harness's shell may run commands (Claude Code's Bash; Codex: -s workspace-write)."""
 
 
 class HarnessChoice(StrEnum):
@@ -90,18 +103,35 @@ class HarnessSettings(BaseModel):
     )
     builtin_tools: list[str] = Field(
         default_factory=list,
-        description="Claude Code built-in tools allowed "
-        "besides Skill (default none: skills and Ratchet's MCP tools only).",
+        description="Claude Code built-in tools allowed besides Skill (default none: skills and Ratchet's MCP "
+        "tools only; Bash, Read ... turn them on); for Codex, `shell` lets its shell write in the workspace.",
+    )
+    commands_allow: list[str] = Field(
+        default_factory=lambda: list(DEFAULT_COMMANDS_ALLOW),
+        description="Commands a replay runs for real; other external ones are mocked (commands.yaml).",
     )
     read_commands: list[str] = Field(
         default_factory=lambda: list(DEFAULT_READ_COMMANDS),
         description="Shell commands recorded as reads; any other is a write.",
+    )
+    sandbox: SandboxMode = Field(
+        default="auto",
+        description="Run each replay under bubblewrap (Linux): auto (when it can run; the verdict says when it "
+        "cannot), bubblewrap (required: exit 3 without it) or off (process group only).",
     )
 
     @model_validator(mode="before")
     @classmethod
     def _from_name(cls, value: Any) -> Any:
         return {"name": value} if isinstance(value, str) else value
+
+    @field_validator("commands_allow")
+    @classmethod
+    def _command_names(cls, value: list[str]) -> list[str]:
+        bad = [name for name in value if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.+-]{0,63}", name)]
+        if bad:
+            raise ValueError(f"harness.commands_allow: {bad[0]!r} is not a command name (a name, not a path)")
+        return value
 
     @model_validator(mode="after")
     def _command_needs_template(self) -> HarnessSettings:
@@ -120,6 +150,11 @@ class HarnessSettings(BaseModel):
     @property
     def is_minimal(self) -> bool:
         return self.name == "minimal"
+
+    @property
+    def shell_tools(self) -> bool:
+        """Whether `builtin_tools` turns the harness's shell on (Bash, or `shell` for Codex)."""
+        return bool(SHELL_TOOLS & set(self.builtin_tools))
 
 
 TIMED_OUT = "timed out:"

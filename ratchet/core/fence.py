@@ -27,8 +27,28 @@ def fence_token(system_text: str) -> str | None:
     return match.group(1) if match else None
 
 
+_NAME_LINE = re.compile(r"(\w+)>>>\n")
+
+
 def read_fenced(text: str, nonce: str) -> dict[str, str]:
-    """Sections fenced with exactly this nonce; a forged delimiter with another token is just data."""
-    token = re.escape(nonce)
-    pattern = re.compile(rf"^<<<BEGIN {token} (\w+)>>>\n(.*?)\n<<<END {token} \1>>>$", re.MULTILINE | re.DOTALL)
-    return {m.group(1): m.group(2) for m in pattern.finditer(text)}
+    """Sections fenced with exactly this nonce; a forged delimiter with another token is just data.
+
+    What `^<<<BEGIN {nonce} (\\w+)>>>\\n(.*?)\\n<<<END {nonce} \\1>>>$` (MULTILINE, DOTALL) finds, found
+    with str.find: a pattern compiled per nonce cost more than the rest of a simulated judge's reading.
+    """
+    begin = f"<<<BEGIN {nonce} "
+    sections: dict[str, str] = {}
+    at = text.find(begin)
+    while at != -1:
+        name = _NAME_LINE.match(text, at + len(begin)) if at == 0 or text[at - 1] == "\n" else None
+        if name is not None:
+            end = f"\n<<<END {nonce} {name.group(1)}>>>"
+            close = text.find(end, name.end())
+            while close != -1 and close + len(end) < len(text) and text[close + len(end)] != "\n":
+                close = text.find(end, close + 1)  # `$`: the END line ends there; else the next one
+            if close != -1:
+                sections[name.group(1)] = text[name.end() : close]
+                at = text.find(begin, close + len(end))
+                continue
+        at = text.find(begin, at + 1)
+    return sections

@@ -271,8 +271,19 @@ def _load_text(text: str, *, source: str, error: type[InputError]) -> tuple[Any,
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         line = mark.line + 1 if mark is not None else None
         raise error(f"not valid YAML: {problem}", path=source, line=line) from None
-    _refuse_lone_surrogates(node, source=source, error=error)
+    if may_hold_surrogate(text):
+        _refuse_lone_surrogates(node, source=source, error=error)
     return value, node
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\(?:u|U0000)[dD][89a-fA-F]")
+
+
+def may_hold_surrogate(text: str) -> bool:
+    """False when parsing `text` cannot have made a lone surrogate: the text itself encodes, and it has no
+    `\\ud800`-`\\udfff` or `\\U0000d800`-`\\U0000dfff` escape (a tag's %-escapes decode as strict UTF-8).
+    Over-approximate (a backslash in a plain scalar matches too): then every scalar is walked, as always."""
+    return is_unwritable(text) or _SURROGATE_ESCAPE.search(text) is not None
 
 
 def _refuse_lone_surrogates(node: yaml.Node | None, *, source: str, error: type[InputError]) -> None:

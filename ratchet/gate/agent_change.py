@@ -35,10 +35,12 @@ from ratchet.sim.models import SIMULATOR
 
 AGENT_TIER = "agent"
 
-GATE_HARNESS_FIELDS = ("read_commands",)
+GATE_HARNESS_FIELDS = ("read_commands", "sandbox", "commands_allow")
 """Harness settings that are the gate's, not the agent's: `read_commands` decides which shell calls Level 0 takes
-for reads, so a head that lists `rm` there would turn its own new side effects into reads. They are never part
-of an agent change: a head that changes them is a settings change, and the replays keep the base's."""
+for reads, so a head that lists `rm` there would turn its own new side effects into reads; `sandbox: off` in a head
+would run its own replays outside bubblewrap; `commands_allow` listing `git` would run a real `git push` past the
+shims, unrecorded. They are never part of an agent change: a head that changes them is
+a settings change, and the replays keep the base's."""
 
 ELSEWHERE = frozenset({"tiers.agent.api_base", "tiers.agent.api_key_env", "harness.bin", "harness.command"})
 """Agent settings that say where the answers come from: an edit that sets one chooses what its own replays

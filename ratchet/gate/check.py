@@ -47,7 +47,7 @@ from ratchet.gate.agent_change import (
     read_agent_change,
     refuse_sharded_agent_change,
 )
-from ratchet.gate.base_state import blessed_state, goldens_count, unread_at_head
+from ratchet.gate.base_state import blessed_state, goldens_count
 from ratchet.gate.context import CheckContext
 from ratchet.gate.decide import no_change
 from ratchet.gate.drift import FactSearch, make_search
@@ -63,6 +63,7 @@ from ratchet.gate.revisions import (
     RepoEdit,
     behavioural_diff,
     export_base,
+    export_head,
     read_edit,
     refuse_links_leaving,
     unchecked_of,
@@ -75,7 +76,6 @@ from ratchet.goldens.tasks import Task
 from ratchet.llm.cache import CacheMode
 from ratchet.llm.gateway import Gateway
 from ratchet.repo.git import INDEX, open_repo, repo_root, resolve_rev, resolve_revs
-from ratchet.repo.scratch import scratch_checkout
 from ratchet.repo.trees import blobs_read_once
 from ratchet.sim.models import SIMULATOR
 from ratchet.skills.sets import load_skills
@@ -192,9 +192,7 @@ def check_edit(
             verdict = _cosmetic(edit, at_base, edit_diff, opts, started)
             return _decided_without_replay(verdict, edit, at_base, unchecked, opts.shard)
         refuse_sharded_agent_change(agent, opts.shard)
-        head_tree = stack.enter_context(
-            scratch_checkout(repo, edit.head, edit.project.home, skip=unread_at_head(edit.paths))
-        )
+        head_tree = stack.enter_context(export_head(edit))  # with the base's mocked commands
         exported[head_tree] = label(edit.head)
         tasks, goldens, noise = (
             blessed_state(at_base.tree, edit.project, at_base.golden_bytes) if edit.blessed else ([], {}, {})

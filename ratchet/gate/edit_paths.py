@@ -12,6 +12,7 @@ from ratchet.config.gate import PROJECT_CONFIGS_DIR, GateConfig
 from ratchet.config.project import CONFIG_FILE, Paths
 from ratchet.gate.models import Unseen
 from ratchet.repo.changes import ChangedPath, skills_touched
+from ratchet.world.commands import COMMANDS_FILE
 from ratchet.world.state import DECLARED_TOOLS_FOLDER as _TOOLS_FOLDER
 
 
@@ -51,21 +52,24 @@ def settings_changed(
 ) -> list[str]:
     """Repo paths of the gate's own settings the edit changes: the config given by path (named first),
     ratchet.yaml, configs/, what the config reads from the base (its judge prompt, its drift fixtures),
-    and the world's tool declarations (<world>/tools/).
+    the world's tool declarations (<world>/tools/) and its mocked commands (<world>/commands.yaml).
 
     The declarations are read from the head, like the rest of the world, so that a new skill can bring
     its tools; but their `effect` is what Level 0's hard fail reads, so an edit that relabels a write as
-    a read would otherwise turn its own new side effect into a PASS: it is named and gated instead."""
+    a read would otherwise turn its own new side effect into a PASS: it is named and gated instead. The
+    mocked commands are read from the base (revisions.export_head) and named the same way: a mock's effect
+    is its command's, and a mock of `git push` labelled a read would pass the edit's own push."""
     read = ([gate.prompt_path()] if gate.judge_prompt is not None else []) + (
         [base_tree / gate.drift.fixtures] if gate.drift.enabled else []
     )
     base = base_tree.resolve()
     inside = [Path(os.path.normpath(path.resolve())) for path in read]
-    tools = posixpath.join(posixpath.normpath(paths.world), _TOOLS_FOLDER)
+    world = posixpath.normpath(paths.world)
     owned = [
         CONFIG_FILE,
         PROJECT_CONFIGS_DIR,
-        tools,
+        posixpath.join(world, _TOOLS_FOLDER),
+        posixpath.join(world, COMMANDS_FILE),
         *([config_at] if config_at else []),
         *(path.relative_to(base).as_posix() for path in inside if path != base and path.is_relative_to(base)),
     ]

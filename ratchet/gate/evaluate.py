@@ -26,11 +26,15 @@ from ratchet.gate.policy import BUDGET_STOPPED
 from ratchet.gate.provenance import unseen_with_provenance, with_provenance
 from ratchet.gate.repeats import gate_repeated
 from ratchet.gate.replay import Replayer
+from ratchet.gate.sandbox_notes import sandbox_notes
 from ratchet.gate.select import affected_goldens
 from ratchet.gate.thin import Evidence
 from ratchet.gate.unseen import thin_notes, unseen_notes
 from ratchet.goldens.tasks import Task
 from ratchet.goldens.trace import Trace
+from ratchet.harness.bwrap_mode import sandbox_why
+from ratchet.harness.versions import untested_versions
+from ratchet.sim.harness_steps import harness_step_tools
 from ratchet.store.parsed import ParsedCache
 from ratchet.world.state import WorldFiles
 from ratchet.world.tools import offered_tools
@@ -114,16 +118,33 @@ def evaluate_edit(
         simulated=replays.simulated,
         on_error=run.policy,
         gate_config=run.config.name,
+        harness_untested=untested_versions(_harnesses(replays.recorded)),
     )
     return Evaluation(
         # The judge notes are this run's (a tier answered in free text), so a shard's file does not carry them.
         verdict=with_unchecked(
-            verdict, unseen=unseen_with_provenance(pairs, [*unseen, *free_text_notes(run.judges, pairs)])
+            verdict,
+            unseen=unseen_with_provenance(pairs, [*unseen, *free_text_notes(run.judges, pairs), *_sandbox(replays)]),
         ),
         replays=_in_order(replays.recorded, replayed),
         selected=[item.task.id for item in selected],
         unseen=unseen,
     )
+
+
+def _harnesses(recorded: EditReplays) -> list[tuple[str, str]]:
+    """(harness, version) of every replay this evaluation made or read, to name a release outside the tested range."""
+    traces = [*recorded.replays.values(), *recorded.base_replays.values()]
+    return [(t.harness.name, t.harness.version) for t in traces if t.harness is not None]
+
+
+def _sandbox(replays: Replayer) -> list[Unseen]:
+    """This run's harness replays that ran without bubblewrap, named once with this machine's reason
+    (ratchet.gate.sandbox_notes); a shard's file carries its own to the merge (ratchet.gate.shard)."""
+    recorded = replays.recorded
+    why = sandbox_why(replays.project.config.harness)
+    shell = replays.project.config.harness.shell_tools  # commands reached the host: a warning (sandbox_notes)
+    return sandbox_notes([*recorded.replays.values(), *recorded.base_replays.values()], why=why, shell=shell)
 
 
 def _affected(
@@ -153,6 +174,7 @@ def _unseen(
     offered: frozenset[str],
 ) -> list[Unseen]:
     """What no replay could see (ratchet.gate.unseen), over all of the run's goldens."""
+    harness = replays.project.config.harness
     return unseen_notes(
         changed=changed,
         base_skills=replays.base_skills,
@@ -160,8 +182,9 @@ def _unseen(
         tasks=tasks,
         goldens=goldens,
         changed_files=changed_files,
-        tools=offered,
-        simulated=replays.simulated,
+        # Behind a harness with a shell the simulator also follows command and read steps.
+        tools=offered | harness_step_tools(harness.name, harness.builtin_tools) if replays.simulated else None,
+        harness=harness.name,
     )
 
 

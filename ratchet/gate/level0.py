@@ -7,6 +7,8 @@ the agent do something to the world that it did not do before. difflib's alignme
 longest common subsequence, so a write the golden made can land in another changed stretch than
 its replay: before a write is called new, it is paired with a call of its tool the golden made and
 no stretch paired (`call_moved` with the same arguments, else `args_changed`), and those are judged.
+A side-effecting command run (`cmd:<name>`) pairs only with a run of its name that had its effect and was
+mocked or not alike (_pairs): the effect is the mock's, so `git log` then `git push` is a new write.
 
 A side-effecting call the replay makes again (same tool, same arguments) after that call's reply was
 lost (fault timeout_after_commit: the effect happened, the agent was told it timed out) is
@@ -26,6 +28,7 @@ from ratchet.gate.models import Finding, JudgeResult
 from ratchet.gate.state_diff import state_findings
 from ratchet.goldens.trace import SIDE_EFFECTS, ToolCall, Trace
 from ratchet.skills.names import optional_skill_key
+from ratchet.world.commands import CMD_PREFIX, NOT_MOCKED
 
 
 def _signature(call: ToolCall) -> str:
@@ -84,12 +87,27 @@ def _removed(call: ToolCall) -> Finding:
     )
 
 
+def _pairs(old: ToolCall, new: ToolCall) -> bool:
+    """Whether `new` can be `old` with other arguments: the same tool, and for a side-effecting command run
+    (`cmd:git`), the same effect and both answered by a mock or neither. A command's effect is its mock's, not
+    its name's: `git log` (read) then `git push --force` (write) is a new write, never an argument change."""
+    if old.name != new.name:
+        return False
+    if not new.name.startswith(CMD_PREFIX) or new.effect not in SIDE_EFFECTS:
+        return True
+    return old.effect == new.effect and _unmocked(old) == _unmocked(new)
+
+
+def _unmocked(call: ToolCall) -> bool:
+    return call.error == NOT_MOCKED.format(name=call.name.removeprefix(CMD_PREFIX))
+
+
 def _diff_stretch(golden: list[ToolCall], replay: list[ToolCall]) -> list[Finding]:
     """A replaced stretch: same-tool calls pair up in order (argument changes), the rest are added/removed."""
     findings: list[Finding] = []
     unmatched = list(replay)
     for old in golden:
-        partner = next((new for new in unmatched if new.name == old.name), None)
+        partner = next((new for new in unmatched if _pairs(old, new)), None)
         if partner is None:
             findings.append(_removed(old))
             continue
@@ -141,7 +159,7 @@ def _pair_moved_writes(findings: list[Finding], golden: list[ToolCall], replay: 
                     (finding, old)
                     for finding, old in gone
                     if id(added) not in pairs
-                    and old.name == call.name
+                    and _pairs(old, call)
                     and all(finding is not other for other in taken)
                     and (not same_arguments or _signature(old) == _signature(call))
                 ),

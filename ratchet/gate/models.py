@@ -39,7 +39,7 @@ Outcome = Literal["same", "pass", "drift", "regression", "unsure", "inconclusive
 Decision = Literal["PASS", "WARN", "BLOCK"]
 JUDGE_VERDICTS: tuple[str, ...] = ("same", "pass", "regression", "unsure")
 SelectedBecause = Literal["routed", "trigger-neighbourhood", "catalog-neighbour", "model-change"]
-UnseenKind = Literal["unfollowed", "unrouted", "unsent", "prose", "thin", "provenance", "mutation", "judge"]
+UnseenKind = Literal["unfollowed", "unrouted", "unsent", "prose", "thin", "provenance", "mutation", "judge", "sandbox"]
 UnseenLevel = Literal["warn", "note"]
 ProvenanceKind = Literal["upstream", "agent_model", "harness", "tool_protocol", "ratchet_version"]
 
@@ -266,7 +266,8 @@ class Unseen(BaseModel):
     kind: UnseenKind = Field(
         description="unfollowed, unrouted, unsent, prose, thin (a golden blessed with --accept-thin), provenance (a "
         "golden recorded under another upstream, harness, model or tool protocol), mutation (a note: the base's "
-        "mutation score says the skill's goldens killed none of its mutants) or judge (a note: answers in free text)."
+        "mutation score says the skill's goldens killed none of its mutants), judge (a note: answers in free text) or "
+        "sandbox (a note: harness replays ran without bubblewrap, and why)."
     )
     skill: str = Field(
         description="The changed skill it is about (for a changed file under the skills folder "
@@ -330,6 +331,13 @@ class Verdict(BaseModel):
         default=None,
         exclude_if=lambda value: value is None,
         description="Set when `ratchet check` answered from a stored verdict, named here (docs/outputs.md).",
+    )
+    harness_untested: str | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="Set when a replay ran through a harness release outside the range Ratchet is tested with, "
+        "naming it ('claude-code 2.0.1 is outside the tested range 2.1.197-2.1.332: ...'; ratchet.harness.versions); "
+        "every format puts it on its first line. A name, not a warning: the decision is unchanged.",
     )
 
     def to_json(self) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
@@ -77,19 +78,39 @@ def answer_regions(text: str, nonce: str | None) -> list[str]:
         return [text]
     regions: list[str] = []
     start, opened = 0, None
-    for match in re.finditer(rf"<<<(BEGIN|END) {re.escape(nonce)}\b[ \t]*(\w*)(?:>>>)?", text):
-        kind, name = match.group(1), match.group(2)
+    for kind, name, begin, end in _delimiters(text, nonce):
         if kind == "BEGIN" and opened is None:
-            regions.append(text[start : match.start()])
+            regions.append(text[start:begin])
             opened = name
         elif kind == "END" and opened == name:
-            start, opened = match.end(), None
+            start, opened = end, None
         else:
             raise ValueError(f"the fence delimiters in the answer do not pair up ({kind} {name or '?'})")
     if opened is not None:
         raise ValueError(f"the fence delimiters in the answer do not pair up (BEGIN {opened or '?'} never ends)")
     regions.append(text[start:])
     return regions
+
+
+_DELIMITER = re.compile(r"<<<(BEGIN|END) (\w+)[ \t]*(\w*)(?:>>>)?")
+
+
+def _delimiters(text: str, nonce: str) -> Iterator[tuple[str, str, int, int]]:
+    """(kind, section name, start, end) of each `<<<(BEGIN|END) {nonce}\\b[ \\t]*(\\w*)(?:>>>)?` in `text`.
+
+    A nonce of word characters (fence_nonce's hex) is found with one pattern compiled once: its token is then the
+    whole word after BEGIN/END, and a delimiter with another token cannot hide one (no `<<<` falls inside a
+    match). A pattern compiled per nonce cost more than the rest of reading the answer."""
+    if _WORD.fullmatch(nonce):
+        for match in _DELIMITER.finditer(text):
+            if match.group(2) == nonce:
+                yield match.group(1), match.group(3), match.start(), match.end()
+        return
+    for match in re.finditer(rf"<<<(BEGIN|END) {re.escape(nonce)}\b[ \t]*(\w*)(?:>>>)?", text):
+        yield match.group(1), match.group(2), match.start(), match.end()
+
+
+_WORD = re.compile(r"\w+")
 
 
 def _blank(text: str, spans: list[tuple[int, int]]) -> str:

@@ -8,7 +8,9 @@ check, and decides an edit that changes nothing the model reads before any repla
 from __future__ import annotations
 
 import posixpath
-from contextlib import ExitStack
+import shutil
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +29,7 @@ from ratchet.gate.base_state import (
     is_inside,
     reads_inside,
     unread_at_base,
+    unread_at_head,
 )
 from ratchet.gate.edit_paths import settings_changed, unowned
 from ratchet.gate.evidence import evidence_changes
@@ -38,6 +41,7 @@ from ratchet.repo.scratch import scratch_checkout
 from ratchet.repo.skill_folders import skill_folders_at, skill_links_leaving
 from ratchet.repo.trees import export_tree, read_file_at
 from ratchet.skills.links import leaving_link_message
+from ratchet.world.commands import COMMANDS_FILE
 
 
 @dataclass(frozen=True)
@@ -82,6 +86,23 @@ def read_edit(
     folders = skill_folders_at(repo, [base, head], skills_dir)
     changed = skills_touched(changes, skills_dir, folders)
     return RepoEdit(repo, root, base, head, project, blessed, changes, folders, changed)
+
+
+@contextmanager
+def export_head(edit: RepoEdit) -> Iterator[Path]:
+    """The head exported for the replays (its goldens left out: base_state.unread_at_head), holding the base's
+    <world>/commands.yaml in place of the head's, or none when the base has none: what a mocked command answers
+    and its effect are the gate's, like the declared tools' (edit_paths.settings_changed names an edit to it)."""
+    with scratch_checkout(edit.repo, edit.head, edit.project.home, skip=unread_at_head(edit.paths)) as tree:
+        path = posixpath.join(posixpath.normpath(edit.paths.world), COMMANDS_FILE)
+        text, target = read_file_at(edit.repo, edit.base, path), tree / path
+        if target.is_dir() and not target.is_symlink():
+            shutil.rmtree(target)
+        target.unlink(missing_ok=True)
+        if text is not None:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        yield tree
 
 
 def refuse_links_leaving(edit: RepoEdit) -> None:

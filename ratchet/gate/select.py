@@ -62,10 +62,11 @@ def affected_goldens(
     selected: list[Selected] = []
     for task, now in zip(routed, at_head, strict=True):
         golden = goldens[task.id]
-        fired = optional_skill_key(golden.fired_skill)
+        recorded = golden.fired_skill
+        fired = optional_skill_key(recorded)
         if fired is not None and fired in changed:
             selected.append(Selected(task=task, golden=golden, because="routed"))
-        elif optional_skill_key(now) != fired:
+        elif now != recorded and optional_skill_key(now) != fired:  # equal spellings are one skill: no NFKC needed
             selected.append(Selected(task=task, golden=golden, because="trigger-neighbourhood"))
     return selected
 

@@ -36,6 +36,7 @@ from ratchet.gate.decide import decide_edit, pairs_cost, with_unchecked
 from ratchet.gate.models import EvidenceChanges, PairOutcome, Unseen, Verdict
 from ratchet.gate.models import Shard as Shard  # a check's context holds it; callers import it here
 from ratchet.gate.provenance import unseen_with_provenance
+from ratchet.gate.sandbox_notes import merged_sandbox_notes
 from ratchet.gate.static import proved_cosmetic, with_static
 from ratchet.gate.triggers import with_triggers
 from ratchet.triggers.verdict import TriggerCheck
@@ -125,13 +126,24 @@ class ShardResult(BaseModel):
     triggers: TriggerCheck | None = Field(
         default=None, description="The run's trigger step, in shard 1's file only (ratchet.gate.triggers)."
     )
+    sandbox: list[Unseen] = Field(
+        default_factory=list,
+        exclude_if=lambda value: not value,
+        description="This shard's note of harness replays run without bubblewrap (ratchet.gate.sandbox_notes): "
+        "its replays' own, merged over the shards.",
+    )
 
     def to_json(self) -> str:
         return canonical_dumps(self.model_dump(mode="json"))
 
 
 def whole_verdict(
-    run: ShardRun, pairs: Sequence[PairOutcome], *, wall_ms: float, triggers: TriggerCheck | None = None
+    run: ShardRun,
+    pairs: Sequence[PairOutcome],
+    *,
+    wall_ms: float,
+    triggers: TriggerCheck | None = None,
+    sandbox: Sequence[Unseen] = (),
 ) -> Verdict:
     """The verdict over `pairs`, decided and annotated in the order check_edit does it.
 
@@ -155,7 +167,7 @@ def whole_verdict(
                     "cost_usd": pairs_cost(pairs),
                 }
             ),
-            unseen=unseen_with_provenance(pairs, run.replay_unseen),
+            unseen=unseen_with_provenance(pairs, [*run.replay_unseen, *merged_sandbox_notes(sandbox)]),
         )
         decided = with_triggers(decided, triggers)
         decided = with_static(decided, run.frame.diff, policy=run.static)
@@ -248,7 +260,12 @@ def _shard_result(
         static=static,
     )
     job.result = ShardResult(
-        shard=job.shard.index, run=run, pairs=verdict.pairs, wall_ms=verdict.wall_ms, triggers=verdict.triggers
+        shard=job.shard.index,
+        run=run,
+        pairs=verdict.pairs,
+        wall_ms=verdict.wall_ms,
+        triggers=verdict.triggers,
+        sandbox=[note for note in verdict.unseen if note.kind == "sandbox"],  # its replays': not the run's to share
     )
     return partial_verdict(job.result)
 
@@ -263,7 +280,9 @@ def partial_note(result: ShardResult) -> str:
 
 def partial_verdict(result: ShardResult) -> Verdict:
     """A shard's own verdict: its pairs only, said to be partial first, and never PASS."""
-    verdict = whole_verdict(result.run, result.pairs, wall_ms=result.wall_ms, triggers=result.triggers)
+    verdict = whole_verdict(
+        result.run, result.pairs, wall_ms=result.wall_ms, triggers=result.triggers, sandbox=result.sandbox
+    )
     decision = "WARN" if verdict.decision == "PASS" else verdict.decision
     return verdict.model_copy(update={"decision": decision, "summary": f"{partial_note(result)}; {verdict.summary}"})
 
@@ -332,7 +351,8 @@ def merge_shards(paths: Sequence[Path]) -> tuple[Verdict, ShardRun]:
     # The shards run side by side (a CI matrix): the check took as long as its slowest shard.
     wall_ms = max(result.wall_ms for _, result in results)
     triggers = next((result.triggers for _, result in results if result.shard == 1), None)
-    return whole_verdict(first.run, pairs, wall_ms=wall_ms, triggers=triggers), first.run
+    sandbox = [note for _, result in results for note in result.sandbox]
+    return whole_verdict(first.run, pairs, wall_ms=wall_ms, triggers=triggers, sandbox=sandbox), first.run
 
 
 def _difference(a: ShardRun, b: ShardRun) -> str:

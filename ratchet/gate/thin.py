@@ -31,6 +31,7 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, Field
 
+from ratchet.core.kept import Kept
 from ratchet.diff.effects import ToolCatalog, tool_catalog
 from ratchet.diff.reading import expand_contractions
 from ratchet.gate.asks import Asks, Command, bare_tool_name, skill_asks
@@ -74,6 +75,11 @@ class Exercise(BaseModel):
         return f"task {self.task_id} shows no sign of skill {self.skill} at work: {'; '.join(self.missing)}"
 
 
+_ASKS: Kept[tuple[str, bool, tuple[tuple[str, str], ...]], Asks] = Kept(256)
+"""skill_asks by everything it reads (body, comment stripping, catalog): each check's and each bench edit's
+Evidence asks again for the same few skills, and reading a body's instructions is most of the thin check."""
+
+
 class Evidence:
     """Reads traces against one project's skills and the tools its world offers."""
 
@@ -83,6 +89,7 @@ class Evidence:
         self.offered = offered  # the tool names the agent is offered: what the simulator can follow depends on them
         self._asks: dict[tuple[str, bool], Asks] = {}
         self._followable: dict[str, bool] = {}
+        self._catalog_key = tuple(sorted(catalog.effects.items()))  # all of the catalog skill_asks reads
 
     @classmethod
     def over(cls, skills: Mapping[str, Skill], world: World) -> Evidence:
@@ -125,7 +132,10 @@ class Evidence:
     def _asks_of(self, skill: Skill, *, strips_comments: bool) -> Asks:
         key = (skill_key(skill.name), strips_comments)
         if key not in self._asks:
-            self._asks[key] = skill_asks(skill.body, self.catalog, strips_comments=strips_comments)
+            self._asks[key] = _ASKS.get(
+                (skill.body, strips_comments, self._catalog_key),
+                lambda: skill_asks(skill.body, self.catalog, strips_comments=strips_comments),
+            )
         return self._asks[key]
 
     def _sim_follows(self, skill: Skill) -> bool:

@@ -11,16 +11,22 @@ cosmetic controls edit exactly that (docs/adr/0012-never-a-silent-pass.md).
 from __future__ import annotations
 
 import difflib
+import posixpath
 from collections.abc import Mapping, Sequence
 from pathlib import PurePosixPath
 
+from ratchet.config.harness import HarnessName
+from ratchet.core.chat import ToolCallRequest
 from ratchet.gate.models import Unseen
 from ratchet.goldens.tasks import Task
 from ratchet.goldens.trace import Trace
+from ratchet.harness.base import shell_command
+from ratchet.harness.shell_reads import ran_operands
 from ratchet.sim.follow import FollowReport, follow_report
 from ratchet.sim.program import numbered_lines
 from ratchet.skills.names import optional_skill_key, skill_key
 from ratchet.skills.skill import Skill
+from ratchet.world.commands import SKILL_READ
 
 SENT_KEYS = frozenset({"name", "description"})
 """Frontmatter keys the gate reads (routing); the minimal runner sends no other key to the agent."""
@@ -38,22 +44,22 @@ def unseen_notes(
     tasks: Sequence[Task],
     goldens: Mapping[str, Trace],
     changed_files: Mapping[str, Sequence[str]],
-    tools: frozenset[str],
-    simulated: bool,
+    tools: frozenset[str] | None,
+    harness: HarnessName = "minimal",
 ) -> list[Unseen]:
     """Every unseen part of the edit, warnings first, then in changed-skill order.
 
     `changed_files`: skill name -> repo paths changed in its folder (`.../<name>/...`);
-    `tools`: the tool names the agent is offered (the simulator's reading depends on them);
-    `simulated`: the upstream is sim.
+    `tools`: when the upstream is the simulator, the tool names the agent is offered (its reading depends on
+    them); None when it is not; `harness`: the one the check replays through (what it is sent).
     """
     notes: list[Unseen] = []
     for name in changed:
         base, head = base_skills.get(skill_key(name)), head_skills.get(skill_key(name))
-        if simulated:
+        if tools is not None:
             notes.extend(_unfollowed(name, base, head, tools))
         notes.extend(_unrouted(name, tasks, goldens))
-        notes.extend(_unsent(name, base, head, changed_files.get(name, ())))
+        notes.extend(_unsent(name, base, head, changed_files.get(name, ()), _golden_reads(name, goldens, harness)))
     return [n for n in notes if n.level == "warn"] + [n for n in notes if n.level == "note"]
 
 
@@ -230,32 +236,61 @@ def thin_notes(goldens: Sequence[tuple[Trace, bool]]) -> list[Unseen]:
 # -- unsent -----------------------------------------------------------------------------------------
 
 
-def _unsent(name: str, base: Skill | None, head: Skill | None, files: Sequence[str]) -> list[Unseen]:
+class _Reads:
+    """What the goldens of one skill did with its files, for the harness the check replays through: the
+    skill-relative paths they showed the model (skill:read) and the paths their shell lines ran (a whole path
+    word: `python .../<skill>/scripts/report.py`, harness/shell_reads.ran_operands). A mention is neither: an
+    `ls` or `echo` of the file, or a comment's body naming it, shows the model nothing the edit changed."""
+
+    def __init__(self, harness: str, read: set[str], ran: list[str]) -> None:
+        self.harness, self.read, self.ran = harness, read, ran
+
+    def saw(self, name: str, relative: str) -> bool:
+        tail = f"{name}/{relative}"
+        return relative in self.read or any(path == tail or path.endswith("/" + tail) for path in self.ran)
+
+
+def _golden_reads(name: str, goldens: Mapping[str, Trace], harness: str) -> _Reads:
+    key = skill_key(name)
+    fired = [g for g in goldens.values() if optional_skill_key(g.fired_skill) == key]
+    read: set[str] = set()
+    ran: list[str] = []
+    for golden in fired:
+        for call in golden.tool_calls:
+            if call.name == SKILL_READ and optional_skill_key(str(call.arguments.get("skill"))) == key:
+                read.add(str(call.arguments.get("path")))
+            elif (line := shell_command(ToolCallRequest(id="", name=call.name, arguments=call.arguments))) is not None:
+                ran += [posixpath.normpath(path) for path in ran_operands(line)]
+    return _Reads(harness, read, ran)
+
+
+def _relative(path: str, name: str, skill: Skill | None) -> str:
+    """A repo path of a skill's file, relative to the skill's folder (what a harness's read names)."""
+    parts = PurePosixPath(path).parts
+    folder = PurePosixPath(skill.folder).name if skill is not None else name
+    for mark in (folder, name):
+        if mark in parts:
+            return PurePosixPath(*parts[parts.index(mark) + 1 :]).as_posix()
+    return path
+
+
+def _unsent(name: str, base: Skill | None, head: Skill | None, files: Sequence[str], reads: _Reads) -> list[Unseen]:
     # The paths are the skill's own (check groups them by owning folder), so its SKILL.md is <name>/SKILL.md.
     others = sorted(path for path in files if PurePosixPath(path).parts[-2:] != (name, "SKILL.md"))
     changed_keys = _frontmatter_changes(base, head)
-    keys = sorted(k for k in changed_keys if k not in SENT_KEYS | INERT_KEYS)
     inert = sorted(k for k in changed_keys if k in INERT_KEYS)
+    if reads.harness == "minimal":
+        keys = sorted(k for k in changed_keys if k not in SENT_KEYS | INERT_KEYS)
+    else:  # a harness is given the whole SKILL.md, and each other file its goldens read or ran is replayed
+        keys = []
+        others = [path for path in others if not reads.saw(name, _relative(path, name, head or base))]
     parts = []
     if others:
         parts.append(", ".join(others[:_MAX_LINES]) + (", ..." if len(others) > _MAX_LINES else ""))
     if keys:
         parts.append("frontmatter " + ", ".join(keys))
-    notes = (
-        [
-            Unseen(
-                kind="unsent",
-                skill=name,
-                level="warn",
-                detail=(
-                    f"{' and '.join(parts)} of skill {name} changed, but the runner sends only SKILL.md's body to the agent: "
-                    "not replayed; review it, or check with a harness that loads it"
-                ),
-            )
-        ]
-        if parts
-        else []
-    )
+    detail = _unsent_detail(name, parts, reads.harness, len(others)) if parts else ""
+    notes = [Unseen(kind="unsent", skill=name, level="warn", detail=detail)] if parts else []
     if inert:
         notes.append(
             Unseen(
@@ -269,6 +304,16 @@ def _unsent(name: str, base: Skill | None, head: Skill | None, files: Sequence[s
             )
         )
     return notes
+
+
+def _unsent_detail(name: str, parts: list[str], harness: str, files: int) -> str:
+    """What was not sent, and what would make it visible under the harness the check replays through."""
+    changed = f"{' and '.join(parts)} of skill {name} changed"
+    if harness == "minimal":
+        return f"{changed}, but the runner sends only SKILL.md's body to the agent: not replayed; review it, or check with a harness that loads it"
+    it = "them" if files > 1 else "it"
+    how = " (with Read or Bash in harness.builtin_tools)" if harness == "claude-code" else ""
+    return f"{changed}, but no golden of it read {it} through {harness}: not replayed; add a task that makes the agent read {it}{how}"
 
 
 def _frontmatter_changes(base: Skill | None, head: Skill | None) -> list[str]:

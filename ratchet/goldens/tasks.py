@@ -8,6 +8,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ratchet.core.errors import TaskFileError
+from ratchet.core.gcpause import gc_paused
 from ratchet.core.ids import IdKind, check_id
 from ratchet.core.yamlio import load_yaml_text_with_lines
 from ratchet.goldens.faults import FaultSpec
@@ -87,7 +88,13 @@ def load_tasks(path: Path, cache: ParsedCache | None = None) -> list[Task]:
     """The tasks in a tasks.yaml; with a cache, a file parsed before (the same bytes) is not parsed again.
 
     Only a file that parsed without error is cached, so a cached answer is always the one parse_tasks gives.
+    With the cyclic collector paused (ratchet.core.gcpause): 10,000 tasks make no cycles, only passes to pay for.
     """
+    with gc_paused():
+        return _load_tasks(path, cache)
+
+
+def _load_tasks(path: Path, cache: ParsedCache | None) -> list[Task]:
     try:
         data = path.read_bytes()
         text = data.decode("utf-8")

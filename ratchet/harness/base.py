@@ -136,6 +136,20 @@ def shell_effect(command: str, read_commands: list[str]) -> Effect:
     return "read"
 
 
+SHELL_TOOLS = frozenset({"Bash", "bash", "shell", "exec_command", "run_shell", "run_command"})
+"""Built-in tools that run a command line (Claude Code's Bash, Codex's exec_command, a `command` agent's own)."""
+
+
+def shell_command(call: ToolCallRequest) -> str | None:
+    """The command line a shell tool call runs (`command` or `cmd`; a list of words is joined), else None."""
+    if call.name not in SHELL_TOOLS:
+        return None
+    value = call.arguments.get("command", call.arguments.get("cmd"))
+    if isinstance(value, list) and all(isinstance(word, str) for word in value):
+        return shlex.join(value)
+    return value if isinstance(value, str) else None
+
+
 _SKILL_FILE = re.compile(r"([^/\s'\"]+)/SKILL\.md\b")
 
 

@@ -4,8 +4,8 @@ Skills go in <workspace>/.agents/skills/<name>/; Codex lists them (with its bund
 writes under CODEX_HOME/skills/.system) in a developer message and the model loads one by reading
 its SKILL.md through `exec_command`. Codex is pointed at the loopback endpoint as a custom
 Responses provider whose key is this replay's token, with a fresh CODEX_HOME whose config.toml
-names Ratchet's MCP server (tools offered as the namespace mcp__ratchet), a read-only sandbox,
-no approvals, no session files (`--ephemeral`). The final answer is written by `-o FILE`. The
+names Ratchet's MCP server (tools offered as the namespace mcp__ratchet), a read-only sandbox
+(workspace-write when `shell` is in harness.builtin_tools), no approvals, no session files (`--ephemeral`). The final answer is written by `-o FILE`. The
 prompt goes on stdin (`-`).
 """
 
@@ -70,6 +70,11 @@ class Codex:
                 "",
             ]
         )
+        if replay.settings.shell_tools:
+            # The command shims send their record over a unix socket to the host (harness/commands.py), and
+            # Codex's own sandbox refuses every connect() without network access. The replay's network is
+            # still loopback alone under bubblewrap.
+            config += "[sandbox_workspace_write]\nnetwork_access = true\n"
         provider = (
             f'model_providers.ratchet={{name="ratchet",base_url="{replay.endpoint_url}/v1",'
             f'env_key="{TOKEN_VAR}",wire_api="responses"}}'
@@ -88,7 +93,9 @@ class Codex:
             "-c",
             provider,
             "-s",
-            "read-only",
+            # shell tools on (`shell` in harness.builtin_tools): it may write in the workspace, as the skill's
+            # scripts do; off, it only reads (loading a skill is a read of its SKILL.md)
+            "workspace-write" if replay.settings.shell_tools else "read-only",
             "-C",
             str(replay.dirs.workspace),
             "-o",

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import shutil
 from pathlib import Path
 
 from ratchet.config.harness import COMMAND_PLACEHOLDERS, HarnessName
@@ -82,6 +83,8 @@ class Command:
                 + ", ".join("{" + p + "}" for p in COMMAND_PLACEHOLDERS)
                 + "; write {{ for a brace)"
             ) from None
+        if argv and "/" not in argv[0]:  # the agent itself is found on Ratchet's PATH; the replay's is bin/ alone
+            argv[0] = shutil.which(argv[0]) or argv[0]
         server = {"type": "stdio", "command": replay.mcp_argv[0], "args": replay.mcp_argv[1:], "env": {}}
         env = {
             "RATCHET_PROXY_URL": replay.endpoint_url,

@@ -4,8 +4,8 @@ Per replay (ADR 0016): a fresh scratch folder with the task's workspace files an
 installed where the harness reads skills, a fresh HOME, an environment built from nothing, a
 session on the shared loopback endpoint (a token of its own, the request rewrites that keep
 scratch paths, the real date and per-run ids out of what the model and the cache key see), a
-fresh `python -m ratchet.mcp` over the same world the minimal runner would load, a wall-clock
-timeout. Afterwards the Trace is built by trace_map and the folder and every process are gone.
+fresh MCP server (forked from the run's warm one, warm_mcp.py) over the same world the minimal
+runner would load, a wall-clock timeout. Afterwards the Trace is built by trace_map and the folder and every process are gone.
 
 A harness that cannot run at all (binary missing) is an InfraError before any replay. One that
 crashes, hangs past its timeout, asks for a model that is not a tier or never calls the model
@@ -26,13 +26,25 @@ from pydantic import BaseModel, ConfigDict
 
 from ratchet.config.harness import HarnessName, HarnessSettings, timeout_error
 from ratchet.core.chat import ChatModel
+from ratchet.core.errors import InfraError
 from ratchet.goldens.tasks import Task
 from ratchet.goldens.trace import HarnessRef, Trace
+from ratchet.harness import warm_mcp
 from ratchet.harness.base import MCP_PREFIX, Finished, Harness, ReplayInput
 from ratchet.harness.binaries import binary_version, find_binary
+from ratchet.harness.bwrap import BUBBLEWRAP, confine, sandbox_mode, setup_failure
 from ratchet.harness.claude_code import ClaudeCode
 from ratchet.harness.codex import Codex
 from ratchet.harness.command import Command
+from ratchet.harness.commands import (
+    Collector,
+    CountingModel,
+    command_covers,
+    command_trail,
+    harness_probes,
+    install_commands,
+    say_missing,
+)
 from ratchet.harness.sandbox import (
     ProcessOutcome,
     base_env,
@@ -43,10 +55,11 @@ from ratchet.harness.sandbox import (
 )
 from ratchet.harness.trace_map import Mapped, map_calls, model_calls
 from ratchet.llm.sessions import Exchange, SessionEndpoint, SessionSpec
+from ratchet.mcp.options import ServeOptions
 from ratchet.mcp.record import read_record, read_volatile
 from ratchet.skills.skill import Skill
 from ratchet.world.faults import FaultPlan
-from ratchet.world.state import WorldFiles
+from ratchet.world.state import World, WorldFiles
 from ratchet.world.tools import offered_tools
 
 NOT_READY_RETRIES = 1
@@ -68,6 +81,22 @@ class WorldSource(BaseModel):
     """The seeded faults the run meets (docs/faults.md): the server is started armed with them."""
 
     def mcp_argv(self, record: Path, volatile: Path) -> list[str]:
+        """The command a harness starts as Ratchet's MCP server: the pump to the run's warm server (a fork per
+        replay, ratchet/harness/warm_mcp.py; `record`'s folder is the scratch root it is copied into), naming
+        a one-time ticket for these options (registered host-side, never passed through the harness) or,
+        where that cannot run, a fresh `python -m ratchet.mcp`."""
+        if warm_mcp.available():
+            options = ServeOptions(
+                world=self.world_dir.absolute(),
+                workspaces=self.workspaces_dir.absolute() if self.workspaces_dir is not None else None,
+                workspace=self.workspace,
+                clock=self.frozen_time,
+                overlays=tuple(overlay.absolute() for overlay in self.overlays),
+                record=record.absolute(),
+                volatile=volatile.absolute(),
+                faults=self.faults if self.faults is not None and self.faults.faults else None,
+            )
+            return warm_mcp.pump_argv(record.parent, options)
         argv = [sys.executable, "-m", "ratchet.mcp", "--world", str(self.world_dir), "--clock", self.frozen_time]
         if self.workspaces_dir is not None:
             argv += ["--workspaces", str(self.workspaces_dir)]
@@ -149,7 +178,7 @@ def run_through_harness(
         seed=seed,
         frozen_time=source.frozen_time,
         world_digest=world.digest(),
-        harness=HarnessRef(name=settings.name, version=version),
+        harness=HarnessRef(name=settings.name, version=version, sandbox=sandbox_mode(settings)),
     )
     if source.faults is not None:
         source.faults.stamp(trace)
@@ -169,6 +198,7 @@ def run_through_harness(
             tier=tier,
             binary=binary,
             offered=offered,
+            world=world,
         )
         if not run.not_ready or run.exchanges or attempts > NOT_READY_RETRIES:
             break
@@ -210,6 +240,7 @@ def _attempt(
     tier: str,
     binary: Path | None,
     offered: frozenset[str],
+    world: World,
 ) -> _Run:
     with replay_dirs(home) as dirs:
         replay = ReplayInput(
@@ -223,6 +254,10 @@ def _attempt(
         )
         install_workspace(dirs, source.workspaces_dir, source.workspace)
         install_skills(skills, harness.skills_dir(replay))
+        install_commands(dirs, world.commands, settings.commands_allow, clock=source.frozen_time)  # the only PATH
+        if settings.shell_tools or harness.name == "command":
+            say_missing(tuple(settings.commands_allow))  # once per process: an allowed command this host lacks
+        collector = Collector(dirs)  # the shims' record, kept on the host
         endpoint = shared_endpoint()
         spec = SessionSpec(
             tier=tier,
@@ -232,7 +267,8 @@ def _attempt(
             seed=seed,
             required_tool_prefix=MCP_PREFIX if offered and harness.name != "command" else None,
         )
-        session = endpoint.open(spec, model)
+        counting = CountingModel(model, collector)  # where each shimmed command ran, between which model calls
+        session = endpoint.open(spec, counting)
         try:
             replay = replay.model_copy(update={"endpoint_url": endpoint.base_url, "token": session.token})
             launch = harness.launch(replay, binary)
@@ -240,7 +276,7 @@ def _attempt(
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(text, encoding="utf-8")
             outcome = run_process(
-                launch.argv,
+                confine(launch.argv, replay, binary, covers=command_covers(dirs)),
                 cwd=dirs.workspace,
                 env=base_env(dirs, launch.env),
                 timeout_s=settings.timeout_s,
@@ -249,11 +285,17 @@ def _attempt(
             )
         finally:
             endpoint.close(session)
+            collector.close()
+        failed = setup_failure(outcome) if sandbox_mode(settings) == BUBBLEWRAP and not session.exchanges else None
+        if failed is not None:  # bwrap stopped before the harness ran: the machine's fault, not the harness's
+            raise InfraError(f"bubblewrap could not set up the replay's sandbox: {failed}")
         records = read_record(dirs.record) if dirs.record.is_file() else []
         volatile = read_volatile(dirs.volatile) if dirs.volatile.is_file() else []
         finished = harness.finished(replay, outcome)
         exchanges = list(session.exchanges)
-        mapped = map_calls(harness, replay, exchanges, records, volatile, skills, offered=offered)
+        probes = harness_probes(harness.name, dirs)
+        trail = command_trail(dirs, collector.runs, world.commands, world.data, counting, exchanges, probes=probes)
+        mapped = map_calls(harness, replay, exchanges, records, volatile, skills, offered=offered, commands=trail)
     return _Run(outcome, finished, exchanges, mapped, list(session.refused), session.not_ready)
 
 

@@ -2,12 +2,16 @@
 
 A replay gets a fresh folder under <home>/scratch (ratchet.repo.scratch.scratch_folder: locked while
 it runs, pruned if a crash leaves it) holding `ws/` (the task's workspace files and the skill
-set, installed where the harness reads skills) and `home/` (a fresh HOME: no user settings,
-sessions or credentials leak in, none leak out). The harness runs in its own session and process
-group with an environment built from nothing (ADR 0016): PATH, HOME, TMPDIR, locale, TZ=UTC and
+set, installed where the harness reads skills), `home/` (a fresh HOME: no user settings,
+sessions or credentials leak in, none leak out), `tmp/`, `out/` (a harness's answer file) and
+`mcp/` (the MCP server's call record: the host's, never the sandbox's). The harness runs in its
+own session and process group with an environment built from nothing (ADR 0016): PATH, HOME, TMPDIR, locale, TZ=UTC and
 what the adapter adds (the loopback endpoint and the run token). None of the user's variables,
 provider keys included, reach it. On exit, timeout or crash the whole group is killed, then any
-process still running from inside the scratch folder, so nothing outlives the replay.
+process still running from inside the scratch folder, so nothing outlives the replay. On Linux the
+argv run_process is given is bubblewrap's (ratchet/harness/bwrap.py: its own PID and network namespaces,
+ReplayDirs.writable the only writable paths); this group and folder cleanup is then the second line, and
+the whole isolation where bwrap cannot run.
 """
 
 from __future__ import annotations
@@ -41,9 +45,32 @@ class ReplayDirs(BaseModel):
     workspace: Path
     home: Path
     tmp: Path
-    record: Path = Field(description="The MCP server's call record (one ToolCall per line).")
-    volatile: Path = Field(description="The MCP server's volatile reads (one VolatileRead per line).")
+    record: Path = Field(description="The MCP server's call record (one ToolCall per line), in `mcp/`.")
+    volatile: Path = Field(description="The MCP server's volatile reads (one VolatileRead per line), in `mcp/`.")
     output: Path = Field(description="Where a harness writes its final answer, when it writes one to a file.")
+
+    @property
+    def host_only(self) -> Path:
+        """The MCP record's folder: never bound into a bubblewrap sandbox, so what the warm server (on the host)
+        writes there is evidence the harness cannot append to (ratchet/harness/bwrap.py)."""
+        return self.record.parent
+
+    @property
+    def writable(self) -> tuple[Path, ...]:
+        """What a harness may write under bubblewrap: its workspace, HOME, TMPDIR and answer folder; nothing else
+        of the scratch folder (bin/, commands/, the shim, the relay, the MCP config are read-only; mcp/ absent)."""
+        return (self.workspace, self.home, self.tmp, self.output.parent)
+
+    @property
+    def bin(self) -> Path:
+        """The replay's only PATH folder: command shims and links to the allowed commands (harness/commands.py)."""
+        return self.root / "bin"
+
+    @property
+    def commands(self) -> Path:
+        """The command shims' folder: their mocks and the socket of the record's collector on the host
+        (harness/commands.py); read-only inside bubblewrap."""
+        return self.root / "commands"
 
 
 class ProcessOutcome(BaseModel):
@@ -69,11 +96,11 @@ def replay_dirs(home: Path) -> Iterator[ReplayDirs]:
             workspace=root / "ws",
             home=root / "home",
             tmp=root / "tmp",
-            record=root / "mcp-calls.jsonl",
-            volatile=root / "mcp-volatile.jsonl",
-            output=root / "answer.txt",
+            record=root / "mcp" / "mcp-calls.jsonl",
+            volatile=root / "mcp" / "mcp-volatile.jsonl",
+            output=root / "out" / "answer.txt",
         )
-        for folder in (dirs.workspace, dirs.home, dirs.tmp):
+        for folder in (dirs.workspace, dirs.home, dirs.tmp, dirs.host_only, dirs.output.parent):
             folder.mkdir()
         try:
             yield dirs
@@ -132,13 +159,12 @@ def _copy_skill_folder(source: Path, dest: Path) -> None:
 
 
 def base_env(dirs: ReplayDirs, extra: Mapping[str, str]) -> dict[str, str]:
-    """The harness's whole environment: built from nothing, never copied from ours."""
-    node = shutil.which("node")
-    path = [str(Path(node).parent)] if node else []
-    path += [p for p in ("/usr/local/bin", "/usr/bin", "/bin") if p not in path]
+    """The harness's whole environment: built from nothing, never copied from ours. PATH is the replay's
+    bin/ alone (install_commands): an external command there is a shim, never the host's."""
     env = {
-        "PATH": os.pathsep.join(path),
+        "PATH": str(dirs.bin),
         "HOME": str(dirs.home),
+        "BASH_ENV": str(dirs.home / ".bashrc"),  # `bash -c` too: PATH and the unknown-name handler (commands.py)
         "TMPDIR": str(dirs.tmp),
         "LANG": "C.UTF-8",
         "LC_ALL": "C.UTF-8",

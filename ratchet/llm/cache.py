@@ -190,7 +190,8 @@ class ResponseCache:
         }
         path = self.path(key)
         try:
-            _write_unsynced(path, canonical_dumps(record))
+            # Compact: json's C encoder (an indented dump is its pure-Python one, a few times the CPU per call).
+            _write_unsynced(path, canonical_dumps(record, indent=None))
         except OSError as exc:
             _log.warning(
                 "cannot record cache entry %s (%s); the answer is used but not cached",

@@ -10,36 +10,17 @@ answers anything: a bad one is an InputError (one line, exit 2) and no byte reac
 from __future__ import annotations
 
 import sys
-from pathlib import Path
-
-from pydantic import BaseModel, ConfigDict, Field
 
 from ratchet.config.env import utc_instant
 from ratchet.core.errors import InputError
+from ratchet.mcp.options import ServeOptions
 from ratchet.mcp.record import CallRecorder, VolatileRecorder
 from ratchet.mcp.server import serve
-from ratchet.world.faults import FaultPlan, arm
+from ratchet.world.faults import arm
 from ratchet.world.state import World, load_world
 from ratchet.world.tools import offered_tools
 
-
-class ServeOptions(BaseModel):
-    """What one server process serves and where it records (the flags of both entry points)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    world: Path = Field(
-        description="The world folder (YAML files, tools/ for declared tools); missing = an empty world."
-    )
-    workspaces: Path | None = Field(description="The workspaces folder, needed when `workspace` is set.")
-    workspace: str | None = Field(default=None, description="The task's workspace, served to the files_* tools.")
-    clock: str = Field(description="The frozen clock, ISO-8601 UTC (a replay passes its golden's frozen_time).")
-    overlays: tuple[Path, ...] = Field(default=(), description="World YAML files deep-merged on top, in order.")
-    record: Path | None = Field(default=None, description="One ToolCall per line, flushed per call.")
-    volatile: Path | None = Field(default=None, description="One VolatileRead per line, flushed per call.")
-    faults: FaultPlan | None = Field(
-        default=None, description="Seeded faults the served world is armed with (a replay passes its golden's)."
-    )
+__all__ = ["ServeOptions", "launch", "prepare", "served_world"]  # ServeOptions lives in options.py
 
 
 def served_world(options: ServeOptions) -> World:
@@ -58,8 +39,8 @@ def served_world(options: ServeOptions) -> World:
     return arm(world, options.faults)
 
 
-def launch(options: ServeOptions) -> None:
-    """Check every input, say what is served on stderr, then serve over stdio until the client hangs up."""
+def prepare(options: ServeOptions) -> tuple[World, CallRecorder, VolatileRecorder]:
+    """Check every input and open the record files, then say what is served on stderr (nothing is served yet)."""
     world = served_world(options)
     recorder = CallRecorder(options.record)
     try:
@@ -74,4 +55,9 @@ def launch(options: ServeOptions) -> None:
     if options.volatile is not None:
         line += f", volatile reads to {options.volatile}"
     print(line, file=sys.stderr, flush=True)
-    serve(world, recorder, volatile)
+    return world, recorder, volatile
+
+
+def launch(options: ServeOptions) -> None:
+    """Check every input, say what is served on stderr, then serve over stdio until the client hangs up."""
+    serve(*prepare(options))

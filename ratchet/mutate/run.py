@@ -33,6 +33,7 @@ from ratchet.core.errors import ConfigError, InputError
 from ratchet.core.ray_cluster import checked_executor
 from ratchet.gate.revision_names import label
 from ratchet.goldens.mutation import SCORE_FILE
+from ratchet.harness.bwrap_mode import fallback_line
 from ratchet.llm.budget import CAP_ENV
 from ratchet.llm.cache import CacheMode
 from ratchet.llm.preflight import preflight_config
@@ -120,6 +121,9 @@ def mutate_project(path: Path, opts: MutateOptions) -> MutationReport:
         plan = plan_estimate(base, planned)
         simulated = project.config.upstream == "sim"
         opts.echo(plan.render() + ("  (simulated: no money is spent)" if simulated else ""))
+        unsandboxed = fallback_line(project.config.harness)  # once for the run, not per mutant's check
+        if unsandboxed is not None:
+            opts.echo(f"note: {unsandboxed}")
         clone = stack.enter_context(scratch_clone(root, project.home))
         config = _config_in_clone(opts.config, root, clone)
         spec = CheckSpec(

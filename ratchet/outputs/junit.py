@@ -182,6 +182,7 @@ def render_junit(verdict: Verdict) -> str:
         ("cost_usd", f"{verdict.cost_usd:.6f}"),
         ("simulated", str(verdict.simulated).lower()),
         *((("label", SIMULATED_CHECK_BANNER),) if verdict.simulated else ()),
+        *((("harness_untested", verdict.harness_untested),) if verdict.harness_untested is not None else ()),
     ):
         ET.SubElement(properties, "property", {"name": name, "value": _xml_text(value)})
     for change in changes:  # first: what the edit changes, read without a model

@@ -31,10 +31,12 @@ def short(rev: str) -> str:
 
 
 def decision_line(verdict: Verdict) -> str:
-    """`❌ **Ratchet: BLOCK** · summary · base → head`: the line a reviewer reads first."""
+    """`❌ **Ratchet: BLOCK** · summary · base → head`: the line a reviewer reads first (with a harness release
+    outside the tested range named at its end)."""
+    untested = f" · ⚠️ {md_inline(verdict.harness_untested)}" if verdict.harness_untested is not None else ""
     return (
         f"{_MARK[verdict.decision]} **Ratchet: {verdict.decision}** · {md_inline(verdict.summary)}"
-        f" · `{short(verdict.base)}` → `{short(verdict.head)}`"
+        f" · `{short(verdict.base)}` → `{short(verdict.head)}`{untested}"
     )
 
 

@@ -13,6 +13,7 @@ _LABELS: dict[str, str] = {
     "provenance": "provenance",
     "mutation": "mutation score",
     "judge": "judge answers",
+    "sandbox": "sandbox",
 }
 
 

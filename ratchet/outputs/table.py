@@ -66,6 +66,8 @@ def grouped_evidence(pairs: list[PairOutcome]) -> str:
 
 
 def render_verdict(verdict: Verdict, console: Console) -> None:
+    if verdict.harness_untested is not None:  # first: every line below came through a release never tested
+        console.print(f"[bold yellow]{escape(verdict.harness_untested)}[/bold yellow]", highlight=False)
     if verdict.simulated:
         console.print(f"[dim]{SIMULATED_CHECK_BANNER}[/dim]")
     # What the gate could not check comes first: a reviewer must not have to read to the end for it.

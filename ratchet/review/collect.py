@@ -126,8 +126,8 @@ def _pending_unseen(
         tasks=tasks,
         goldens={**goldens, **traces},
         changed_files={},
-        tools=offered_tool_names(project, project.root) if simulated else frozenset(),
-        simulated=simulated,
+        tools=offered_tool_names(project, project.root) if simulated else None,
+        harness=project.config.harness.name,
     )
 
 

@@ -7,7 +7,6 @@ call re-reads the transcript and decides the next tool call or the final answer.
 
 from __future__ import annotations
 
-import functools
 import json
 import random
 from typing import Any
@@ -24,7 +23,7 @@ from ratchet.core.chat import (
 from ratchet.core.chatjson import messages_json, tools_json
 from ratchet.core.jsonio import canonical_dumps
 from ratchet.sim.interp import Interpreter
-from ratchet.sim.program import parse_program
+from ratchet.sim.program import kept_program
 
 SIM_AGENT_ID = "sim/agent-1"
 _LEAD = "I followed the {skill} skill."
@@ -46,11 +45,6 @@ NO_SKILL_NOTE = "(answered without a skill)"
 # rewordings, never as a changed element (ratchet.sim.judges).
 FRAMING_LEADS = (_LEAD, *_NOISY_LEADS)
 FRAMING_HEADINGS = (_HEADING, *_NOISY_HEADINGS)
-
-
-_program = functools.lru_cache(maxsize=256)(parse_program)
-"""A skill's program, parsed once a process: the agent re-reads its skill on every call (stateless), and the
-Interpreter only reads the program it is given."""
 
 
 class SimAgentModel:
@@ -89,7 +83,7 @@ class SimAgentModel:
         if block is None:
             return self._answer(request, self._reword(request, f"{_CANARY}\n\nRequest: {' '.join(user.split())}", None))
         skill_name, body = block
-        program = _program(body, frozenset(t.name for t in request.tools))
+        program = kept_program(body, frozenset(t.name for t in request.tools))
         interpreter = Interpreter(program, user, _tool_results(request.messages))
         call = interpreter.next_call()
         if call is not None:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ratchet.sim.program import Program, Step, parse_program
+from ratchet.sim.harness_steps import READ, SHELL, rewrite_steps
+from ratchet.sim.program import Program, Step, kept_program
 
 NOTHING_TO_READ = "no steps or output fields the simulator can read"
 
@@ -65,5 +66,9 @@ def program_report(program: Program, *, body_line: int = 1) -> FollowReport:
 
 
 def follow_report(body: str, tools: frozenset[str], *, body_line: int = 1) -> FollowReport:
-    """What the simulator can follow of `body` when offered `tools`; `body_line` is where the body starts in SKILL.md."""
-    return program_report(parse_program(body, tools), body_line=body_line)
+    """What the simulator can follow of `body` when offered `tools`; `body_line` is where the body starts in SKILL.md.
+
+    With SHELL / READ among `tools` (a harness's shell and reader: ratchet.sim.harness_steps) its command and
+    read steps are read as the follower behind that harness reads them (the rewrite keeps every line)."""
+    body = rewrite_steps(body, commands=SHELL in tools, reads=READ in tools)
+    return program_report(kept_program(body, tools), body_line=body_line)

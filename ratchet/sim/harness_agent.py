@@ -8,14 +8,17 @@ tool names, the results so far in order), the one follower (ratchet.sim.agent) a
 its reply goes back in the harness's terms: the harness's loading tool, the internal
 `mcp__<server>__<tool>` names, call ids counted over the whole conversation. Calls are counted,
 never assistant messages: Claude Code merges turns that share a message id into one message.
-Like the rest of the simulator it sees only the request (docs/adr/0001-simulator.md).
+Like the rest of the simulator it sees only the request (docs/adr/0001-simulator.md). A step that runs
+a command or reads a file of the skill goes through the harness's own shell and reader when the request
+offers them (Bash / Read; Codex's exec_command when its sandbox may write): ratchet/sim/harness_steps.py.
 
 Routing reads the catalog off the request (names and descriptions, as a model is shown them) with
 the matcher sim/catalog.py uses, over the project's skills only. The harness's own bundled skills
 are left out, so a task routes as it does in the minimal runner: counted in, they move the idf and
 "Triage acme/widgets#103 for me, it looks like a user question." routed nowhere behind Claude
 Code. Claude Code's listing names no paths, so its bundled skills are known by name
-(CLAUDE_CODE_BUNDLED, as 2.1.332 lists them); Codex gives each skill's root, and a root outside the
+(CLAUDE_CODE_BUNDLED_BY_VERSION: each tested release lists others, read off the request's cc_version;
+any other release, all of them); Codex gives each skill's root, and a root outside the
 working directory (<cwd>: Codex's own skills under CODEX_HOME) is not the project's.
 
 Shapes, as captured (tests/data/harness_requests/sim/):
@@ -44,6 +47,7 @@ from ratchet.agent.prompt import PREAMBLE
 from ratchet.agent.trigger import match_skill
 from ratchet.core.chat import ChatRequest, Message, ToolCallRequest, ToolSpec
 from ratchet.core.jsonio import canonical_dumps
+from ratchet.sim.harness_steps import followed_step, harness_call, rewrite_steps, step_result, step_specs, step_tools
 from ratchet.skills.skill import Skill
 
 HarnessShape = Literal["claude-code", "codex"]
@@ -69,6 +73,14 @@ CLAUDE_CODE_BUNDLED = frozenset(
     }
 )
 """The skills Claude Code 2.1.332 lists of its own (bundled with the binary), by name."""
+CLAUDE_CODE_BUNDLED_BY_VERSION: dict[str, frozenset[str]] = {
+    "2.1.332": CLAUDE_CODE_BUNDLED,
+    "2.1.197": (CLAUDE_CODE_BUNDLED - {"dataviz", "plugin-authoring", "workflow-authoring"})
+    | {"deep-research", "review", "verify"},
+}
+"""Each tested release's own skills (ratchet/harness/versions.py): 2.1.197's deep-research, review and verify,
+counted in, moved the idf so that a demo triage task routed nowhere."""
+_CC_VERSION = re.compile(r"\bcc_version=(\d+\.\d+\.\d+)")
 CODEX_EXEC = "exec_command"
 CODEX_SKILLS = "<skills_instructions>"
 _CODEX_ENV = "<environment_context>"
@@ -104,6 +116,9 @@ class HarnessTurn:
     load: Message | None
     names: Mapping[str, str]
     calls_made: int
+    base_dir: str = ""
+    """The loaded skill's folder as the harness names it: where a step's skill-relative paths lead."""
+    offered: frozenset[str] = frozenset()
 
     def restore(self, message: Message) -> Message:
         """The follower's reply with internal tool names and ids unique in the conversation."""
@@ -111,7 +126,7 @@ class HarnessTurn:
             ToolCallRequest(
                 id=f"call_{self.calls_made}_{i}", name=self.names.get(c.name, c.name), arguments=c.arguments
             )
-            for i, c in enumerate(message.tool_calls)
+            for i, c in enumerate(harness_call(c, self.shape, self.base_dir, self.offered) for c in message.tool_calls)
         ]
         return message.model_copy(update={"tool_calls": calls})
 
@@ -145,6 +160,8 @@ def harness_turn(request: ChatRequest) -> HarnessTurn | None:
     prompt = user_prompt(request)
     loads = [c for c in made if _is_load(shape, c)]
     block: str | None = None
+    base_dir = ""
+    offered = frozenset(t.name for t in request.tools)
     if not loads:
         entries = {e.name: e for e in catalog(shape, request)}
         picked = match_skill(prompt, {name: _as_skill(name, e.description, "") for name, e in entries.items()})
@@ -155,23 +172,41 @@ def harness_turn(request: ChatRequest) -> HarnessTurn | None:
     else:
         loaded = _loaded(shape, request, loads[0], answers.get(loads[0].id))
         if loaded is not None:
-            block = skill_block(_as_skill(loaded[0], "", loaded[1]), _NO_MOMENT)
+            # Steps that run a command or read a skill file go through the harness's own tools (sim/harness_steps.py).
+            commands, reads = step_tools(shape, request)
+            body = rewrite_steps(loaded[1], commands=commands, reads=reads)
+            block = skill_block(_as_skill(loaded[0], "", body), _NO_MOMENT)
+            base_dir = _base_dir(shape, request, loads[0])
+            tools += step_specs(commands, reads)
     messages = [
         Message(role="system", content=PREAMBLE if block is None else f"{PREAMBLE}\n\n{block}"),
         Message(role="user", content=prompt),
     ]
     for n, call in enumerate(c for c in made if not _is_load(shape, c) and c.id in answers):
         bare = _MCP_NAME.match(call.name)
-        if bare is None:
+        step = followed_step(shape, call) if bare is None else None
+        if bare is None and step is None:
             continue  # a harness built-in the follower never asks for
-        value = result_value(shape, answers[call.id])
-        asked = ToolCallRequest(id=f"call_{n}_0", name=bare.group(2), arguments=call.arguments)
+        if step is not None:
+            name, value = step, step_result(shape, call, answers[call.id])
+        else:
+            assert bare is not None
+            name, value = bare.group(2), result_value(shape, answers[call.id])
+        asked = ToolCallRequest(id=f"call_{n}_0", name=name, arguments=call.arguments)
         messages += [
             Message(role="assistant", content=None, tool_calls=[asked]),
             Message(role="tool", tool_call_id=asked.id, name=asked.name, content=canonical_dumps(value, indent=None)),
         ]
     followed = request.model_copy(update={"messages": messages, "tools": tools, "tool_choice": None})
-    return HarnessTurn(shape=shape, request=followed, load=None, names=names, calls_made=len(made))
+    return HarnessTurn(
+        shape=shape,
+        request=followed,
+        load=None,
+        names=names,
+        calls_made=len(made),
+        base_dir=base_dir,
+        offered=offered,
+    )
 
 
 def user_prompt(request: ChatRequest) -> str:
@@ -190,7 +225,8 @@ def catalog(shape: HarnessShape, request: ChatRequest) -> list[CatalogEntry]:
     systems = [m.content or "" for m in request.messages if m.role == "system"]
     if shape == "claude-code":
         text = next((s for s in systems if CLAUDE_CATALOG in s), None)
-        return [] if text is None else _claude_catalog(text)
+        version = next((found.group(1) for s in systems if (found := _CC_VERSION.search(s))), "")
+        return [] if text is None else _claude_catalog(text, _claude_bundled(version))
     text = next((s for s in systems if CODEX_SKILLS in s), None)
     env = next(
         (m.content or "" for m in request.messages if m.role == "user" and (m.content or "").startswith(_CODEX_ENV)), ""
@@ -199,7 +235,13 @@ def catalog(shape: HarnessShape, request: ChatRequest) -> list[CatalogEntry]:
     return [] if text is None else _codex_catalog(text, cwd.group(1) if cwd else None)
 
 
-def _claude_catalog(text: str) -> list[CatalogEntry]:
+def _claude_bundled(version: str) -> frozenset[str]:
+    """The names a release lists of its own; for a release not tested, every name a tested one bundles."""
+    known = CLAUDE_CODE_BUNDLED_BY_VERSION.get(version)
+    return known if known is not None else frozenset[str]().union(*CLAUDE_CODE_BUNDLED_BY_VERSION.values())
+
+
+def _claude_catalog(text: str, bundled: frozenset[str]) -> list[CatalogEntry]:
     section = text.split(CLAUDE_CATALOG, 1)[1].split("\n\n", 1)[0]
     listed: list[tuple[str, list[str]]] = []
     for line in section.split("\n"):
@@ -208,7 +250,7 @@ def _claude_catalog(text: str) -> list[CatalogEntry]:
             listed.append((name, [description]))
         elif listed and line.strip():
             listed[-1][1].append(line.strip())  # a description listed over several lines
-    return [CatalogEntry(name, " ".join(parts)) for name, parts in listed if name not in CLAUDE_CODE_BUNDLED]
+    return [CatalogEntry(name, " ".join(parts)) for name, parts in listed if name not in bundled]
 
 
 def _codex_catalog(text: str, cwd: str | None) -> list[CatalogEntry]:
@@ -237,7 +279,8 @@ def _load_call(shape: HarnessShape, entry: CatalogEntry, call_id: str) -> ToolCa
 def _is_load(shape: HarnessShape, call: ToolCallRequest) -> bool:
     if shape == "claude-code":
         return call.name == CLAUDE_SKILL_TOOL
-    return call.name == CODEX_EXEC and _cat_path(call) != ""
+    # Only a SKILL.md: a step's `cat` of another file of the skill is a read the follower made.
+    return call.name == CODEX_EXEC and PurePosixPath(_cat_path(call)).name == "SKILL.md"
 
 
 def _loaded(
@@ -262,6 +305,16 @@ def _loaded(
     path = _cat_path(call)
     listed = next((e.name for e in catalog(shape, request) if e.path == path), None)
     return listed or PurePosixPath(path).parent.name, _without_frontmatter(answer[header.end() :])
+
+
+def _base_dir(shape: HarnessShape, request: ChatRequest, load: ToolCallRequest) -> str:
+    """The loaded skill's folder: Claude Code's "Base directory for this skill", the folder of Codex's SKILL.md."""
+    if shape == "codex":
+        return str(PurePosixPath(_cat_path(load)).parent)
+    text = next(
+        (m.content or "" for m in request.messages if m.role == "user" and CLAUDE_BODY in (m.content or "")), ""
+    )
+    return text.split(CLAUDE_BODY, 1)[1].split("\n", 1)[0].strip() if text else ""
 
 
 def _cat_path(call: ToolCallRequest) -> str:

@@ -26,6 +26,7 @@ Kinds known to the input extractor: `owner/name`, `#number`, `file path`, `YYYY-
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
@@ -288,6 +289,13 @@ def _block(items: list[_Item], reader: _Reader) -> list[Step]:
                 continue
         steps.append(_step(item, reader))
     return steps
+
+
+@functools.lru_cache(maxsize=256)
+def kept_program(body: str, tools: frozenset[str]) -> Program:
+    """parse_program, kept for the process by its arguments: the agent re-reads its skill on every call
+    (stateless), and the gate reports what each edit's skills can be followed; both only read a Program."""
+    return parse_program(body, tools)
 
 
 def parse_program(body: str, tools: frozenset[str]) -> Program:

@@ -22,6 +22,7 @@ from ratchet.core.echo import silent
 from ratchet.core.errors import InputError, ModelCallError, TaskFileError
 from ratchet.goldens.tasks import load_tasks
 from ratchet.goldens.triggers import TRIGGERS_FILE, TriggerQuery, load_trigger_queries
+from ratchet.harness.bwrap_mode import fallback_line
 from ratchet.llm.budget import CallBudget, Estimate, check_affordable, estimate
 from ratchet.llm.gateway import Gateway
 from ratchet.sim.models import SIMULATOR
@@ -159,6 +160,9 @@ def evaluate_triggers(project: Project, opts: TriggerOptions) -> TriggerReport:
             budget = turn_budget(project, queries, skills)
             plan = estimate(project.config, {PURPOSE: len(queries) * opts.repeats}, budgets={PURPOSE: budget})
         opts.echo(estimate_line(plan, queries=len(queries), repeats=opts.repeats, simulated=simulated))
+        unsandboxed = fallback_line(project.config.harness)  # the one line a run without bubblewrap says it in
+        if unsandboxed is not None:
+            opts.echo(f"note: {unsandboxed}")
         if plan is not None and not simulated:
             check_affordable(store, plan)
         stopped: str | None = None

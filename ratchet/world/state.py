@@ -19,8 +19,6 @@ from __future__ import annotations
 import copy
 import datetime as dt
 import fnmatch
-import functools
-import marshal
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -31,9 +29,12 @@ from pydantic import TypeAdapter, ValidationError
 from ratchet.core.errors import InputError
 from ratchet.core.ids import IdKind, check_id, inside
 from ratchet.core.jsonio import digest as json_digest
+from ratchet.core.kept import Kept
 from ratchet.core.yamlio import load_yaml_text, read_yaml_file
 from ratchet.goldens.faults import FaultSpec
 from ratchet.goldens.trace import StateChange, VolatileRead
+from ratchet.world.commands import COMMANDS_FILE, CommandMock, load_commands
+from ratchet.world.trees import freeze, merge_files, thaw
 
 if TYPE_CHECKING:
     from ratchet.world.faults import FaultInjector
@@ -76,8 +77,10 @@ class World:
         sources: dict[str, tuple[str, ...]] | None = None,
         declared_tools: Sequence[DeclaredTool] = (),
         faults: Sequence[FaultSpec] = (),
+        commands: Sequence[CommandMock] = (),
     ) -> None:
         self.data = data
+        self.commands: tuple[CommandMock, ...] = tuple(commands)  # <world>/commands.yaml, for harness replays
         self.faults: tuple[FaultSpec, ...] = tuple(faults)
         """The world files' declared faults, in file order; they fire only once a run arms them (world/faults.py)."""
         self.injector: FaultInjector | None = None
@@ -98,6 +101,8 @@ class World:
             content["tools"] = [t.definition.model_dump(mode="json") for t in self.declared_tools]
         if self.faults:  # likewise
             content["faults"] = [spec.model_dump(mode="json") for spec in self.faults]
+        if self.commands:  # likewise
+            content["commands"] = [mock.model_dump(mode="json") for mock in self.commands]
         return json_digest(content)
 
     def copy(self) -> World:
@@ -110,6 +115,7 @@ class World:
             sources=self.sources,
             declared_tools=self.declared_tools,
             faults=self.faults,
+            commands=self.commands,
         )
 
     def is_volatile(self, key: str) -> bool:
@@ -145,59 +151,23 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _fresh(value: Any) -> Any:
-    """copy.deepcopy for the plain trees world files become (a third of its time: no memo needed, none shared)."""
-    if isinstance(value, dict):
-        return {key: _fresh(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_fresh(item) for item in value]
-    if value is None or isinstance(value, (str, int, float)):
-        return value
-    return copy.deepcopy(value)
+_PARSED: Kept[str, tuple[dict[str, Any], tuple[str, ...], tuple[FaultSpec, ...]]] = Kept(64)
+_MERGED: Kept[tuple[str, ...], tuple[dict[str, Any], bytes]] = Kept(16)
+"""World files parsed, and merged worlds with their freeze() bytes, kept by the files' texts (ratchet.core.kept)."""
 
 
-def _freeze(data: dict[str, Any]) -> bytes:
-    """The merged world as marshal bytes (b"" when a value is not plain: then each copy is _fresh's)."""
-    try:
-        return marshal.dumps(data)
-    except ValueError:
-        return b""
-
-
-def _thaw(frozen: bytes, data: dict[str, Any]) -> dict[str, Any]:
-    """A new tree equal to `data`, sharing nothing with it or any other copy: marshal.loads builds every
-    mapping and list anew (about half of _fresh's time), and strings and numbers cannot be changed in place."""
-    thawed: dict[str, Any] = marshal.loads(frozen) if frozen else _fresh(data)
-    return thawed
-
-
-def deep_merge(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
-    """Mappings merge key by key; any other value in `top` replaces the one in `base`."""
-    merged = dict(base)
-    for key, value in top.items():
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = deep_merge(merged[key], value)
-        else:
-            merged[key] = copy.deepcopy(value)
-    return merged
-
-
-def _read_world_file(path: Path) -> tuple[dict[str, Any], list[str], tuple[FaultSpec, ...]]:
-    """The file's sections (kept for other loads: merge them with deep_merge, which copies), volatile patterns
-    and declared faults."""
-    content, volatile, faults = _parsed_world_file(str(path), read_yaml_file(path, error=InputError))
-    return content, list(volatile), faults
-
-
-@functools.lru_cache(maxsize=64)
 def _parsed_world_file(source: str, text: str) -> tuple[dict[str, Any], tuple[str, ...], tuple[FaultSpec, ...]]:
-    """A world file's text parsed and checked, kept by its path and exact text.
+    """A world file's text parsed and checked (`source` names it in an error), kept by its exact text.
 
     Other readers of the same world in one process (the gate's offered tools, the bench's
-    configurations, a harness replay's digest) then skip the parse: the text is read and
-    compared every time, so a changed file is parsed again. It is never handed out to change:
+    configurations, a mutant's checkout, a harness replay's digest) then skip the parse: the text is read
+    and compared every time, so a changed file is parsed again. It is never handed out to change:
     WorldFiles merges it with deep_merge, which builds new mappings and copies every other value.
     """
+    return _PARSED.get(text, lambda: _parse_world_file(source, text))
+
+
+def _parse_world_file(source: str, text: str) -> tuple[dict[str, Any], tuple[str, ...], tuple[FaultSpec, ...]]:
     path = Path(source)
     raw = load_yaml_text(text, source=source, error=InputError)
     if raw is None:
@@ -314,6 +284,7 @@ class WorldFiles:
         self._faults: tuple[FaultSpec, ...] = ()
         self._workspaces: dict[tuple[Path | None, str], dict[str, str]] = {}
         self._declared: tuple[DeclaredTool, ...] | None = None
+        self._commands: tuple[CommandMock, ...] | None = None
         self._frozen: bytes | None = None  # the merged data marshalled once: each replay's copy is one C-speed load
         self._lock = threading.RLock()  # pairs replay side by side (ratchet.core.pool): still one read of each file
 
@@ -327,16 +298,19 @@ class WorldFiles:
             data, volatile, sources = self._merge()
             files = self._workspace(workspaces_dir, workspace) if workspace is not None else {}
             declared = self._declared_tools()
+            if self._commands is None:
+                self._commands = load_commands(self.world_dir)
             if self._frozen is None:
-                self._frozen = _freeze(data)
+                self._frozen = freeze(data)
         return World(
-            _thaw(self._frozen, data),
+            thaw(self._frozen, data),
             volatile=volatile,
             files=files,
             frozen_time=frozen_time,
             sources=sources,
             declared_tools=declared,
             faults=self._faults,
+            commands=self._commands,
         )
 
     def _merge(self) -> tuple[dict[str, Any], tuple[str, ...], dict[str, tuple[str, ...]]]:
@@ -349,18 +323,19 @@ class WorldFiles:
                 "point paths.world in ratchet.yaml at a folder, or remove the file",
                 path=world_dir,
             )
-        data: dict[str, Any] = {}
         volatile: list[str] = []
         faults: list[FaultSpec] = []
         sources: dict[str, tuple[str, ...]] = {}
-        world_files = sorted(world_dir.glob("*.yaml")) if world_dir.is_dir() else []
-        for path in [*world_files, *self.overlays]:
-            content, patterns, declared = _read_world_file(path)
-            data = deep_merge(data, content)
+        world_files = sorted(set(world_dir.glob("*.yaml")) - {world_dir / COMMANDS_FILE}) if world_dir.is_dir() else []
+        paths = [*world_files, *self.overlays]
+        texts = tuple(read_yaml_file(path, error=InputError) for path in paths)
+        parsed = [_parsed_world_file(str(path), text) for path, text in zip(paths, texts, strict=True)]
+        for path, (content, patterns, declared) in zip(paths, parsed, strict=True):
             volatile.extend(patterns)
             faults.extend(declared)
             for name in content:
                 sources[name] = (*sources.get(name, ()), str(path))
+        data, self._frozen = _MERGED.get(texts, lambda: merge_files([content for content, _, _ in parsed]))
         self._merged = data, tuple(volatile), sources
         self._faults = tuple(faults)
         return self._merged

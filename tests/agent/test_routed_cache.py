@@ -99,3 +99,19 @@ def test_nothing_is_reused_when_the_skill_set_or_who_may_fire_changes() -> None:
     assert moved_words(skills, fewer) is None
     assert moved_words(skills, flipped) is None
     assert moved_words(skills, skills) == set()
+
+
+def test_an_edit_no_prompt_can_feel_builds_no_base_index_and_stores_the_base_answers(tmp_path: Path) -> None:
+    rng = random.Random(11)
+    base = random_skills(rng, most=20)
+    name = sorted(base)[0]
+    head = {**base, name: base[name].model_copy(update={"description": base[name].description + " zyzzyva"})}
+    prompts = random_prompts(rng, base)
+    cache = ParsedCache(tmp_path / "home")
+    trigger._cache.clear()
+    assert fired_for(prompts, head, cache=cache, base=base) == _truth(prompts, head)
+    assert len(trigger._cache) == 1  # only the head's: no prompt holds "zyzzyva", so each fires as at the base
+    trigger._cache.clear()
+    stored = fired_for(prompts, base, cache=cache)
+    assert not trigger._cache  # the base's answers came from the cache: no index was built
+    assert stored == _truth(prompts, base)

@@ -341,6 +341,16 @@ def test_read_commands_are_the_gates_and_never_an_agent_change(demo_repo: Path) 
     assert verdict.settings_changed == ["ratchet.yaml"] and verdict.decision == "BLOCK"
 
 
+def test_commands_allow_is_the_gates_and_never_an_agent_change(demo_repo: Path) -> None:
+    # Which commands run for real instead of through the recording shims is the gate's: a head allowing `git`
+    # would let its own `git push` run unrecorded. A settings change, and the replays keep the base's list.
+    base = _head(demo_repo)
+    commit(demo_repo, _yaml(demo_repo, "harness: {name: minimal, commands_allow: [git, curl]}\n"), "git runs for real")
+    verdict = _check(demo_repo, base, on_error="block")
+    assert verdict.model_change is None
+    assert verdict.settings_changed == ["ratchet.yaml"] and verdict.decision == "BLOCK"
+
+
 def test_a_head_ratchet_yaml_that_does_not_parse_stays_a_settings_change_with_agent_model(demo_repo: Path) -> None:
     base = _head(demo_repo)
     commit(demo_repo, _yaml(demo_repo, "max_agent_turns: [\n"), "a broken ratchet.yaml")

@@ -335,3 +335,45 @@ def test_the_check_names_the_tools_folder_the_declared_tools_are_read_from() -> 
     from ratchet.world.tools.declared import TOOLS_FOLDER
 
     assert edit_paths._TOOLS_FOLDER == TOOLS_FOLDER
+
+
+_GH = """- name: gh
+  args: [issue, comment, "**"]
+  effect: {effect}
+"""
+
+
+def test_an_edit_to_the_mocked_commands_is_a_settings_change(demo_repo: Path) -> None:
+    # What a mocked command answers and its effect are the gate's, like the declared tools': an edit that relabels
+    # `gh issue comment` a read would pass its own new comment, so the change is named first and blocks in CI.
+    commit(demo_repo, {"world/commands.yaml": _GH.format(effect="send")}, "mock gh")
+    base = _head(demo_repo)
+    commit(
+        demo_repo,
+        {"world/commands.yaml": _GH.format(effect="read"), **_edited(demo_repo, "edit/reworded-status")},
+        "gh only reads, honest",
+    )
+    verdict = check_edit(demo_repo, base=base, config=LEVEL0_ONLY, on_error="block")
+    assert verdict.settings_changed == ["world/commands.yaml"]
+    assert verdict.decision == "BLOCK", verdict.summary
+    assert verdict.summary.startswith(SETTINGS_NOTE.format("world/commands.yaml") + "; ")
+
+
+def test_the_replays_answer_commands_from_the_base_commands_yaml(demo_repo: Path) -> None:
+    from ratchet.gate.revisions import export_head, read_edit
+    from ratchet.repo.git import open_repo
+
+    commit(demo_repo, {"world/commands.yaml": _GH.format(effect="send")}, "mock gh")
+    base = _head(demo_repo)
+    commit(demo_repo, {"world/commands.yaml": _GH.format(effect="read")}, "relabel")
+    edit = read_edit(open_repo(demo_repo), demo_repo, base, _head(demo_repo), staged=False, home=None, harness=None)
+    with export_head(edit) as tree:
+        assert (tree / "world/commands.yaml").read_text(encoding="utf-8") == _GH.format(effect="send")
+        assert (tree / "skills").is_dir()
+    git(demo_repo, "rm", "-q", "world/commands.yaml")
+    git(demo_repo, "commit", "-qm", "no mocks")
+    no_mocks = _head(demo_repo)
+    commit(demo_repo, {"world/commands.yaml": _GH.format(effect="read")}, "mocks the base never had")
+    edit = read_edit(open_repo(demo_repo), demo_repo, no_mocks, _head(demo_repo), staged=False, home=None, harness=None)
+    with export_head(edit) as tree:
+        assert not (tree / "world/commands.yaml").exists()

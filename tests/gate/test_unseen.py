@@ -41,7 +41,6 @@ def _notes(base: str, head: str) -> list[Unseen]:
         goldens={},
         changed_files={},
         tools=frozenset({"lookup"}),
-        simulated=True,
     )
 
 
@@ -84,8 +83,7 @@ def test_no_prose_or_unfollowed_note_off_the_simulator() -> None:
         tasks=[],
         goldens={},
         changed_files={},
-        tools=frozenset(),
-        simulated=False,
+        tools=None,
     )
     assert [n.kind for n in notes] == ["unrouted"]
 
@@ -104,7 +102,6 @@ def test_a_golden_that_fired_another_skill_leaves_its_task_unrouted(demo_repo: P
         goldens=goldens,
         changed_files={},
         tools=frozenset(),
-        simulated=True,
     )
     assert [(n.kind, n.detail) for n in notes] == [
         (

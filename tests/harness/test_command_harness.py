@@ -11,6 +11,7 @@ loads a skill makes each pair an error or a routing finding, never a PASS, and n
 from __future__ import annotations
 
 import shlex
+import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,15 +20,22 @@ from typing import Any
 import git
 import pytest
 import yaml
+from typer.testing import CliRunner
 
+from ratchet.cli import app
+from ratchet.cli import mutate as mutate_cli
 from ratchet.config.gate import resolve_gate_config
 from ratchet.config.project import load_project
 from ratchet.gate.check import check_edit
-from ratchet.gate.models import Verdict
+from ratchet.gate.models import Shard, Verdict
+from ratchet.gate.shard import ShardJob, merge_shards
 from ratchet.goldens.trace import read_trace
-from ratchet.harness.sandbox import processes_under
+from ratchet.harness import sandbox
+from ratchet.harness.bwrap import unavailable
 from ratchet.setup.demo import EDITS, apply_edit
 from tests.helpers.harness_demo import build_recorded_demo, commit_all
+from tests.helpers.leftovers import LeftoverSpy
+from tests.mutate.hand_made import HandMade
 
 AGENT = Path(__file__).resolve().parents[1] / "data" / "harness_agent" / "agent.py"
 KEEP = (
@@ -39,6 +47,12 @@ KEEP = (
     "canary-01",
 )
 EDIT = {edit.branch: edit for edit in EDITS}
+LEFTOVERS = LeftoverSpy()
+SANDBOX_OFF_LINE = (
+    "harness replays run without the bubblewrap sandbox (harness.sandbox is off): only the process group and "
+    "leftover processes are killed, so the harness can read what this user can and reach the network "
+    "(docs/harnesses.md)"
+)
 # `--token={token}`, one word: a token may start with "-" (token_urlsafe), which argparse takes for a flag
 # when it is a word of its own; `--` before the prompt for the same reason.
 COMMAND = (
@@ -78,6 +92,7 @@ def command_demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Pat
         mp.setenv("RATCHET_UPSTREAM", "sim")
         mp.setenv("RATCHET_HOME", str(root / ".ratchet"))
         mp.delenv("CI", raising=False)
+        mp.setattr(sandbox, "kill_leftovers", LEFTOVERS)  # what each replay left for the second line to kill
         base = _build(root)
         for edit in EDITS:
             apply_edit(root, edit)
@@ -91,17 +106,10 @@ def _check(demo: tuple[Path, str], head: str, base: str | None = None) -> Verdic
     )
 
 
-def _cmdline(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-    except OSError:
-        return f"{pid} (gone)"
-
-
 def _assert_nothing_left(root: Path) -> None:
+    """No replay so far left a process for the leftover kill (it looks before it kills), and no folder."""
     scratch = root / ".ratchet" / "scratch"
-    left = processes_under(scratch)
-    assert left == [], [_cmdline(pid) for pid in left]
+    assert LEFTOVERS.replays and LEFTOVERS.found == []
     assert not scratch.exists() or list(scratch.iterdir()) == []
 
 
@@ -109,6 +117,7 @@ def test_goldens_record_what_the_agent_loaded_and_called(command_demo: tuple[Pat
     root, _ = command_demo
     golden = read_trace(root / "goldens" / "github-triage" / "github-triage-01.json")
     assert golden.harness is not None and golden.harness.name == "command"
+    assert golden.harness.sandbox == ("bubblewrap" if not unavailable() else "none")
     assert golden.status == "ok" and golden.fired_skill == "github-triage"
     assert golden.tool_calls and golden.tool_calls[0].name == "github_get_issue"
     assert all(call.name != "load_skill" for call in golden.tool_calls)
@@ -125,6 +134,53 @@ def test_a_cosmetic_edit_passes(command_demo: tuple[Path, str]) -> None:
     verdict = _check(command_demo, "edit/cosmetic")
     assert verdict.decision == "PASS", verdict.summary
     assert verdict.pairs and all(pair.outcome == "same" for pair in verdict.pairs)
+    assert [n.kind for n in verdict.unseen if n.kind == "sandbox"] == ([] if not unavailable() else ["sandbox"])
+
+
+def test_replays_without_the_sandbox_are_named_once_on_the_verdict(command_demo: tuple[Path, str]) -> None:
+    base, head = _bad_pair(command_demo, "unsandboxed", {**_harness(), "sandbox": "off"})
+    verdict = _check(command_demo, head, base=base)
+    assert verdict.decision == "PASS", verdict.summary
+    (note,) = [n for n in verdict.unseen if n.kind == "sandbox"]
+    assert note.level == "note" and "ran without the bubblewrap sandbox (harness.sandbox is off)" in note.detail
+    _assert_nothing_left(command_demo[0])
+
+
+def test_a_sharded_check_without_the_sandbox_keeps_the_note_in_the_merge(
+    command_demo: tuple[Path, str], tmp_path: Path
+) -> None:
+    """Review of issue 27, item 5: the note rode on the shard's verdict only, and the merge rebuilt without it."""
+    base, head = _bad_pair(command_demo, "unsandboxed-shards", {**_harness(), "sandbox": "off"})
+    whole = _check(command_demo, head, base=base)
+    files = []
+    for index in (1, 2):
+        job = ShardJob(Shard(index=index, count=2))
+        root, _ = command_demo
+        check_edit(root, base=base, head=head, home=root / ".ratchet", config=resolve_gate_config("cascade"), shard=job)
+        assert job.result is not None and job.result.pairs, "each shard replayed a pair"
+        files.append(tmp_path / f"shard-{index}.json")
+        files[-1].write_text(job.result.to_json(), encoding="utf-8")
+    merged, _ = merge_shards(files)
+    assert [n.kind for n in merged.unseen].count("sandbox") == 1
+    assert merged.unseen == whole.unseen and (merged.decision, merged.summary) == (whole.decision, whole.summary)
+
+
+def test_harness_sandbox_off_in_the_head_alone_is_not_obeyed(command_demo: tuple[Path, str]) -> None:
+    """The check runs under the base's ratchet.yaml: an edit cannot turn the sandbox off for its own replays."""
+    root, _ = command_demo
+    repo = git.Repo(root)
+    repo.git.checkout("-q", "-b", "edit/sandbox-off-in-head", "main")
+    try:
+        _write_config(root, {**_harness(), "sandbox": "off"})
+        edit = EDIT["edit/cosmetic"]
+        path = root / "skills" / edit.skill / "SKILL.md"
+        path.write_text(edit.apply(path.read_text(encoding="utf-8")), encoding="utf-8")
+        head = commit_all(repo, "turn the sandbox off, and a cosmetic edit")
+    finally:
+        repo.git.checkout("-q", "main")
+    verdict = _check(command_demo, head)
+    assert verdict.pairs
+    assert [n.kind for n in verdict.unseen if n.kind == "sandbox"] == ([] if not unavailable() else ["sandbox"])
 
 
 def test_a_changed_tool_argument_is_blocked(command_demo: tuple[Path, str]) -> None:
@@ -217,3 +273,36 @@ def test_goldens_recorded_through_the_agent_replay_the_same_on_the_minimal_runne
     assert verdict.decision == "WARN", verdict.summary
     assert [(note.kind, note.level) for note in verdict.unseen if note.level == "warn"] == [("provenance", "warn")]
     assert "recorded through command but replayed through minimal" in verdict.unseen[0].detail
+
+
+@pytest.fixture(scope="module")
+def unsandboxed_copy(command_demo: tuple[Path, str], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the demo (its work area too: the replays are cached) whose committed ratchet.yaml turns the
+    sandbox off, for the commands that run replays outside `check`."""
+    root = tmp_path_factory.mktemp("unsandboxed") / "repo"
+    shutil.copytree(command_demo[0], root, symlinks=True)
+    _write_config(root, {**_harness(), "sandbox": "off"})
+    commit_all(git.Repo(root), "harness.sandbox: off")
+    return root
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["record", "canary-01"],
+        ["noise", "canary-01", "--repeats", "2"],
+        ["triggers", "--skill", "fx-expense-converter", "--repeats", "1"],
+        ["mutate", "fx-expense-converter"],
+    ],
+    ids=lambda args: args[0],
+)
+def test_every_run_without_the_sandbox_says_so_in_one_line(
+    unsandboxed_copy: Path, args: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review of issue 27, item 7: only a check's verdict said so; record, noise, triggers and mutate were silent."""
+    monkeypatch.setattr(mutate_cli, "SOURCE", HandMade(()))  # mutate: the line comes before any mutant
+    where = ["--repo", str(unsandboxed_copy)] if args[0] == "mutate" else ["--project", str(unsandboxed_copy)]
+    result = CliRunner().invoke(app, [*args, *where, "--work", str(unsandboxed_copy / ".ratchet")])
+    assert result.exit_code == 0, result.output
+    said = [line for line in result.stderr.splitlines() if "without the bubblewrap sandbox" in line]
+    assert said == [f"note: {SANDBOX_OFF_LINE}"], result.stderr

@@ -22,7 +22,7 @@ from ratchet.goldens.trace import Trace
 from ratchet.sim.injector import InjectContext, ToolInfo
 from ratchet.skills.skill import Skill, parse_skill_text
 from ratchet.world.faults import FaultPlan, arm
-from ratchet.world.state import World, load_world
+from ratchet.world.state import World, WorldFiles, load_world
 from ratchet.world.tools import offered_tools
 
 
@@ -55,23 +55,16 @@ class ReplayEnv:
         self.goldens = goldens
         self.skills = skills
         self.model = model
-        self._worlds: dict[tuple[str | None, tuple[Path, ...]], World] = {}
+        self._worlds: dict[tuple[Path, ...], WorldFiles] = {}
 
     def world(self, workspace: str | None, overlays: tuple[Path, ...], frozen_time: str) -> World:
-        """A fresh copy of the world for one replay (parsed once per workspace and overlays)."""
-        key = (workspace, overlays)
-        if key not in self._worlds:
-            paths = self.project.config.paths
-            self._worlds[key] = load_world(
-                self.tree / paths.world,
-                workspaces_dir=self.tree / paths.workspaces,
-                workspace=workspace,
-                frozen_time=frozen_time,
-                overlays=overlays,
-            )
-        world = self._worlds[key].copy()
-        world.frozen_time = frozen_time
-        return world
+        """A fresh copy of the world for one replay (its files read once per overlays: WorldFiles)."""
+        paths = self.project.config.paths
+        if overlays not in self._worlds:
+            self._worlds[overlays] = WorldFiles(self.tree / paths.world, overlays=overlays)
+        return self._worlds[overlays].world(
+            workspaces_dir=self.tree / paths.workspaces, workspace=workspace, frozen_time=frozen_time
+        )
 
     def replay(self, task: Task, golden: Trace, skills: dict[str, Skill], overlays: tuple[Path, ...] = ()) -> Trace:
         """What ratchet.gate.replay.replay_task does, with the parsed world reused across replays (and the

@@ -66,7 +66,8 @@ def journal_item(out: Path, config: str, item: ScoredEdit | NoiseGolden, wall_ms
     record: dict[str, object] = {"kind": kind, "item": item.model_dump(mode="json")}
     if wall_ms is not None:
         record["wall_ms"] = wall_ms
-    atomic_write_text(path, canonical_dumps(record))
+    # Compact: only json's C encoder writes without indentation, and nobody reads a journal but merge_journal.
+    atomic_write_text(path, canonical_dumps(record, indent=None))
 
 
 def has_journal(out: Path) -> bool:

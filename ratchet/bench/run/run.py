@@ -30,6 +30,7 @@ from ratchet.bench.data.results import (
     SHARD_FILE,
     BenchConfigRun,
     BenchResults,
+    DiffClassifierRun,
     read_results,
     read_timings,
     replays_path,
@@ -50,6 +51,8 @@ from ratchet.config.project import Project
 from ratchet.core.chat import ChatModel
 from ratchet.core.errors import BudgetError, ConfigError, InputError
 from ratchet.core.pool import WorkPool
+from ratchet.diff.models import EditDiff
+from ratchet.gate.models import EditReplays
 from ratchet.gate.shard import Shard
 from ratchet.llm.budget import PER_CALL_BUDGETS, Estimate, check_affordable, estimate
 from ratchet.llm.gateway import Gateway
@@ -88,9 +91,37 @@ class RunOptions:
     """An existing Ray cluster (None: a local one on loopback, started for the run)."""
     strip_faults: bool = False
     """Score against goldens re-recorded without their seeded faults (ratchet.bench.run.stripped)."""
+    shared: SharedInputs | None = None
+    """What consecutive runs into one results directory share (the smoke's); None: this run reads its own."""
     on_progress: Callable[[int, int, str], None] | None = None
     confirm: Callable[[str], bool] | None = None
     echo: Callable[[str], None] = field(default=lambda _line: None)
+
+
+@dataclass
+class SharedInputs:
+    """What one process's consecutive runs into one results directory read the same (`ratchet bench smoke`'s
+    configurations): the dataset, its edits' diffs and the classifier measured on them (each run's start-up
+    work, seconds of it), and the directory's results as the last run left them.
+
+    Only for runs over a dataset and a directory nothing else changes meanwhile: run_config sets `results` to
+    what it wrote once it has written it, and the next run starts from them instead of reading results.json
+    back (23 MB on the smoke). A run that fails leaves `results` None: the next one reads the file.
+    """
+
+    data: BenchData
+    diffs: dict[str, EditDiff]
+    classifier: DiffClassifierRun
+    results: BenchResults | None = None
+    replays: dict[Path, EditReplays] = field(default_factory=dict)
+    """Replays files the runs have read, by path (the re-judging runs read the recording run's once)."""
+
+
+def share_inputs(root: Path, *, home: Path | None, out: Path) -> SharedInputs:
+    """The dataset under `root` and its diffs, read once for every run into `out` (load_bench_data, bench_diffs)."""
+    data = load_bench_data(root, home=home, results_dir=out)
+    diffs, classifier = bench_diffs(data)
+    return SharedInputs(data=data, diffs=diffs, classifier=classifier)
 
 
 @dataclass
@@ -170,7 +201,8 @@ def run_config(opts: RunOptions) -> RunSummary:
         if opts.executor == "ray":
             raise InputError("--strip-faults runs in this process: leave out --executor ray")
         config = stripped_config(config)
-    data = load_bench_data(opts.root, home=opts.home, results_dir=opts.out)
+    shared = opts.shared
+    data = shared.data if shared is not None else load_bench_data(opts.root, home=opts.home, results_dir=opts.out)
     project: Project = data.project
     check_bench_tiers(config, project.config.tiers, opts.config_path)
     simulated = project.config.upstream == "sim"
@@ -205,7 +237,7 @@ def run_config(opts: RunOptions) -> RunSummary:
     done = set(existing.noise if mode == "noise" else existing.edits) if existing is not None else set()
     pending = [i for i in ids if i not in done]
     # Every labeled edit's diff and the classifier measured on them: no model, deterministic, a second or two.
-    diffs, classifier = bench_diffs(data)
+    diffs, classifier = (shared.diffs, shared.classifier) if shared is not None else bench_diffs(data)
     home = project.home
     with closing(open_store(home)) as store:
         plan = estimate(project.config, plan_calls(data, config, pending, noise), store=store) if pending else None
@@ -240,7 +272,10 @@ def run_config(opts: RunOptions) -> RunSummary:
                 data = strip_faults(data, gateway.model("agent", "bless"))
             recorded = results.runs[RECORDING_CONFIG].edits if mode == "rejudge" else {}
             triggers = {edit_id: e.triggers for edit_id, e in recorded.items() if e.triggers is not None}
-            runner = Scorer(data, config, opts.live_tavily, gateway, home, pool, dest, mode, records, diffs, triggers)
+            stored = shared.replays if shared is not None else None
+            runner = Scorer(
+                data, config, opts.live_tavily, gateway, home, pool, dest, mode, records, diffs, triggers, stored
+            )
             models = {
                 tier: gateway.upstream(tier).model_id
                 for tier in (["agent"] if mode != "rejudge" else []) + [s.tier for s in config.tiers]
@@ -290,6 +325,8 @@ def run_config(opts: RunOptions) -> RunSummary:
                     on_progress=opts.on_progress,
                     total=len(ids),
                 )
+    if shared is not None and opts.shard is None:
+        shared.results = results  # what execute just wrote to results.json
     written = dest / (SHARD_FILE if opts.shard is not None else RESULTS_FILE)
     return RunSummary(
         config=config.name,
@@ -344,7 +381,11 @@ def _open_results(
     its shard.json, and the sample's ids it owns (ratchet.bench.run.sharded.open_shard).
     """
     if opts.shard is None:
-        return opts.out, read_results(opts.out), sample, write_results
+        shared = opts.shared
+        results = shared.results if shared is not None and shared.results is not None else read_results(opts.out)
+        if shared is not None:
+            shared.results = None  # until this run has written its own: a failure from here on leaves the file to read
+        return opts.out, results, sample, write_results
     return open_shard(opts.out, opts.shard, config.name, candidate_ids(data, config), sample)
 
 

@@ -101,8 +101,12 @@ class Scorer:
         records: Mapping[str, NoiseRecord],
         diffs: Mapping[str, EditDiff],
         recorded_triggers: Mapping[str, EditTriggers] | None = None,
+        stored: dict[Path, EditReplays] | None = None,
     ) -> None:
         self.data = data
+        # Replays files already read by this process's earlier runs (run.SharedInputs), by path: the re-judging
+        # runs read the recording run's replays once, not once each. A file this Scorer writes is dropped from it.
+        self.stored = stored
         # A re-judging run makes no agent call, so it keeps the recording run's trigger step as it keeps its replays.
         self.recorded_triggers = dict(recorded_triggers or {})
         self.diffs = diffs  # each labeled edit's behavioural diff: the judges' skill_diff context, as in a check
@@ -140,6 +144,17 @@ class Scorer:
         assert isinstance(base, FixtureSearch)
         return _with_edit_facts(copy.copy(base), edit)
 
+    def _read_stored(self, path: Path) -> EditReplays:
+        if self.stored is None:
+            return read_replays(path)
+        with self._once:
+            found = self.stored.get(path)
+        if found is None:
+            found = read_replays(path)
+            with self._once:
+                self.stored[path] = found
+        return found
+
     def _judges(self) -> dict[str, ChatModel]:
         return {step.tier: self.gateway.model(step.tier, f"judge-{step.tier}") for step in self.config.tiers}
 
@@ -150,7 +165,7 @@ class Scorer:
         stored = None
         agent: ChatModel | None = None
         if self.mode == "rejudge":
-            stored = read_replays(replays_path(self.dest, RECORDING_CONFIG, edit_id))
+            stored = self._read_stored(replays_path(self.dest, RECORDING_CONFIG, edit_id))
         else:
             agent = self.gateway.model("agent", "replay")
         overlays = _overlay_file(self.home, edit)
@@ -192,6 +207,9 @@ class Scorer:
         replays_rel: str | None = None
         if self.mode == "record":
             path = replays_path(self.dest, self.config.name, edit_id)
+            if self.stored is not None:
+                with self._once:
+                    self.stored.pop(path, None)
             write_replays(path, replays)
             replays_rel = path.relative_to(self.dest).as_posix()
         elif self.mode == "rejudge":

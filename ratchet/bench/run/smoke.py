@@ -16,7 +16,7 @@ from pathlib import Path
 from ratchet.bench.data.results import FIGURE_FILE, REPLAYS_DIR, REPORT_FILE, RESULTS_FILE, TIMINGS_FILE
 from ratchet.bench.report.report import write_report
 from ratchet.bench.run.mutation import MUTANTS_PER_SKILL, measure_mutation, store_mutation
-from ratchet.bench.run.run import SMOKE_DIR, RunOptions, check_bench_tiers, run_config
+from ratchet.bench.run.run import SMOKE_DIR, RunOptions, check_bench_tiers, run_config, share_inputs
 from ratchet.config.env import on_the_simulator
 from ratchet.config.gate import gate_config_path, load_gate_config
 from ratchet.config.project import load_project
@@ -81,6 +81,8 @@ def _run_smoke(
     out = result.out
     out.mkdir(parents=True, exist_ok=True)
     _clear(out)
+    # The dataset and its diffs read once, and each run's results handed to the next: the same for every config.
+    shared = share_inputs(root, home=work, out=out)
     for name in configs:
         command = (
             f"ratchet bench run --config {name} --out {SMOKE_DIR.as_posix()}"
@@ -89,7 +91,9 @@ def _run_smoke(
         )
         t0 = time.perf_counter()
         summary = run_config(
-            RunOptions(config_path=paths[name], out=out, root=root, home=work, limit=limit, command=command)
+            RunOptions(
+                config_path=paths[name], out=out, root=root, home=work, limit=limit, command=command, shared=shared
+            )
         )
         echo(f"{name} ({summary.mode}): {summary.ran} in {time.perf_counter() - t0:.1f}s")
         result.configs.append(name)
@@ -112,6 +116,7 @@ def _run_smoke(
                 types=STRIPPED_TYPES,
                 command=command,
                 strip_faults=True,
+                shared=shared,
             )
         )
         echo(f"{summary.config} ({summary.mode}): {summary.ran} in {time.perf_counter() - t0:.1f}s")

@@ -27,6 +27,7 @@ from ratchet.core.errors import InputError
 from ratchet.core.jsonio import read_utf8
 from ratchet.core.yamlio import compose_yaml, load_yaml_file
 from ratchet.goldens.trace import Effect
+from ratchet.world.commands import dotted_get
 from ratchet.world.state import change
 from ratchet.world.tools import ALL_TOOLS
 from ratchet.world.tools.base import Tool, ToolContext, ToolFailure
@@ -302,24 +303,13 @@ def _resolve(value: Any, ctx: ToolContext, args: dict[str, Any]) -> Any:
             return copy.deepcopy(args)
         if value.startswith("$world."):
             key = value.removeprefix("$world.")
-            return ctx.read(key, copy.deepcopy(_get(ctx.world.data, key)))
+            return ctx.read(key, copy.deepcopy(dotted_get(ctx.world.data, key)))
         return copy.deepcopy(args.get(value[1:]))
     if isinstance(value, dict):
         return {key: _resolve(item, ctx, args) for key, item in value.items()}
     if isinstance(value, list):
         return [_resolve(item, ctx, args) for item in value]
     return value
-
-
-def _get(data: Any, dotted: str) -> Any:
-    for part in dotted.split("."):
-        if isinstance(data, dict):
-            data = data.get(part)
-        elif isinstance(data, list) and part.isdigit() and int(part) < len(data):
-            data = data[int(part)]
-        else:
-            return None
-    return data
 
 
 def _apply(update: StateUpdate, ctx: ToolContext, args: dict[str, Any], who: str, source: str, line: int) -> None:
