@@ -20,8 +20,7 @@ from ratchet.core.chat import ToolCallRequest
 from ratchet.gate.models import Unseen
 from ratchet.goldens.tasks import Task
 from ratchet.goldens.trace import Trace
-from ratchet.harness.base import shell_command
-from ratchet.harness.shell_reads import ran_operands
+from ratchet.harness.shell_reads import ran_operands, shell_command
 from ratchet.sim.follow import FollowReport, follow_report
 from ratchet.sim.program import numbered_lines
 from ratchet.skills.names import optional_skill_key, skill_key

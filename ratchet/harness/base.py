@@ -21,6 +21,8 @@ from ratchet.config.harness import HarnessName, HarnessSettings
 from ratchet.core.chat import ToolCallRequest
 from ratchet.goldens.trace import Effect
 from ratchet.harness.sandbox import ProcessOutcome, ReplayDirs
+from ratchet.harness.shell_reads import SHELL_TOOLS as SHELL_TOOLS
+from ratchet.harness.shell_reads import shell_command as shell_command
 from ratchet.llm.sessions import Rewrite
 
 PLACEHOLDER_ROOT = "/ratchet-scratch"
@@ -134,20 +136,6 @@ def shell_effect(command: str, read_commands: list[str]) -> Effect:
         if not words or Path(words[0]).name not in allowed:
             return "write"
     return "read"
-
-
-SHELL_TOOLS = frozenset({"Bash", "bash", "shell", "exec_command", "run_shell", "run_command"})
-"""Built-in tools that run a command line (Claude Code's Bash, Codex's exec_command, a `command` agent's own)."""
-
-
-def shell_command(call: ToolCallRequest) -> str | None:
-    """The command line a shell tool call runs (`command` or `cmd`; a list of words is joined), else None."""
-    if call.name not in SHELL_TOOLS:
-        return None
-    value = call.arguments.get("command", call.arguments.get("cmd"))
-    if isinstance(value, list) and all(isinstance(word, str) for word in value):
-        return shlex.join(value)
-    return value if isinstance(value, str) else None
 
 
 _SKILL_FILE = re.compile(r"([^/\s'\"]+)/SKILL\.md\b")

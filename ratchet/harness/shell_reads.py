@@ -16,6 +16,10 @@ from __future__ import annotations
 import posixpath
 import re
 import shlex
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ratchet.core.chat import ToolCallRequest
 
 CONTENT_READERS = frozenset({"cat", "head", "tail", "less", "sed"})
 INTERPRETERS = re.compile(r"^(python[0-9.]*|bash|sh|dash|zsh|node|ruby|perl|deno|bun)$")
@@ -126,3 +130,17 @@ def under(word: str, folder: str, prefixes: tuple[str, ...]) -> str | None:
         return None
     rest = path[len(folder) + 1 :]
     return rest if rest and not rest.startswith("..") else None
+
+
+SHELL_TOOLS = frozenset({"Bash", "bash", "shell", "exec_command", "run_shell", "run_command"})
+"""Built-in tools that run a command line (Claude Code's Bash, Codex's exec_command, a `command` agent's own)."""
+
+
+def shell_command(call: ToolCallRequest) -> str | None:
+    """The command line a shell tool call runs (`command` or `cmd`; a list of words is joined), else None."""
+    if call.name not in SHELL_TOOLS:
+        return None
+    value = call.arguments.get("command", call.arguments.get("cmd"))
+    if isinstance(value, list) and all(isinstance(word, str) for word in value):
+        return shlex.join(value)
+    return value if isinstance(value, str) else None
