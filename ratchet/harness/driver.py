@@ -80,23 +80,26 @@ class WorldSource(BaseModel):
     faults: FaultPlan | None = None
     """The seeded faults the run meets (docs/faults.md): the server is started armed with them."""
 
+    def serve_options(self, record: Path, volatile: Path) -> ServeOptions:
+        """What the run's warm server serves this replay: the world, clock, overlays, records and seeded faults."""
+        return ServeOptions(
+            world=self.world_dir.absolute(),
+            workspaces=self.workspaces_dir.absolute() if self.workspaces_dir is not None else None,
+            workspace=self.workspace,
+            clock=self.frozen_time,
+            overlays=tuple(overlay.absolute() for overlay in self.overlays),
+            record=record.absolute(),
+            volatile=volatile.absolute(),
+            faults=self.faults if self.faults is not None and self.faults.faults else None,
+        )
+
     def mcp_argv(self, record: Path, volatile: Path) -> list[str]:
         """The command a harness starts as Ratchet's MCP server: the pump to the run's warm server (a fork per
         replay, ratchet/harness/warm_mcp.py; `record`'s folder is the scratch root it is copied into), naming
         a one-time ticket for these options (registered host-side, never passed through the harness) or,
         where that cannot run, a fresh `python -m ratchet.mcp`."""
         if warm_mcp.available():
-            options = ServeOptions(
-                world=self.world_dir.absolute(),
-                workspaces=self.workspaces_dir.absolute() if self.workspaces_dir is not None else None,
-                workspace=self.workspace,
-                clock=self.frozen_time,
-                overlays=tuple(overlay.absolute() for overlay in self.overlays),
-                record=record.absolute(),
-                volatile=volatile.absolute(),
-                faults=self.faults if self.faults is not None and self.faults.faults else None,
-            )
-            return warm_mcp.pump_argv(record.parent, options)
+            return warm_mcp.pump_argv(record.parent, self.serve_options(record, volatile))
         argv = [sys.executable, "-m", "ratchet.mcp", "--world", str(self.world_dir), "--clock", self.frozen_time]
         if self.workspaces_dir is not None:
             argv += ["--workspaces", str(self.workspaces_dir)]

@@ -1,7 +1,7 @@
 """The MCP server a harness replay starts honours the replay's seeded faults.
 
 The harness driver hands the fault plan to the run's warm server in the replay's header
-(WorldSource.mcp_argv: the pump's ServeOptions; `python -m ratchet.mcp --faults JSON` where no warm
+(WorldSource.serve_options, registered under the pump's one-time ticket; `python -m ratchet.mcp --faults JSON` where no warm
 server can run); the real server is driven over stdio with the official MCP client, as Claude Code
 or Codex would. The recorded calls carry the fault, as the minimal runner's do.
 """
@@ -15,7 +15,6 @@ from pathlib import Path
 from ratchet.goldens.faults import FAULT_ERRORS, FaultSpec
 from ratchet.goldens.trace import ToolCall
 from ratchet.harness.driver import WorldSource
-from ratchet.mcp.options import ServeOptions
 from ratchet.mcp.record import read_record
 from ratchet.world.faults import FaultPlan
 from tests.mcp.test_module_entry_serves_the_replay_world import CLOCK, drive, replay_calls
@@ -38,8 +37,8 @@ def test_the_harness_server_fails_the_seeded_call_and_records_the_fault(tmp_path
         world_dir=tmp_path / "world", workspaces_dir=None, workspace=None, frozen_time=CLOCK, faults=PLAN
     )
     record, volatile = tmp_path / "calls.jsonl", tmp_path / "volatile.jsonl"
+    assert source.serve_options(record, volatile).faults == PLAN
     argv = source.mcp_argv(record, volatile)
-    assert ServeOptions.model_validate_json(argv[-1]).faults == PLAN
     calls = [ToolCall(index=i, name="payments_schedule", arguments=PAY, effect="spend") for i in range(2)]
     _, answers = drive(argv, replay_calls(calls), tmp_path / "stderr.txt")
     assert answers == [
@@ -54,7 +53,7 @@ def test_no_faults_means_no_plan_in_the_header(tmp_path: Path) -> None:
     empty = WorldSource(
         world_dir=tmp_path, workspaces_dir=None, workspace=None, frozen_time=CLOCK, faults=FaultPlan(task_id="t")
     )
-    assert ServeOptions.model_validate_json(empty.mcp_argv(tmp_path / "r", tmp_path / "v")[-1]).faults is None
+    assert empty.serve_options(tmp_path / "r", tmp_path / "v").faults is None
 
 
 def test_a_bad_faults_flag_is_one_line_exit_2(tmp_path: Path) -> None:
