@@ -35,6 +35,7 @@ _SETPRIV = (f"--reuid={SANDBOX_UID}", f"--regid={SANDBOX_UID}", "--clear-groups"
 _ETC: tuple[str, ...] = ("passwd", "group", "nsswitch.conf", "hosts", "host.conf", "ld.so.cache", "ld.so.conf")
 _ETC += ("ld.so.conf.d", "alternatives", "localtime", "os-release", "mime.types")
 _PROBE_TIMEOUT_S = 20.0
+_RESOLV_CONF = Path(__file__).with_name("resolv.conf")
 
 
 def as_root() -> bool:
@@ -70,6 +71,8 @@ def system_args() -> list[str]:
     args += ["--dir", "/etc"]  # 0755: made by the binds below it would be 0700, closed to SANDBOX_UID
     for name in _ETC:
         args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    # not the host's: a name lookup fails at once where no nameserver can be reached (the file says why)
+    args += ["--ro-bind", str(_RESOLV_CONF), "/etc/resolv.conf"]
     # /proc/sys read-only: no kernel setting is the replay's to change, whatever user it runs as.
     return [*args, "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev"]
 

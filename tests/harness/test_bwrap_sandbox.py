@@ -62,6 +62,12 @@ for name, (host, port) in targets["connect"].items():
         out[name] = exc.strerror or type(exc).__name__
     out[name + "_s"] = time.monotonic() - started
 out["uid"] = os.getuid()
+out["resolv"] = open("/etc/resolv.conf").read() if os.path.exists("/etc/resolv.conf") else None
+try:
+    socket.getaddrinfo("api.github.com", 443)
+    out["lookup"] = "resolved"
+except OSError as exc:
+    out["lookup"] = type(exc).__name__
 for name, path in targets.get("writeback", {}).items():  # the value it holds, written back: changes nothing
     try:
         value = open(path).read()
@@ -168,6 +174,10 @@ def test_a_sandboxed_replay_keeps_nothing_running_reads_no_home_and_reaches_only
     assert seen["child"] is True, "the setsid child did start inside"
     assert left == [], "and is gone when the replay returns"
     assert (seen["home"], seen["repo"]) == ("FileNotFoundError", "FileNotFoundError")
+    # no nameserver is reachable, and the sandbox's resolv.conf says so at once (musl's default waits 5 s a name)
+    assert seen["lookup"] == "gaierror"
+    assert seen["resolv"] == (Path(bwrap_mode.__file__).with_name("resolv.conf")).read_text(encoding="utf-8")
+    assert "options timeout:0 attempts:1" in seen["resolv"].splitlines()
     for name in connect:
         assert seen[name] == "Network is unreachable" and seen[f"{name}_s"] < 1, (name, seen)
     if "git" in seen:  # the command shim is bound over the host's git: an absolute path is mocked too
