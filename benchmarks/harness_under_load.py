@@ -4,11 +4,12 @@ Issue 27: on a loaded machine (load average 15-25, as a shared CI runner is) a d
 Code failed "claude-code asked the model before Ratchet's MCP server was connected (2 starts);
 nothing was checked". This starts 2 x cores busy-loop processes (pure CPU: no network, no disk,
 each ending by itself after --load-max-s, and all killed when the script ends, however it ends),
-runs the demo N times per harness, one run after another, harnesses interleaved, and prints per
-harness: runs, runs that exited 0, runs that met "asked the model before ...", wrong decisions
+runs the demo N times per harness, one run after another, harnesses interleaved (with --parallel,
+one stream of runs per harness at the same time: the demos load each other on top of the busy
+loops), and prints per harness: runs, runs that exited 0, runs that met "asked the model before ...", wrong decisions
 (the demo's `!! ` lines) and the median wall time of a run. The demo is offline (the simulator
 plays the model behind the real binary; loopback only) and builds a fresh repository per run.
-Run: .venv/bin/python benchmarks/harness_under_load.py [N] [--harness NAME] [--load-max-s S]
+Run: .venv/bin/python benchmarks/harness_under_load.py [N] [--harness NAME] [--parallel] [--load-max-s S]
 (N defaults to 10; needs RATCHET_CLAUDE_BIN / RATCHET_CODEX_BIN, as benchmarks/harness_replay.py).
 It runs the `ratchet` beside it; copy it into a `git archive` of another revision to measure that.
 """
@@ -22,6 +23,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -78,6 +80,7 @@ def main() -> None:
     parser.add_argument("n", nargs="?", type=int, default=10, help="Demo runs per harness (default 10).")
     parser.add_argument("--harness", choices=HARNESSES, action="append", help="Only this harness; repeatable.")
     parser.add_argument("--load-max-s", type=float, default=4 * 3600, help="Each busy loop ends by itself after this.")
+    parser.add_argument("--parallel", action="store_true", help="One stream of runs per harness, at the same time.")
     parser.add_argument("--timeout-s", type=float, default=3600, help="One demo run past this counts as failed.")
     args = parser.parse_args()
     harnesses = tuple(args.harness or HARNESSES)
@@ -89,22 +92,35 @@ def main() -> None:
     rows: dict[str, list[tuple[int | None, str, float]]] = {h: [] for h in harnesses}
     loads: list[float] = []
     started = time.perf_counter()
-    try:
+    printing = threading.Lock()
+
+    def stream(names: tuple[str, ...]) -> None:
         for i in range(args.n):
-            for harness in harnesses:
+            for harness in names:
                 code, out, wall = run_demo(harness, args.timeout_s)
-                rows[harness].append((code, out, wall))
-                loads.append(os.getloadavg()[0])
                 wrong = sum(line.startswith("!! ") for line in out.splitlines())
-                print(
-                    f"run {i + 1}/{args.n} {harness}: exit {code}, {wall:.0f} s, {wrong} wrong, "
-                    f"not-ready {'yes' if NOT_READY in out else 'no'}, load {loads[-1]:.1f}",
-                    flush=True,
-                )
+                with printing:
+                    rows[harness].append((code, out, wall))
+                    loads.append(os.getloadavg()[0])
+                    print(
+                        f"run {i + 1}/{args.n} {harness}: exit {code}, {wall:.0f} s, {wrong} wrong, "
+                        f"not-ready {'yes' if NOT_READY in out else 'no'}, load {loads[-1]:.1f}",
+                        flush=True,
+                    )
+
+    try:
+        if args.parallel:
+            threads = [threading.Thread(target=stream, args=((harness,),)) for harness in harnesses]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+        else:
+            stream(harnesses)
     finally:
         stop_load(load)
     print(
-        f"tree {TREE}; {cores} cores + {2 * cores} busy loops; load average {min(loads):.1f}-{max(loads):.1f} "
+        f"tree {TREE}; {cores} cores + {2 * cores} busy loops{', harnesses in parallel' if args.parallel else ''}; load average {min(loads):.1f}-{max(loads):.1f} "
         f"(median {statistics.median(loads):.1f}); {time.perf_counter() - started:.0f} s in all"
     )
     for harness, runs in rows.items():
