@@ -260,35 +260,36 @@ def _attempt(
         install_commands(dirs, world.commands, settings.commands_allow, clock=source.frozen_time)  # the only PATH
         if settings.shell_tools or harness.name == "command":
             say_missing(tuple(settings.commands_allow))  # once per process: an allowed command this host lacks
-        collector = Collector(dirs)  # the shims' record, kept on the host
-        endpoint = shared_endpoint()
-        spec = SessionSpec(
-            tier=tier,
-            models=[tier],
-            rewrites=harness.rewrites(replay),
-            restores=harness.restores(replay),
-            seed=seed,
-            required_tool_prefix=MCP_PREFIX if offered and harness.name != "command" else None,
-        )
-        counting = CountingModel(model, collector)  # where each shimmed command ran, between which model calls
-        session = endpoint.open(spec, counting)
-        try:
-            replay = replay.model_copy(update={"endpoint_url": endpoint.base_url, "token": session.token})
-            launch = harness.launch(replay, binary)
-            for path, text in launch.files.items():
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(text, encoding="utf-8")
-            outcome = run_process(
-                confine(launch.argv, replay, binary, covers=command_covers(dirs)),
-                cwd=dirs.workspace,
-                env=base_env(dirs, launch.env),
-                timeout_s=settings.timeout_s,
-                stdin=launch.stdin,
-                logs=dirs.root,
+        # the shims' record, kept on the host: closed (thread and socket) however the replay ends, even when
+        # its session cannot open; its runs stay readable
+        with Collector(dirs) as collector:
+            endpoint = shared_endpoint()
+            spec = SessionSpec(
+                tier=tier,
+                models=[tier],
+                rewrites=harness.rewrites(replay),
+                restores=harness.restores(replay),
+                seed=seed,
+                required_tool_prefix=MCP_PREFIX if offered and harness.name != "command" else None,
             )
-        finally:
-            endpoint.close(session)
-            collector.close()
+            counting = CountingModel(model, collector)  # where each shimmed command ran, between which model calls
+            session = endpoint.open(spec, counting)
+            try:
+                replay = replay.model_copy(update={"endpoint_url": endpoint.base_url, "token": session.token})
+                launch = harness.launch(replay, binary)
+                for path, text in launch.files.items():
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    path.write_text(text, encoding="utf-8")
+                outcome = run_process(
+                    confine(launch.argv, replay, binary, covers=command_covers(dirs)),
+                    cwd=dirs.workspace,
+                    env=base_env(dirs, launch.env),
+                    timeout_s=settings.timeout_s,
+                    stdin=launch.stdin,
+                    logs=dirs.root,
+                )
+            finally:
+                endpoint.close(session)
         failed = setup_failure(outcome) if sandbox_mode(settings) == BUBBLEWRAP and not session.exchanges else None
         if failed is not None:  # bwrap stopped before the harness ran: the machine's fault, not the harness's
             raise InfraError(f"bubblewrap could not set up the replay's sandbox: {failed}")

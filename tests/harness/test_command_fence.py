@@ -6,48 +6,14 @@ the shim (command_not_found_handle), bubblewrap or not."""
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
 
-from ratchet.config.harness import HarnessSettings
-from ratchet.core.chat import ChatResponse, Message, ToolCallRequest
-from ratchet.goldens.tasks import Task
 from ratchet.goldens.trace import Trace
 from ratchet.harness import bwrap
-from ratchet.harness.driver import WorldSource, run_through_harness
-from ratchet.llm.fake import ScriptedModel
 from ratchet.world.commands import NOT_MOCKED
-from tests.harness.test_commands_in_replay import AGENT, COMMANDS
-
-
-def _replay(tmp_path: Path, line: str, *, sandbox: str) -> Trace:
-    world = tmp_path / "world"
-    world.mkdir()
-    (world / "github.yaml").write_text("github:\n  repos:\n    acme/api: {issues: {}}\n", encoding="utf-8")
-    (world / "commands.yaml").write_text(COMMANDS, encoding="utf-8")
-    agent = tmp_path / "agent.py"
-    agent.write_text(AGENT, encoding="utf-8")
-    settings = HarnessSettings(
-        name="command",
-        command=f"{sys.executable} -I {agent} {{proxy_url}} --token={{token}} {{prompt}}",
-        sandbox=sandbox,  # type: ignore[arg-type]
-    )
-    asked = ToolCallRequest(id="call_1", name="bash", arguments={"command": line})
-    model = ScriptedModel(responses=[ChatResponse(message=Message(role="assistant", tool_calls=[asked])), "done"])
-    trace = run_through_harness(
-        Task(id="post-01", prompt="post the comment"),
-        {},
-        WorldSource(world_dir=world, workspaces_dir=None, workspace=None, frozen_time="2026-01-15T09:00:00Z"),
-        model,
-        settings=settings,
-        home=tmp_path / "home",
-        seed=1,
-        models={"agent": "scripted/fake"},
-    )
-    assert trace.status == "ok", trace.error
-    return trace
+from tests.helpers.command_replay import replay_line
 
 
 def _ran(trace: Trace) -> list[tuple[str, list[str], str | None]]:
@@ -67,7 +33,7 @@ def test_under_bubblewrap_only_allowed_commands_run_and_every_other_one_is_recor
         "/usr/lib/git-core/git status; /usr/bin/perl -e 'print 1'; glab mr create; "
         "echo kept: $(ls /usr/bin | grep -cx cat) $(readlink /usr/bin/perl); cat /etc/passwd >/dev/null && echo cat-ran"
     )
-    trace = _replay(tmp_path, line, sandbox="bubblewrap")
+    trace = replay_line(tmp_path, line, sandbox="bubblewrap")
     assert trace.harness is not None and trace.harness.sandbox == "bubblewrap"
     assert _ran(trace) == [
         ("cmd:git", ["git", "status"], NOT_MOCKED.format(name="git")),
@@ -80,7 +46,7 @@ def test_under_bubblewrap_only_allowed_commands_run_and_every_other_one_is_recor
 
 
 def test_without_bubblewrap_bash_still_records_a_name_it_cannot_find(tmp_path: Path) -> None:
-    trace = _replay(tmp_path, "glab mr create --fill; s3cmd ls s3://bucket", sandbox="off")
+    trace = replay_line(tmp_path, "glab mr create --fill; s3cmd ls s3://bucket", sandbox="off")
     assert _ran(trace) == [
         ("cmd:glab", ["glab", "mr", "create", "--fill"], NOT_MOCKED.format(name="glab")),
         ("cmd:s3cmd", ["s3cmd", "ls", "s3://bucket"], NOT_MOCKED.format(name="s3cmd")),

@@ -19,7 +19,7 @@ from ratchet.harness import bwrap
 from ratchet.harness.driver import WorldSource, run_through_harness
 from ratchet.llm.fake import ScriptedModel
 from ratchet.skills.sets import load_skills
-from tests.harness.test_commands_in_replay import AGENT
+from tests.helpers.command_replay import AGENT
 
 COMMANDS = "- name: gh\n  args: [issue, comment, '**']\n  stdout: posted\n  effect: send\n"
 FOLDER = '"$(dirname "$(readlink -f "$(command -v gh)")")"'  # the scratch folder, found from inside

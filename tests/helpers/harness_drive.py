@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -30,6 +30,8 @@ from ratchet.world.tools import call_tool, tool_specs
 
 FIXTURES = Path(__file__).resolve().parents[1] / "data" / "harness_requests" / "sim"
 SCRATCH = "/ratchet-scratch"
+CLAUDE_SKILLS = f"{SCRATCH}/ws/.claude/skills"
+CODEX_SKILLS = f"{SCRATCH}/ws/.agents/skills"
 Shape = Literal["claude-code", "claude-code-one-message-id", "codex"]
 SHAPES: tuple[Shape, ...] = ("claude-code", "claude-code-one-message-id", "codex")
 _CLAUDE_CATALOG = "The following skills are available for use with the Skill tool:\n\n"
@@ -113,6 +115,37 @@ def _mcp_answer(world: World, name: str, arguments: dict[str, Any], index: int) 
     return record, text, bool(result.is_error)
 
 
+Turn = Callable[[dict[str, Any], list[dict[str, Any]]], None]
+"""Answers one turn's calls (the model's tool_use blocks or function_call items) by adding them and their
+results to the request body, as the harness would."""
+ClaudeAnswer = Callable[[dict[str, Any]], tuple[str, bool]]
+"""A Claude Code tool_use block other than Skill -> (the tool_result's content, is_error)."""
+CodexAnswer = Callable[[dict[str, Any], dict[str, Any]], Any]
+"""A Codex function_call item and its parsed arguments -> the function_call_output's output."""
+
+
+def converse(
+    codex: bool, model: ChatModel, body: dict[str, Any], turn: Turn, requests: list[dict[str, Any]], max_turns: int
+) -> str:
+    """Send `body` through the proxy's dialect (Responses for Codex, Messages for Claude Code), keeping a copy
+    of each request in `requests`, and let `turn` answer the model's calls until it answers without one: its text."""
+    dialect = responses_api if codex else anthropic_api
+    for _ in range(max_turns):
+        requests.append(copy.deepcopy(body))
+        asked = dialect.parse(body)
+        shown = dialect.render(Answer(response=model.complete(asked.request)), asked)
+        if codex:
+            calls = [i for i in shown["output"] if i["type"] == "function_call"]
+            texts = [p["text"] for i in shown["output"] if i["type"] == "message" for p in i["content"]]
+        else:
+            calls = [b for b in shown["content"] if b["type"] == "tool_use"]
+            texts = [b["text"] for b in shown["content"] if b["type"] == "text"]
+        if not calls:
+            return "".join(texts)
+        turn(body, calls)
+    raise AssertionError(f"no final answer within {max_turns} turns")
+
+
 def drive(
     shape: Shape,
     model: ChatModel,
@@ -124,63 +157,75 @@ def drive(
     max_turns: int = 30,
 ) -> Drive:
     """Run one task behind the harness shape until the model answers without a tool call."""
-    claude = shape != "codex"
-    body = (
-        claude_first(prompt, skills, world, bundled=bundled)
-        if claude
-        else codex_first(prompt, skills, world, bundled=bundled)
-    )
-    dialect = anthropic_api if claude else responses_api
     done = Drive()
-    for _ in range(max_turns):
-        done.requests.append(copy.deepcopy(body))
-        asked = dialect.parse(body)
-        response = model.complete(asked.request)
-        shown = dialect.render(Answer(response=response), asked)
-        if claude:
-            calls = [b for b in shown["content"] if b["type"] == "tool_use"]
-            if not calls:
-                done.final_output = "".join(b["text"] for b in shown["content"] if b["type"] == "text")
-                return done
-            _claude_turn(body, calls, done, skills, world, merged=shape == "claude-code-one-message-id")
-        else:
-            calls = [i for i in shown["output"] if i["type"] == "function_call"]
-            if not calls:
-                done.final_output = "".join(
-                    p["text"] for i in shown["output"] if i["type"] == "message" for p in i["content"]
-                )
-                return done
-            _codex_turn(body, calls, done, skills, world)
-    raise AssertionError(f"no final answer within {max_turns} turns")
+
+    def mcp(name: str, arguments: dict[str, Any]) -> tuple[str, bool]:
+        record, text, failed = _mcp_answer(world, name, arguments, len(done.tool_calls))
+        done.tool_calls.append(record)
+        return text, failed
+
+    if shape == "codex":
+        body = codex_first(prompt, skills, world, bundled=bundled)
+
+        def codex_answer(call: dict[str, Any], arguments: dict[str, Any]) -> Any:
+            if call["name"] == "exec_command":
+                path = arguments["cmd"].removeprefix("cat ")
+                name = path.removeprefix(f"{CODEX_SKILLS}/").split("/")[0]
+                done.loads.append(name)
+                return exec_output(0, Path(skills[name].folder, "SKILL.md").read_text(encoding="utf-8"))
+            assert call.get("namespace") == "mcp__ratchet", call
+            answer, failed = mcp(call["name"], arguments)
+            if failed:
+                return [
+                    {"type": "input_text", "text": "Wall time: 0 seconds\nOutput:"},
+                    {"type": "input_text", "text": answer},
+                ]
+            return f"Wall time: 0 seconds\nOutput:\n{answer}"
+
+        done.final_output = converse(
+            True, model, body, lambda b, calls: codex_turn(b, calls, codex_answer), done.requests, max_turns
+        )
+        return done
+    body = claude_first(prompt, skills, world, bundled=bundled)
+    merged = shape == "claude-code-one-message-id"
+
+    def claude_answer(call: dict[str, Any]) -> tuple[str, bool]:
+        return mcp(call["name"].removeprefix("mcp__ratchet__"), call["input"])
+
+    def turn(b: dict[str, Any], calls: list[dict[str, Any]]) -> None:
+        claude_turn(b, calls, done.loads, skills, claude_answer, merged=merged)
+
+    done.final_output = converse(False, model, body, turn, done.requests, max_turns)
+    return done
 
 
-def _claude_turn(
+def claude_turn(
     body: dict[str, Any],
     calls: list[dict[str, Any]],
-    done: Drive,
+    loads: list[str],
     skills: Mapping[str, Skill],
-    world: World,
+    answer: ClaudeAnswer,
     *,
-    merged: bool,
+    merged: bool = False,
 ) -> None:
+    """One Claude Code turn: a Skill call loads the skill (noted in `loads`; its body follows the results as
+    text), every other call is `answer`ed. `merged`: every answer carried the same message id, so the turns
+    are merged into one assistant and one user message."""
     results: list[dict[str, Any]] = []
     texts: list[dict[str, Any]] = []
     for call in calls:
         if call["name"] == "Skill":
             name = call["input"]["skill"]
-            done.loads.append(name)
+            loads.append(name)
             results.append({"type": "tool_result", "tool_use_id": call["id"], "content": f"Launching skill: {name}"})
             texts.append(
                 {
                     "type": "text",
-                    "text": f"Base directory for this skill: {SCRATCH}/ws/.claude/skills/{name}\n\n{skills[name].body}",
+                    "text": f"Base directory for this skill: {CLAUDE_SKILLS}/{name}\n\n{skills[name].body}",
                 }
             )
             continue
-        record, text, failed = _mcp_answer(
-            world, call["name"].removeprefix("mcp__ratchet__"), call["input"], len(done.tool_calls)
-        )
-        done.tool_calls.append(record)
+        text, failed = answer(call)
         results.append(
             {
                 "type": "tool_result",
@@ -203,34 +248,21 @@ def _claude_turn(
         messages += [{"role": "assistant", "content": calls}, {"role": "user", "content": results + texts}]
 
 
-def _codex_turn(
-    body: dict[str, Any], calls: list[dict[str, Any]], done: Drive, skills: Mapping[str, Skill], world: World
-) -> None:
+def codex_turn(body: dict[str, Any], calls: list[dict[str, Any]], answer: CodexAnswer) -> None:
+    """One Codex turn: the whole input re-sent with each function_call item and its `answer`ed output."""
     items: list[dict[str, Any]] = []
     outputs: list[dict[str, Any]] = []
     for call in calls:
         items.append({k: v for k, v in call.items() if k != "status"})
-        arguments = json.loads(call["arguments"])
-        if call["name"] == "exec_command":
-            path = arguments["cmd"].removeprefix("cat ")
-            name = path.removeprefix(f"{SCRATCH}/ws/.agents/skills/").split("/")[0]
-            done.loads.append(name)
-            text = Path(skills[name].folder, "SKILL.md").read_text(encoding="utf-8")
-            output: Any = (
-                f"Chunk ID: 0\nWall time: 0 seconds\nProcess exited with code 0\n"
-                f"Original token count: {len(text) // 4}\nOutput:\n{text}"
-            )
-        else:
-            assert call.get("namespace") == "mcp__ratchet", call
-            record, answer, failed = _mcp_answer(world, call["name"], arguments, len(done.tool_calls))
-            done.tool_calls.append(record)
-            output = (
-                [
-                    {"type": "input_text", "text": "Wall time: 0 seconds\nOutput:"},
-                    {"type": "input_text", "text": answer},
-                ]
-                if failed
-                else f"Wall time: 0 seconds\nOutput:\n{answer}"
-            )
+        output = answer(call, json.loads(call["arguments"]))
         outputs.append({"type": "function_call_output", "id": "fco_0", "call_id": call["call_id"], "output": output})
     body["input"] += items + outputs
+
+
+def exec_output(code: int, text: str, end: str = "") -> str:
+    """Codex's `exec_command` output for a command that exited with `code` and printed `text` (`end` after it,
+    left out of the token count)."""
+    return (
+        f"Chunk ID: 0\nWall time: 0 seconds\nProcess exited with code {code}\n"
+        f"Original token count: {len(text) // 4}\nOutput:\n{text}{end}"
+    )

@@ -19,8 +19,6 @@ not-mocked line and exit 127.
 
 from __future__ import annotations
 
-import copy
-import json
 import shlex
 import subprocess
 import sys
@@ -31,14 +29,21 @@ from typing import Any
 
 from ratchet.config.harness import SHELL_TOOLS
 from ratchet.core.chat import ChatModel
-from ratchet.llm import anthropic_api, responses_api
-from ratchet.llm.wire import Answer
 from ratchet.skills.skill import Skill
 from ratchet.world.state import World
-from tests.helpers.harness_drive import SCRATCH, _mcp_answer, claude_first, codex_first
+from tests.helpers.harness_drive import (
+    CLAUDE_SKILLS,
+    CODEX_SKILLS,
+    SCRATCH,
+    _mcp_answer,
+    claude_first,
+    claude_turn,
+    codex_first,
+    codex_turn,
+    converse,
+    exec_output,
+)
 
-CLAUDE_SKILLS = f"{SCRATCH}/ws/.claude/skills"
-CODEX_SKILLS = f"{SCRATCH}/ws/.agents/skills"
 BASH_SPEC = {
     "name": "Bash",
     "description": "Executes a given bash command and returns its output.",
@@ -125,106 +130,60 @@ def drive_with_shell(
     """Run one task behind Claude Code (offering `tools` of Bash and Read) or Codex (workspace-write with a shell
     tool of harness.builtin_tools in `tools`, else read-only as captured) until the model answers."""
     shell = FakeShell(skills, CODEX_SKILLS if codex else CLAUDE_SKILLS, dict(mocks or {}))
+    done = ShellDrive()
     if codex:
         body = codex_first(prompt, skills, world)
         if SHELL_TOOLS & set(tools):  # `shell` on: Codex runs -s workspace-write and tells the model so
             _codex_sandbox(body, CODEX_WORKSPACE_WRITE)
+
+        def codex_answer(call: dict[str, Any], arguments: dict[str, Any]) -> Any:
+            return _codex_answer(call["name"], arguments, done, shell, world)
+
+        def turn(b: dict[str, Any], calls: list[dict[str, Any]]) -> None:
+            codex_turn(b, calls, codex_answer)
+
     else:
         body = claude_first(prompt, skills, world)
         body["tools"] = [spec for spec in (BASH_SPEC, READ_SPEC) if spec["name"] in tools] + body["tools"]
-    dialect = responses_api if codex else anthropic_api
-    done = ShellDrive()
-    for _ in range(max_turns):
-        done.requests.append(copy.deepcopy(body))
-        asked = dialect.parse(body)
-        shown = dialect.render(Answer(response=model.complete(asked.request)), asked)
-        if codex:
-            calls = [i for i in shown["output"] if i["type"] == "function_call"]
-            if not calls:
-                texts = [p["text"] for i in shown["output"] if i["type"] == "message" for p in i["content"]]
-                done.final_output = "".join(texts)
-                return done
-            _codex_turn(body, calls, done, shell, world)
+
+        def claude_answer(call: dict[str, Any]) -> tuple[str, bool]:
+            return _claude_answer(call["name"], call["input"], done, shell, world)
+
+        def turn(b: dict[str, Any], calls: list[dict[str, Any]]) -> None:
+            claude_turn(b, calls, done.loads, skills, claude_answer)
+
+    done.final_output = converse(codex, model, body, turn, done.requests, max_turns)
+    return done
+
+
+def _claude_answer(
+    name: str, arguments: dict[str, Any], done: ShellDrive, shell: FakeShell, world: World
+) -> tuple[str, bool]:
+    """A Bash, Read or MCP call's tool_result content and whether it is an error, as Claude Code sends it."""
+    done.calls.append((name, arguments))
+    if name == "Bash":
+        code, output = shell.run(arguments["command"])
+        return (output, False) if code == 0 else (f"Exit code {code}\n{output}", True)
+    if name == "Read":
+        file = shell.local(arguments["file_path"])
+        if file is None or not file.is_file():
+            return f"File does not exist. Note: your current working directory is {SCRATCH}/ws.", True
+        lines = file.read_text(encoding="utf-8").split("\n")
+        return "\n".join(f"{n}\t{line}" for n, line in enumerate(lines, 1)), False
+    _, text, failed = _mcp_answer(world, name.removeprefix("mcp__ratchet__"), arguments, len(done.calls))
+    return text, failed
+
+
+def _codex_answer(name: str, arguments: dict[str, Any], done: ShellDrive, shell: FakeShell, world: World) -> str:
+    """An exec_command's or MCP call's output, as Codex sends it; a `cat` of a SKILL.md is the skill loading."""
+    if name == "exec_command":
+        line = arguments["cmd"]
+        if line.startswith("cat ") and line.endswith("/SKILL.md"):
+            done.loads.append(line.removeprefix(f"cat {shell.root}/").split("/")[0])
         else:
-            calls = [b for b in shown["content"] if b["type"] == "tool_use"]
-            if not calls:
-                done.final_output = "".join(b["text"] for b in shown["content"] if b["type"] == "text")
-                return done
-            _claude_turn(body, calls, done, shell, skills, world)
-    raise AssertionError(f"no final answer within {max_turns} turns")
-
-
-def _claude_turn(
-    body: dict[str, Any],
-    calls: list[dict[str, Any]],
-    done: ShellDrive,
-    shell: FakeShell,
-    skills: Mapping[str, Skill],
-    world: World,
-) -> None:
-    results: list[dict[str, Any]] = []
-    texts: list[dict[str, Any]] = []
-    for call in calls:
-        name, arguments = call["name"], call["input"]
-        failed = False
-        if name == "Skill":
-            done.loads.append(arguments["skill"])
-            text = f"Launching skill: {arguments['skill']}"
-            body_text = skills[arguments["skill"]].body
-            texts.append(
-                {
-                    "type": "text",
-                    "text": f"Base directory for this skill: {shell.root}/{arguments['skill']}\n\n{body_text}",
-                }
-            )
-        elif name == "Bash":
-            done.calls.append((name, arguments))
-            code, output = shell.run(arguments["command"])
-            failed, text = code != 0, output if code == 0 else f"Exit code {code}\n{output}"
-        elif name == "Read":
-            done.calls.append((name, arguments))
-            file = shell.local(arguments["file_path"])
-            if file is None or not file.is_file():
-                failed, text = True, f"File does not exist. Note: your current working directory is {SCRATCH}/ws."
-            else:
-                lines = file.read_text(encoding="utf-8").split("\n")
-                text = "\n".join(f"{n}\t{line}" for n, line in enumerate(lines, 1))
-        else:
-            done.calls.append((name, arguments))
-            _, text, failed = _mcp_answer(world, name.removeprefix("mcp__ratchet__"), arguments, len(done.calls))
-        results.append(
-            {
-                "type": "tool_result",
-                "tool_use_id": call["id"],
-                "content": text,
-                **({"is_error": True} if failed else {}),
-            }
-        )
-    body["messages"] += [{"role": "assistant", "content": calls}, {"role": "user", "content": results + texts}]
-
-
-def _codex_turn(
-    body: dict[str, Any], calls: list[dict[str, Any]], done: ShellDrive, shell: FakeShell, world: World
-) -> None:
-    items: list[dict[str, Any]] = []
-    outputs: list[dict[str, Any]] = []
-    for call in calls:
-        items.append({k: v for k, v in call.items() if k != "status"})
-        arguments = json.loads(call["arguments"])
-        if call["name"] == "exec_command":
-            line = arguments["cmd"]
-            if line.startswith("cat ") and line.endswith("/SKILL.md"):
-                done.loads.append(line.removeprefix(f"cat {shell.root}/").split("/")[0])
-            else:
-                done.calls.append(("exec_command", arguments))
-            code, text = shell.run(line)
-            output: Any = (
-                f"Chunk ID: 0\nWall time: 0 seconds\nProcess exited with code {code}\n"
-                f"Original token count: {len(text) // 4}\nOutput:\n{text}\n"
-            )
-        else:
-            done.calls.append((call["name"], arguments))
-            _, answer, _ = _mcp_answer(world, call["name"], arguments, len(done.calls))
-            output = f"Wall time: 0 seconds\nOutput:\n{answer}"
-        outputs.append({"type": "function_call_output", "id": "fco_0", "call_id": call["call_id"], "output": output})
-    body["input"] += items + outputs
+            done.calls.append(("exec_command", arguments))
+        code, text = shell.run(line)
+        return exec_output(code, text, end="\n")
+    done.calls.append((name, arguments))
+    _, answer, _ = _mcp_answer(world, name, arguments, len(done.calls))
+    return f"Wall time: 0 seconds\nOutput:\n{answer}"
