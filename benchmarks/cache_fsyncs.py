@@ -2,7 +2,8 @@
 
 In this process, os.fsync and ratchet.llm.cache.sync_filesystem (syncfs(2)) are wrapped to count
 calls; the product is not changed. Each variant runs CHECKS "checks" in a fresh work area, each
-a Gateway on the simulator's project with a local echo upstream: K distinct live calls, the same
+a Gateway on a live project (a `nano` tier whose echo model is injected: the path a paid call takes; a
+simulated answer is never synced at all) with a local echo upstream: K distinct live calls, the same
 K again (every one a cache hit), then close (where the batch is synced). Variants:
   before         the cache's former put, verbatim: each entry written by atomic_write_text (one fsync)
   after          entries renamed into place unsynced, one syncfs per batch (FLUSH_EVERY, or the close)
@@ -25,7 +26,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ratchet.config.project import Project, RatchetConfig
+from ratchet.config.project import Price, Project, RatchetConfig, TierConfig
 from ratchet.core.chat import ChatRequest, ChatResponse, Message, Usage
 from ratchet.core.jsonio import atomic_write_text, canonical_dumps, digest
 from ratchet.llm import cache as cache_module
@@ -113,7 +114,10 @@ def run_variant(variant: str, k: int, checks: int) -> dict[str, float]:
     live, hits = Counts(), Counts()
     live_s = hit_s = 0.0
     with tempfile.TemporaryDirectory() as tmp:
-        project = Project(root=Path(tmp), config=RatchetConfig(upstream="sim"), home=Path(tmp) / "home")
+        # live: nothing listens at the tier's api_base, the echo model below answers in its place
+        tiers = {"nano": TierConfig(model="openai/echo", api_base="http://127.0.0.1:9/v1")}
+        config = RatchetConfig(upstream="live", tiers=tiers, prices={"openai/echo": Price(input=0.0, output=0.0)})
+        project = Project(root=Path(tmp), config=config, home=Path(tmp) / "home")
         store = open_store(project.home)
         ResponseCache(cache_root(project.home))._load_secret()  # the key file (its own fsync) made up front
         make: Callable[[Path], ResponseCache] = EntrySyncedCache if variant == "before" else ResponseCache

@@ -116,6 +116,8 @@ class ResponseCache:
         self._pending: list[Path] = []
         self._batch_started = 0.0
         self._flush_lock = threading.Lock()
+        self._folders: set[Path] = set()
+        """Entry folders this cache object made or found (each is made once, not asked for at every put)."""
         self._verified: dict[str, tuple[tuple[int, ...], str]] = {}
         """Entries checked this session: key -> (the file's identity when checked, the response's JSON)."""
 
@@ -175,29 +177,23 @@ class ResponseCache:
 
     def put(self, key: str, response: ChatResponse) -> None:
         """Record (sign, write and rename into place), durable at the batch's end (`flush`); an entry
-        that cannot be written is logged, not raised."""
+        that cannot be written is logged, not raised. A simulated answer (`response.simulated`, which the
+        gateway sets only for `upstream: sim`) joins no batch and is never synced: a power cut may lose it
+        and it is then simulated again, for nothing; a kill -9 loses none (the rename is done)."""
         secret = self._load_secret()
         if secret is None:
             return
-        body = response.model_dump(mode="json")
-        content = digest(body)
-        record = {
-            "schema_version": CACHE_SCHEMA_VERSION,
-            "key": key,
-            "response": body,
-            "response_sha256": content,
-            "mac": _mac(secret, key, content),
-        }
         path = self.path(key)
         try:
-            # Compact: json's C encoder (an indented dump is its pure-Python one, a few times the CPU per call).
-            _write_unsynced(path, canonical_dumps(record, indent=None))
+            _write_unsynced(path, _record_text(secret, key, response), self._folders)
         except OSError as exc:
             _log.warning(
                 "cannot record cache entry %s (%s); the answer is used but not cached",
                 path,
                 exc.strerror or type(exc).__name__,
             )
+            return
+        if response.simulated:
             return
         with self._lock:
             if not self._pending:
@@ -313,16 +309,34 @@ class ResponseCache:
         return secret
 
 
+def _record_text(secret: bytes, key: str, response: ChatResponse) -> str:
+    """canonical_dumps(record, indent=None) of the entry's record, its response serialised once (the same text
+    is hashed and written): the keys in sorted order, each value in the same compact canonical JSON."""
+    body = canonical_dumps(response.model_dump(mode="json"), indent=None)
+    content = hashlib.sha256(body.encode()).hexdigest()
+    return (
+        f'{{"key":{canonical_dumps(key, indent=None)},"mac":"{_mac(secret, key, content)}","response":{body},'
+        f'"response_sha256":"{content}","schema_version":{CACHE_SCHEMA_VERSION}}}'
+    )
+
+
 def _mac(secret: bytes, key: str, content: str) -> str:
     message = canonical_dumps({"v": CACHE_SCHEMA_VERSION, "key": key, "response_sha256": content}, indent=None)
     return hmac.new(secret, message.encode(), hashlib.sha256).hexdigest()
 
 
-def _write_unsynced(path: Path, text: str) -> None:
+def _write_unsynced(path: Path, text: str, folders: set[Path]) -> None:
     """A temp file in the same folder renamed over `path`: readers and a crashed process see the whole
-    entry or none. No fsync: the batch's `flush` makes it durable."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    entry or none. No fsync: the batch's `flush` makes it durable. `folders`: those known to exist (one
+    removed since makes mkstemp fail, and the folder is then made again)."""
+    if path.parent not in folders:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        folders.add(path.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         os.fchmod(fd, 0o644)  # mkstemp makes 0600 files; entries are as readable as the folder
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:

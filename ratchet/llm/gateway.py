@@ -16,6 +16,11 @@ Cache entries are synced once per batch (ResponseCache.flush): at close (the end
 at `flush`, and every FLUSH_EVERY entries; a power cut can lose the batch not yet synced, whose
 answers are then asked (and paid) again, while their reservations or rows keep spend from going down.
 
+A simulated call of a run without a budget reserves nothing (no cap counts it: `Gateway.metered`), and its
+ledger row and cache entry are written without an fsync of their own (a power cut can lose them; a kill -9
+cannot). A live call always takes the reserved, synced path: both are decided by `simulated`, which only
+`upstream: sim` sets.
+
 That path is GatewayModel's (ratchet/llm/gateway_model.py); the check before any call, Gateway.preflight,
 is ratchet/llm/preflight.py's.
 """
@@ -111,6 +116,15 @@ class Gateway:
         self._hit_lock = threading.Lock()
         store.start_run(run_id, upstream=project.config.upstream)
         store.recover_orphans()
+
+    @property
+    def metered(self) -> bool:
+        """Whether a call sets its worst case aside (a reservation) before it goes out: always on a live
+        upstream; on the simulator only under a run budget, the one cap simulated dollars count against.
+        An unmetered call's ledger row is committed unsynced (Store.settle: a simulated row no reservation
+        covers), so the simulator's calls pay no fsync; docs/adr/0027-durability-per-call.md says what a
+        crash can lose of them."""
+        return not self.simulated or self.budget_usd is not None
 
     def tier(self, tier: str) -> TierConfig:
         config = self.project.config.tiers.get(tier)

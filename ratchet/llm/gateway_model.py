@@ -19,7 +19,7 @@ from ratchet.llm.pricing import cost_of, price_for, worst_case_cost
 from ratchet.llm.retry import CallFailed, call_with_retries
 from ratchet.llm.secrets import key_from_env, scrub
 from ratchet.llm.textproto import parse_text_reply, to_text_request
-from ratchet.store.models import LedgerEntry, Refusal
+from ratchet.store.models import LedgerEntry, Refusal, Reservation
 
 if TYPE_CHECKING:
     from ratchet.llm.gateway import Gateway
@@ -169,22 +169,7 @@ class GatewayModel:
             started += time.perf_counter() - warming
         price_model = self._price_model(model_id)
         price = self._price(price_model)
-        worst = worst_case_cost(price, request) if price is not None else 0.0
-        reservation = gw.store.reserve(
-            run_id=gw.run_id,
-            amount_usd=worst,
-            simulated=gw.simulated,
-            global_cap=gw.global_cap,
-            run_cap=gw.budget_usd,
-            purpose=self.purpose,
-            tier=self.tier,
-            model=model_id,
-            request_digest=key,
-        )
-        if isinstance(reservation, Refusal):
-            raise BudgetError(
-                f"{self.tier} call ({self.purpose}) refused: its worst case ${worst:.4f} {refusal_text(reservation)}"
-            )
+        reservation = self._reserve(request, price, key, model_id) if gw.metered else None
         secret = key_from_env(self.config.api_key_env) if self.config is not None else None
         try:
             # The cache's fsyncs run while the call waits for its model (ResponseCache.syncing).
@@ -210,7 +195,8 @@ class GatewayModel:
             )
             raise ModelCallError(message) from None
         except BaseException:
-            gw.store.release(reservation)
+            if reservation is not None:
+                gw.store.release(reservation)
             raise
         latency = (time.perf_counter() - started) * 1000
         cost = cost_of(price, response.usage) if price is not None else 0.0
@@ -243,6 +229,27 @@ class GatewayModel:
             ),
         )
         return out
+
+    def _reserve(self, request: ChatRequest, price: Price | None, key: str, model_id: str) -> Reservation:
+        """The call's worst case set aside under both caps (ratchet.store.reservations), or a BudgetError."""
+        gw = self.gateway
+        worst = worst_case_cost(price, request) if price is not None else 0.0
+        reservation = gw.store.reserve(
+            run_id=gw.run_id,
+            amount_usd=worst,
+            simulated=gw.simulated,
+            global_cap=gw.global_cap,
+            run_cap=gw.budget_usd,
+            purpose=self.purpose,
+            tier=self.tier,
+            model=model_id,
+            request_digest=key,
+        )
+        if isinstance(reservation, Refusal):
+            raise BudgetError(
+                f"{self.tier} call ({self.purpose}) refused: its worst case ${worst:.4f} {refusal_text(reservation)}"
+            )
+        return reservation
 
     def _cache_slot(self, key: str) -> str:
         """Where the answer to request `key` is cached: for the simulator, per simulator version."""

@@ -48,13 +48,14 @@ def mutant_ref(mutant_id: str) -> str:
 
 
 def commit_mutant(clone: git.Repo, base: str, files: Mapping[str, str], *, ref: str, message: str) -> str:
-    """Commit `files` (repo path -> whole new text) over `base` on `ref` in the clone; the new commit's sha.
+    """Commit `files` (repo path -> whole new text) over `base` (a commit sha, never a ref that can move) on `ref`
+    in the clone; the new commit's sha.
 
     A file keeps its mode at the base (an executable script stays executable); a new one is 100644.
     """
     folder = Path(clone.git_dir) / "ratchet-mutate"
     folder.mkdir(exist_ok=True)
-    date = clone.git.show("-s", "--format=%ct", base).strip() + " +0000"
+    date = _base_date(clone, base)
     env = {
         "GIT_INDEX_FILE": str(folder / "index"),
         "GIT_AUTHOR_NAME": _AUTHOR[0],
@@ -69,13 +70,34 @@ def commit_mutant(clone: git.Repo, base: str, files: Mapping[str, str], *, ref: 
         blob = folder / f"blob-{number}"
         blob.write_bytes(text.encode("utf-8"))
         sha = clone.git.hash_object("-w", "--no-filters", str(blob), env=env)
-        listed = clone.git.ls_tree(base, "--", path, env=env).split()
-        mode = listed[0] if listed and listed[1] == "blob" else "100644"
+        mode = _base_mode(clone, base, path)
         clone.git.update_index("--add", "--cacheinfo", f"{mode},{sha},{path}", env=env)
     tree = clone.git.write_tree(env=env)
     commit = str(clone.git.commit_tree(tree, "-p", base, "-m", message, env=env))
     clone.git.update_ref(ref, commit)
     return commit
+
+
+# What a commit holds never changes: its date and its files' modes are asked of git once per run, not per mutant
+# (two git processes fewer for each mutant after the first of a base; the commits are the same).
+_dates: dict[tuple[str, str], str] = {}
+_modes: dict[tuple[str, str, str], str] = {}
+
+
+def _base_date(clone: git.Repo, base: str) -> str:
+    key = (str(clone.git_dir), base)
+    if key not in _dates:
+        _dates[key] = clone.git.show("-s", "--format=%ct", base).strip() + " +0000"
+    return _dates[key]
+
+
+def _base_mode(clone: git.Repo, base: str, path: str) -> str:
+    """The mode of `path` at `base` (100755 for an executable script), 100644 for a file the base does not have."""
+    key = (str(clone.git_dir), base, path)
+    if key not in _modes:
+        listed = clone.git.ls_tree(base, "--", path).split()
+        _modes[key] = listed[0] if listed and listed[1] == "blob" else "100644"
+    return _modes[key]
 
 
 def _stderr(err: git.GitCommandError) -> str:

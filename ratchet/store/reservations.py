@@ -234,12 +234,16 @@ class Reservations(Ledger):
         """Append a ledger row and release its reservation in one durable transaction.
 
         Synced unless its own reservation covers it: then losing the commit to a power cut
-        leaves the reservation, charged at its worst case on the next start, never less.
+        leaves the reservation, charged at its worst case on the next start, never less. A simulated
+        row with no reservation (the simulator's call in a run without a budget, Gateway.metered) is not
+        synced either: no cap counts simulated money without a budget, so a power cut that loses it loses
+        no money (a kill -9 loses no commit). A real row is synced whenever no reservation covers it.
         """
         if not entry.ts:
             entry = entry.model_copy(update={"ts": time.time()})
         covered = reservation is not None and entry.cost_usd <= reservation.amount_usd + 1e-12
-        with self._write(synced=not covered) as db:
+        unmetered = reservation is None and entry.simulated
+        with self._write(synced=not (covered or unmetered)) as db:
             row_id = self._insert_row(db, entry)
             if reservation is not None:
                 db.execute("DELETE FROM reservations WHERE id = ?", (reservation.id,))

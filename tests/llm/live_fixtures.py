@@ -27,3 +27,11 @@ def live_project(
     }
     config = RatchetConfig(upstream="live", tiers=tiers, prices=prices)
     return Project(root=tmp_path, config=config, home=tmp_path / "home")
+
+
+def injected_live_project(tmp_path: Path) -> Project:
+    """A live, priced `nano` tier whose api_base nothing listens at: the test injects its model. The path every
+    paid call takes: a reservation, and cache entries synced in batches (a simulated entry is never synced)."""
+    tier = TierConfig(model=MODEL, api_base="http://127.0.0.1:9/v1")
+    config = RatchetConfig(upstream="live", tiers={"nano": tier}, prices={MODEL: Price(input=1e-6, output=2e-6)})
+    return Project(root=tmp_path, config=config, home=tmp_path / "home")

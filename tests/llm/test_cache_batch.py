@@ -16,8 +16,11 @@ from ratchet.core.chat import ChatRequest, ChatResponse, Message
 from ratchet.llm import cache as cache_module
 from ratchet.llm.cache import FLUSH_EVERY, ResponseCache, cache_key, cache_root
 from ratchet.llm.fake import ScriptedModel
+from ratchet.llm.gateway import Gateway
 from ratchet.store.db import Store
 from tests.helpers.gateways import sim_gateway
+from tests.llm.live_fixtures import MODEL as LIVE_MODEL
+from tests.llm.live_fixtures import injected_live_project
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -163,26 +166,37 @@ def test_kill_9_before_the_flush_leaves_every_entry_whole(tmp_path: Path) -> Non
     assert not list((tmp_path / "llm").rglob("*.tmp"))
 
 
-def test_the_gateway_syncs_its_batch_at_close(sim_project: Project, store: Store) -> None:
-    fake = ScriptedModel("sim/nano", [answer("one"), answer("two")])
-    gw = sim_gateway(sim_project, store, run_id="r", upstream_models={"nano": fake})
+def test_the_gateway_syncs_its_batch_at_close(tmp_path: Path, store: Store) -> None:
+    live_project = injected_live_project(tmp_path)
+    fake = ScriptedModel(LIVE_MODEL, [answer("one"), answer("two")])
+    gw = Gateway(live_project, store, run_id="r", upstream_models={"nano": fake})
     model = gw.model("nano", "judge-nano")
     model.complete(req("q1"))
-    model.complete(req("q2"))
+    model.complete(req("q2"))  # a live call syncs the entries recorded before it while it waits
     assert model.complete(req("q1")).cache_hit  # a hit records nothing, so adds nothing to sync
-    assert (gw.cache.pending, gw.cache.synced) == (2, 0)
+    assert (gw.cache.pending, gw.cache.synced) == (1, 1)
     assert [row.cache_hit for row in store.ledger("r")] == [False, False]  # rows first; the batch syncs later
     gw.close()
     assert (gw.cache.pending, gw.cache.synced) == (0, 2)
-    reader = ResponseCache(cache_root(sim_project.home))
-    slots = sorted(path.stem for path in cache_root(sim_project.home).rglob("*.json"))
+    reader = ResponseCache(cache_root(live_project.home))
+    slots = sorted(path.stem for path in cache_root(live_project.home).rglob("*.json"))
     answers = [reader.get(slot) for slot in slots]
     assert sorted(str(a.message.content) for a in answers if a is not None) == ["one", "two"]
 
 
-def test_gateway_flush_ends_the_batch_early(sim_project: Project, store: Store) -> None:
+def test_a_simulated_answer_is_recorded_but_never_synced(sim_project: Project, store: Store) -> None:
     fake = ScriptedModel("sim/nano", [answer("one")])
     with sim_gateway(sim_project, store, run_id="r", upstream_models={"nano": fake}) as gw:
+        gw.model("nano", "judge-nano").complete(req("q1"))
+        assert (gw.cache.pending, gw.flush()) == (0, 0)  # free to ask again: a power cut may take it
+        assert gw.model("nano", "judge-nano").complete(req("q1")).cache_hit
+    assert gw.cache.synced == 0
+
+
+def test_gateway_flush_ends_the_batch_early(tmp_path: Path, store: Store) -> None:
+    live_project = injected_live_project(tmp_path)
+    fake = ScriptedModel(LIVE_MODEL, [answer("one")])
+    with Gateway(live_project, store, run_id="r", upstream_models={"nano": fake}) as gw:
         gw.model("nano", "judge-nano").complete(req("q1"))
         assert gw.flush() == 1
         assert gw.flush() == 0
