@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,12 @@ from tests.helpers.modes import thorough
 __all__ = ["_blessed_template", "_freeform_template", "demo_repo", "freeform"]
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+# A suite started in the background of a non-interactive shell (`nohup pytest &`, some CI runners) inherits
+# SIGINT ignored, and so would every process a test starts: the Ctrl-C tests (tests/cli/test_interrupt.py,
+# tests/repo/test_git.py) would send a Ctrl-C that never lands. The suite's children start as from a terminal.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # Property tests run the same examples on every machine (derandomize: no seed, no example database
 # left behind), a bounded number of them, and no per-example deadline (CI machines are loaded).
