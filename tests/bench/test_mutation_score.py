@@ -31,7 +31,7 @@ from ratchet.bench.data.results import (
 from ratchet.bench.data.summary import compact_results, read_summary, summary_text
 from ratchet.bench.report.mutation import TITLE, spearman
 from ratchet.bench.report.report import write_report
-from ratchet.bench.run.mutation import measure_mutation, store_mutation
+from ratchet.bench.run.mutation import measure_mutation
 from ratchet.cli import app
 from ratchet.core.errors import InputError
 from ratchet.gate.models import Decision, Verdict
@@ -230,25 +230,6 @@ def test_a_rerun_writes_the_same_bytes(measured: tuple[Path, Path, bytes], monke
     result = CliRunner().invoke(app, ["bench", "mutate", "--root", str(root), "--out", str(out), "--limit", "6"])
     assert result.exit_code == 0, result.output
     assert (out / SUMMARY_FILE).read_bytes() == summary
-
-
-def test_the_score_kept_from_results_in_memory_writes_the_bytes_of_one_read_back(
-    measured: tuple[Path, Path, bytes], tmp_path: Path
-) -> None:
-    root, out, _ = measured
-    read, kept = tmp_path / "read", tmp_path / "kept"
-    shutil.copytree(out, read)
-    shutil.copytree(out, kept)
-    mutation = read_results(out).mutation
-    assert mutation is not None
-    in_memory = read_results(kept)  # what `bench smoke`'s last run hands on: the file's content, dicts in any order
-    in_memory.runs = dict(reversed(in_memory.runs.items()))
-    store_mutation(read, mutation, root=root)
-    store_mutation(kept, mutation, root=root, results=in_memory)
-    assert (kept / RESULTS_FILE).read_bytes() == (read / RESULTS_FILE).read_bytes()
-    in_memory.dataset_digest = "0" * 64
-    with pytest.raises(InputError, match="holds results for dataset 000000000000"):
-        store_mutation(kept, mutation, root=root, results=in_memory)
 
 
 def test_bench_mutate_adds_to_a_folder_holding_the_summary_alone(

@@ -24,6 +24,7 @@ from ratchet.store import owners
 from ratchet.store.db import Store, open_store
 from ratchet.store.models import LedgerEntry
 from tests.helpers.gateways import sim_gateway
+from tests.helpers.sqlite_syncs import synced_commits
 from tests.llm.live_fixtures import MODEL, injected_live_project
 
 
@@ -38,17 +39,6 @@ def req(text: str) -> ChatRequest:
 
 def answer(text: str) -> ChatResponse:
     return ChatResponse(message=Message(role="assistant", content=text), usage=Usage(tokens_in=100, tokens_out=10))
-
-
-def synced_commits(seen: list[str]) -> int:
-    """Transactions run under synchronous=FULL (each one fsync of the WAL)."""
-    mode, full = "FULL", 0
-    for sql in seen:
-        if sql.startswith("PRAGMA synchronous"):
-            mode = sql.split("=")[1]
-        elif sql.startswith("BEGIN"):
-            full += mode == "FULL"
-    return full
 
 
 def test_a_simulated_call_without_a_budget_reserves_and_syncs_nothing(sim_project: Project, store: Store) -> None:

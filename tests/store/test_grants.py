@@ -12,6 +12,7 @@ import pytest
 from ratchet.store import owners
 from ratchet.store.db import LedgerEntry, Refusal, Reservation, Store
 from ratchet.store.reservations import GRANT_CALLS
+from tests.helpers.sqlite_syncs import synced_commits
 
 ARGS = {"purpose": "replay", "tier": "agent", "model": "m", "request_digest": "d"}
 BOOT = "boot-a"
@@ -24,17 +25,6 @@ def known_boot(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def entry(run: str, cost: float) -> LedgerEntry:
     return LedgerEntry.model_validate({"run_id": run, **ARGS, "cost_usd": cost})
-
-
-def synced_commits(store: Store, seen: list[str]) -> int:
-    """How many transactions ran with synchronous=FULL (each is one fsync of the WAL)."""
-    mode, full = "FULL", 0
-    for sql in seen:
-        if sql.startswith("PRAGMA synchronous"):
-            mode = sql.split("=")[1]
-        elif sql.startswith("BEGIN"):
-            full += mode == "FULL"
-    return full
 
 
 def spend_to_the_cap(store: Store, *, global_cap: float | None, run_cap: float | None) -> list[object]:
@@ -80,7 +70,7 @@ def test_one_synced_commit_reserves_a_grant_of_calls(tmp_path: Path) -> None:
         assert held is not None
         store.settle(held, entry("r", 0.25))
     store._db.set_trace_callback(None)
-    assert synced_commits(store, seen) == 2
+    assert synced_commits(seen) == 2
     assert (store.total_spend(), store.reserved()) == (pytest.approx(GRANT_CALLS * 0.5), 0.0)
     assert store.granted() == 0.0  # the second grant is used up to its last call
     store.close()

@@ -95,30 +95,17 @@ def open_results(out: Path, *, root: Path) -> tuple[BenchResults, bool]:
     if not full and not (out / SUMMARY_FILE).exists():
         raise InputError(f"no results in {out}: run `ratchet bench smoke` (or `ratchet bench run`) first")
     results = read_results(out) if full else read_summary(out)
-    check_dataset(out, results, root=root)
-    return results, full
-
-
-def check_dataset(out: Path, results: BenchResults, *, root: Path) -> None:
-    """Refuse results of another dataset than the one at `root`."""
     digest = dataset_digest(BenchPaths.at(root))
     if results.dataset_digest and results.dataset_digest != digest:
         raise InputError(
             f"{out} holds results for dataset {results.dataset_digest[:12]}, not {digest[:12]} (the data at "
             f"{root}): re-run `ratchet bench smoke`"
         )
+    return results, full
 
 
-def store_mutation(out: Path, mutation: MutationRun, *, root: Path, results: BenchResults | None = None) -> None:
-    """Keep `mutation` in the results directory `out` (see open_results): in results.json, else summary.json.
-
-    `results`: what this process last wrote to `out`'s results.json (`bench smoke`'s runs hand theirs on), taken
-    instead of reading the file back; it is written whole and in canonical JSON, so the bytes are the same."""
-    if results is not None and (out / RESULTS_FILE).exists():
-        check_dataset(out, results, root=root)
-        results.mutation = mutation
-        write_results(out, results)
-        return
+def store_mutation(out: Path, mutation: MutationRun, *, root: Path) -> None:
+    """Keep `mutation` in the results directory `out` (see open_results): in results.json, else summary.json."""
     results, full = open_results(out, root=root)
     results.mutation = mutation
     if full:

@@ -125,7 +125,7 @@ def _run_smoke(
     # it to a fraction of the smoke; `ratchet bench mutate --all` measures every mutant).
     t0 = time.perf_counter()
     mutation = measure_mutation(root, work=work, limit=MUTANTS_PER_SKILL, seed=0)
-    store_mutation(out, mutation, root=root, results=shared.results)
+    store_mutation(out, mutation, root=root)
     result.mutate_s = round(time.perf_counter() - t0, 2)
     killed, checked = sum(s.killed for s in mutation.skills), sum(s.checked for s in mutation.skills)
     echo(f"mutation ({MUTANTS_PER_SKILL} per skill): {killed} of {checked} mutants killed in {result.mutate_s:.1f}s")
