@@ -26,6 +26,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, Field
 
+from ratchet.bench.data.results import BenchResults
 from ratchet.bench.data.summary import read_report_source
 from ratchet.bench.report.labeled import LabeledOpinion, labeled_opinions_by_tier, tier_sources
 from ratchet.config.gate import GateConfig, parse_gate_config, resolve_gate_config
@@ -136,11 +137,20 @@ def _check_unit(name: str, value: float) -> None:
         raise InputError(f"--{name} must be strictly between 0 and 1, got {value}")
 
 
-def calibrate(results_dir: Path, base: GateConfig, *, alpha: float, delta: float, seed: int) -> Calibration:
-    """Thresholds for every tier of `base` from the labeled opinions in `results_dir`."""
+def calibrate(
+    results_dir: Path,
+    base: GateConfig,
+    *,
+    alpha: float,
+    delta: float,
+    seed: int,
+    results: BenchResults | None = None,
+) -> Calibration:
+    """Thresholds for every tier of `base` from the labeled opinions in `results_dir` (`results`: its results as
+    the caller holds them; None: read)."""
     _check_unit("alpha", alpha)
     _check_unit("delta", delta)
-    results = read_report_source(results_dir)
+    results = read_report_source(results_dir) if results is None else results
     by_tier = labeled_opinions_by_tier(results)
     if not by_tier:
         raise InputError(
@@ -339,15 +349,17 @@ def calibrate_results(
     seed: int,
     write: Path | None = None,
     project_root: Path | None = None,
+    results: BenchResults | None = None,
 ) -> CalibrationRun:
     """Calibrate the tiers of gate config `config` on `results_dir`; write the report and, with `write`, a config.
+    `results`: results_dir's results as the caller holds them (the smoke's); None: read them there.
 
     Everything is computed (and the config validated) before the first file is written.
     """
     if not results_dir.is_dir():
         raise InputError("no such results directory: run ratchet bench run --out it first", path=results_dir)
     base = resolve_gate_config(config, project_root=project_root)
-    calibration = calibrate(results_dir, base, alpha=alpha, delta=delta, seed=seed)
+    calibration = calibrate(results_dir, base, alpha=alpha, delta=delta, seed=seed, results=results)
     config_text = calibrated_config_text(base, calibration, write) if write is not None else None
     written = list(write_calibration(results_dir, calibration))
     if write is not None and config_text is not None:

@@ -215,15 +215,16 @@ def render_report(
     return "\n".join(doc.lines).rstrip("\n") + "\n", list(metrics.values())
 
 
-def write_report(out: Path, fns: MetricFns = DEFAULT_FNS) -> Path:
+def write_report(out: Path, fns: MetricFns = DEFAULT_FNS, *, results: BenchResults | None = None) -> Path:
     """Re-render report.md and cost_vs_recall.svg in `out` from its results.json, else its summary.json.
+    `results`: out's results.json as the caller holds it (the smoke's, as it last wrote them); None: read.
 
     From a results.json it also writes summary.json, the compact file to commit (docs/bench-summary.md).
     A journal that a run left (killed, or still running) is merged first, and results.json is written
     with it (results.json on demand: a run writes it only at its end), so nothing finished is left out.
     """
     full = (out / RESULTS_FILE).exists()
-    results = read_report_source(out)
+    results = read_report_source(out) if results is None else results
     timings = read_timings(out)
     # Over a summary.json alone the journal is rendered, not written: the summary is not the full file.
     if has_journal(out) and merge_journal(out, results, timings) and (full or not (out / SUMMARY_FILE).exists()):

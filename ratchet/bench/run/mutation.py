@@ -86,15 +86,18 @@ def mutation_run(report: MutationReport, *, command: str, limit: int | None) -> 
     )
 
 
-def open_results(out: Path, *, root: Path) -> tuple[BenchResults, bool]:
+def open_results(out: Path, *, root: Path, results: BenchResults | None = None) -> tuple[BenchResults, bool]:
     """The results in `out` the score is added to (its results.json, else its summary.json; True for the former).
+    `results`: what the caller holds of out's results.json already (the smoke's, as its last run wrote them),
+    checked the same way; None: read from `out`.
 
     Refused when `out` holds no results, or results of another dataset than the one at `root` (the goldens
     measured would not be the ones its recall was measured with)."""
-    full = (out / RESULTS_FILE).exists()
+    full = results is not None or (out / RESULTS_FILE).exists()
     if not full and not (out / SUMMARY_FILE).exists():
         raise InputError(f"no results in {out}: run `ratchet bench smoke` (or `ratchet bench run`) first")
-    results = read_results(out) if full else read_summary(out)
+    if results is None:
+        results = read_results(out) if full else read_summary(out)
     digest = dataset_digest(BenchPaths.at(root))
     if results.dataset_digest and results.dataset_digest != digest:
         raise InputError(
@@ -104,11 +107,15 @@ def open_results(out: Path, *, root: Path) -> tuple[BenchResults, bool]:
     return results, full
 
 
-def store_mutation(out: Path, mutation: MutationRun, *, root: Path) -> None:
-    """Keep `mutation` in the results directory `out` (see open_results): in results.json, else summary.json."""
-    results, full = open_results(out, root=root)
+def store_mutation(
+    out: Path, mutation: MutationRun, *, root: Path, results: BenchResults | None = None
+) -> BenchResults:
+    """Keep `mutation` in the results directory `out` (see open_results): in results.json, else summary.json.
+    `results`: out's results.json as the caller holds it (open_results); the results written are returned."""
+    results, full = open_results(out, root=root, results=results)
     results.mutation = mutation
     if full:
         write_results(out, results)
     else:
         write_summary(out, results)
+    return results

@@ -24,6 +24,10 @@ from ratchet.config.project import load_project
 SMOKE_ORDER = ("noise", "cascade", "nano_only", "super_only", "ultra_only", "drift_off", "level0_off", "state_diff_off")
 STRIPPED_TYPES = ("R7", "F0")
 """What the stripped-goldens run scores: the edits whose goldens carry faults (R7 and its controls)."""
+CONCURRENCY = 1
+"""One worker: the smoke runs on the simulator, where a call waits for nothing, so a second thread only takes
+turns at the GIL with the first (benchmarks/smoke_cpu.py on 2 cores: two workers took more CPU seconds and
+were no faster; CHANGELOG). The results do not depend on it (ratchet.core.pool keeps the items' order)."""
 
 
 @dataclass
@@ -87,12 +91,19 @@ def _run_smoke(
         command = (
             f"ratchet bench run --config {name} --out {SMOKE_DIR.as_posix()}"
             + (f" --limit {limit}" if limit is not None else "")
-            + " --seed 0"
+            + f" --seed 0 --concurrency {CONCURRENCY}"
         )
         t0 = time.perf_counter()
         summary = run_config(
             RunOptions(
-                config_path=paths[name], out=out, root=root, home=work, limit=limit, command=command, shared=shared
+                config_path=paths[name],
+                out=out,
+                root=root,
+                home=work,
+                limit=limit,
+                concurrency=CONCURRENCY,
+                command=command,
+                shared=shared,
             )
         )
         echo(f"{name} ({summary.mode}): {summary.ran} in {time.perf_counter() - t0:.1f}s")
@@ -103,7 +114,7 @@ def _run_smoke(
         command = (
             f"ratchet bench run --config cascade --out {SMOKE_DIR.as_posix()}"
             + (f" --limit {limit}" if limit is not None else "")
-            + f" --types {types} --seed 0 --strip-faults"
+            + f" --types {types} --seed 0 --concurrency {CONCURRENCY} --strip-faults"
         )
         t0 = time.perf_counter()
         summary = run_config(
@@ -114,6 +125,7 @@ def _run_smoke(
                 home=work,
                 limit=limit,
                 types=STRIPPED_TYPES,
+                concurrency=CONCURRENCY,
                 command=command,
                 strip_faults=True,
                 shared=shared,
@@ -124,16 +136,17 @@ def _run_smoke(
     # The shipped goldens' mutation score, set beside each skill's recall in the report (a per-skill limit keeps
     # it to a fraction of the smoke; `ratchet bench mutate --all` measures every mutant).
     t0 = time.perf_counter()
-    mutation = measure_mutation(root, work=work, limit=MUTANTS_PER_SKILL, seed=0)
-    store_mutation(out, mutation, root=root)
+    mutation = measure_mutation(root, work=work, limit=MUTANTS_PER_SKILL, seed=0, concurrency=CONCURRENCY)
+    # The results as the last run wrote them, handed on instead of reading results.json back three times.
+    results = store_mutation(out, mutation, root=root, results=shared.results)
     result.mutate_s = round(time.perf_counter() - t0, 2)
     killed, checked = sum(s.killed for s in mutation.skills), sum(s.checked for s in mutation.skills)
     echo(f"mutation ({MUTANTS_PER_SKILL} per skill): {killed} of {checked} mutants killed in {result.mutate_s:.1f}s")
-    write_report(out)
+    write_report(out, results=results)
     if set(configs) >= {"nano_only", "super_only", "ultra_only"}:
         from ratchet.bench.report.calibrate import calibrate_results
 
         # Trust or Escalate on the smoke's labels (no model call): calibration.md says what the machinery picks.
-        calibrate_results(out, config="cascade", alpha=0.1, delta=0.1, seed=0, project_root=root)
+        calibrate_results(out, config="cascade", alpha=0.1, delta=0.1, seed=0, project_root=root, results=results)
     result.wall_s = round(time.perf_counter() - started, 2)
     return result
