@@ -32,11 +32,10 @@ import hmac
 import logging
 import os
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -47,6 +46,7 @@ from ratchet.core.chat import ChatRequest, ChatResponse
 from ratchet.core.errors import InputError
 from ratchet.core.jsonio import canonical_dumps, digest, load_json_file
 from ratchet.core.keyfile import KEY_BYTES, KEY_FILE, make_key
+from ratchet.llm.entry_files import fsync_each, write_unsynced
 from ratchet.llm.keychain import chained_key
 
 CACHE_SCHEMA_VERSION = 2
@@ -185,7 +185,7 @@ class ResponseCache:
             return
         path = self.path(key)
         try:
-            _write_unsynced(path, _record_text(secret, key, response), self._folders)
+            write_unsynced(path, _record_text(secret, key, response), self._folders)
         except OSError as exc:
             _log.warning(
                 "cannot record cache entry %s (%s); the answer is used but not cached",
@@ -223,7 +223,7 @@ class ResponseCache:
             try:
                 # The files this batch wrote and their folders, never syncfs(2): that flushes the whole
                 # filesystem, other processes' writes included, and costs what the neighbours have pending.
-                _fsync_each(batch)
+                fsync_each(batch)
             except OSError as exc:
                 _log.warning(
                     "cannot sync %d cache entries under %s (%s); they may not survive a power cut",
@@ -325,28 +325,6 @@ def _mac(secret: bytes, key: str, content: str) -> str:
     return hmac.new(secret, message.encode(), hashlib.sha256).hexdigest()
 
 
-def _write_unsynced(path: Path, text: str, folders: set[Path]) -> None:
-    """A temp file in the same folder renamed over `path`: readers and a crashed process see the whole
-    entry or none. No fsync: the batch's `flush` makes it durable. `folders`: those known to exist (one
-    removed since makes mkstemp fail, and the folder is then made again)."""
-    if path.parent not in folders:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        folders.add(path.parent)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    except FileNotFoundError:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.fchmod(fd, 0o644)  # mkstemp makes 0600 files; entries are as readable as the folder
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def sync_filesystem(path: Path) -> bool:
     """syncfs(2) on the filesystem holding `path`: one call makes every file and rename on it durable.
     False where there is none (not Linux, no libc symbol); an OSError when the sync itself fails.
@@ -375,25 +353,6 @@ def _syncfs() -> Callable[[int], int] | None:
     except (OSError, AttributeError):
         return None
     return function
-
-
-def _fsync_each(paths: list[Path]) -> None:
-    """The portable way: fsync every entry, then every folder that gained one (for the rename) and the
-    cache's root (which may have gained the folder)."""
-    for path in paths:
-        with suppress(FileNotFoundError):  # replaced since: its replacement is in this batch or a later one
-            fd = os.open(path, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-    for folder in sorted({path.parent for path in paths} | {path.parent.parent for path in paths}):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            with suppress(OSError):  # some systems cannot fsync a directory; the entries are synced
-                os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 def cache_root(home: Path) -> Path:
