@@ -121,9 +121,9 @@ class Gateway:
     def metered(self) -> bool:
         """Whether a call sets its worst case aside (a reservation) before it goes out: always on a live
         upstream; on the simulator only under a run budget, the one cap simulated dollars count against.
-        An unmetered call's ledger row is committed unsynced (Store.settle: a simulated row no reservation
-        covers), so the simulator's calls pay no fsync; docs/adr/0027-durability-per-call.md says what a
-        crash can lose of them."""
+        An unmetered call's ledger row is a line in the store's spool (Store.spool_row), folded into the ledger
+        in batches, so the simulator's calls pay no fsync and no commit of their own;
+        docs/adr/0027-durability-per-call.md says what a crash can lose of them."""
         return not self.simulated or self.budget_usd is not None
 
     def tier(self, tier: str) -> TierConfig:
@@ -229,12 +229,14 @@ class Gateway:
         """End the cache batch and write the tallied hits: every answer recorded so far is on disk when this
         returns; how many."""
         self.flush_hits()
+        self.store.fold_spool()
         return self.cache.flush()
 
     def close(self) -> None:
         """Sync the cache batch, write the tallied hits and close upstream HTTP clients (the store belongs to
         the caller)."""
         self.flush_hits()
+        self.store.fold_spool()
         self.cache.flush()
         with self._lock:
             for model in self._upstreams.values():

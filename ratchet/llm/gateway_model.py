@@ -215,19 +215,20 @@ class GatewayModel:
         )
         if gw.cache_mode != "new" or gw.cache.get(slot) is None:
             gw.cache.put(slot, out)
-        gw.store.settle(
-            reservation,
-            self._entry(
-                key,
-                model_id,
-                tokens_in=usage.tokens_in,
-                tokens_out=usage.tokens_out,
-                tokens_cached=usage.tokens_cached,
-                cost_usd=cost,
-                latency_ms=latency,
-                attempts=attempts,
-            ),
+        entry = self._entry(
+            key,
+            model_id,
+            tokens_in=usage.tokens_in,
+            tokens_out=usage.tokens_out,
+            tokens_cached=usage.tokens_cached,
+            cost_usd=cost,
+            latency_ms=latency,
+            attempts=attempts,
         )
+        if not gw.metered:  # no money held: a line in the store's spool
+            gw.store.spool_row(entry)
+        else:
+            gw.store.settle(reservation, entry)
         return out
 
     def _reserve(self, request: ChatRequest, price: Price | None, key: str, model_id: str) -> Reservation:

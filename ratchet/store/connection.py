@@ -124,6 +124,7 @@ class StoreConnection:
 
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
+        self._before_read()
         with self._turn(shared=True), self._faults():
             yield self._db
 
@@ -137,12 +138,26 @@ class StoreConnection:
                 self._synced = synced
             self._db.execute("BEGIN IMMEDIATE")
             try:
+                joined = self._join_spooled(self._db)
                 yield self._db
                 self._db.execute("COMMIT")
             except BaseException:
                 with suppress(sqlite3.Error):
                     self._db.execute("ROLLBACK")
                 raise
+            self._spooled_joined(joined)
+
+    # The ledger's spool (ratchet.store.ledger, ratchet.store.spool): rows waiting join the next write.
+
+    def _before_read(self) -> None:
+        """Called before every read (the ledger folds its waiting rows first, so a read sees them)."""
+
+    def _join_spooled(self, db: sqlite3.Connection) -> int:
+        """Called at the start of every write transaction: write what waits to join it; how many rows."""
+        return 0
+
+    def _spooled_joined(self, count: int) -> None:
+        """Called once that transaction committed: the `count` rows it joined are in the ledger."""
 
     def _refuse_foreign(self) -> None:
         """Raise unless the file is empty or a ledger whose migrations this Ratchet knows."""

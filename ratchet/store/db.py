@@ -5,8 +5,10 @@ call's money is synced (synchronous=FULL) before its call goes out, in the grant
 drawn from (docs/adr/0027-durability-per-call.md), and so is any row that no reservation covers; the settle that replaces a reservation is not, and rides the next sync (a
 group commit). WAL is replayed as a prefix, so a settle lost to a power cut leaves its
 reservation standing, and that is charged at its worst case on the next start: spend can go up
-after a crash, never down. The schema grows only by appending named migrations
-(ratchet/store/schema.py); running totals kept by triggers make a reservation O(1).
+after a crash, never down. A row no money is held for (a simulated call of a run without a budget) is
+first a line in the Store's spool file and joins the next write (ratchet/store/spool.py); a Store that
+opens the ledger folds a dead one's spool, so a kill -9 loses no row. The schema grows only by appending
+named migrations (ratchet/store/schema.py); running totals kept by triggers make a reservation O(1).
 
 Money has two pools: real spend (live upstream) and simulated spend (the simulator priced
 at catalog prices). The global cap only ever counts real spend, so offline smoke runs can

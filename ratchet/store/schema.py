@@ -182,6 +182,15 @@ MIGRATIONS: list[tuple[str, str]] = [
         END;
         """,
     ),
+    (
+        "0005_spools",
+        """
+        CREATE TABLE spools (
+            owner   TEXT PRIMARY KEY,
+            folded  INTEGER NOT NULL
+        );
+        """,
+    ),
 ]
 
 
